@@ -1,0 +1,133 @@
+"""The seams between the call pipeline and the systems it consults.
+
+The pipeline talks to hooks, the permission decider and the user only through these Protocols, so
+each of those systems can be built, replaced and tested on its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from app.execution.resolve_once import ResolveOnce
+from app.hooks.results import PostToolHookItem, PreToolHookItem
+from tools.base import Tool, ToolContext
+from tools.decisions import DecisionReason, PermissionDecision
+
+
+@dataclass(frozen=True)
+class HookToolCall:
+    """What hooks are told about one call. `tool_input` is the observable (normalised) copy."""
+
+    tool_name: str
+    tool_input: Mapping[str, Any]
+    tool_use_id: str
+    is_mcp: bool = False
+
+
+class HookRunner(Protocol):
+    async def pre_tool_use(self, call: HookToolCall, context: ToolContext) -> list[PreToolHookItem]:
+        ...
+
+    async def post_tool_use(
+        self, call: HookToolCall, response: Any, context: ToolContext
+    ) -> list[PostToolHookItem]: ...
+
+    async def post_tool_use_failure(
+        self, call: HookToolCall, error: str, context: ToolContext
+    ) -> list[PostToolHookItem]: ...
+
+
+class NoHooks:
+    """A HookRunner with no hooks configured."""
+
+    async def pre_tool_use(self, call: HookToolCall, context: ToolContext) -> list[PreToolHookItem]:
+        return []
+
+    async def post_tool_use(
+        self, call: HookToolCall, response: Any, context: ToolContext
+    ) -> list[PostToolHookItem]:
+        return []
+
+    async def post_tool_use_failure(
+        self, call: HookToolCall, error: str, context: ToolContext
+    ) -> list[PostToolHookItem]:
+        return []
+
+
+class PermissionDecider(Protocol):
+    """Rules, mode and the tool's own check, without asking anybody.
+
+    Returns allow, deny or ask (never passthrough), with the reason that decided it. An "ask" whose
+    reason kind is "rule" came from an explicit ask rule: a hook's allow does not override it.
+    """
+
+    async def decide(
+        self,
+        tool: Tool[Any],
+        input: Any,
+        observable_input: Mapping[str, Any],
+        context: ToolContext,
+    ) -> PermissionDecision: ...
+
+
+@dataclass
+class PermissionPrompt:
+    """One question for the user. Whoever answers resolves `resolver` (claim first)."""
+
+    tool: Tool[Any]
+    tool_name: str
+    tool_use_id: str
+    input: Mapping[str, Any]
+    message: str
+    reason: DecisionReason | None
+    suggestions: tuple[str, ...]
+    resolver: ResolveOnce[PermissionDecision] = field(default_factory=ResolveOnce)
+    summary: str = ""
+
+
+class Prompter(Protocol):
+    """Shows a PermissionPrompt and resolves its ResolveOnce with the user's answer.
+
+    It must resolve through `prompt.resolver` (claim, then act) and may return as soon as it has
+    shown the prompt or when answered; the pipeline awaits the resolver, racing it with aborts.
+    """
+
+    async def ask(self, prompt: PermissionPrompt) -> None: ...
+
+
+class DenyingPrompter:
+    """No one to ask (headless): every ask becomes a deny that says how to allow it."""
+
+    async def ask(self, prompt: PermissionPrompt) -> None:
+        why = prompt.reason.describe() if prompt.reason else prompt.message
+        message = (
+            f"Permission to use {prompt.tool_name} was denied: {why}. lathe -p cannot ask; "
+            "allow it with --allowedTools or settings."
+        )
+        prompt.resolver.resolve(
+            PermissionDecision.deny(message, DecisionReason("headless", "lathe -p cannot ask"))
+        )
+
+
+class ToolCheckDecider:
+    """The decider used before the full permission system is configured: the tool's own check,
+    then read-only tools allowed, everything else asked."""
+
+    async def decide(
+        self,
+        tool: Tool[Any],
+        input: Any,
+        observable_input: Mapping[str, Any],
+        context: ToolContext,
+    ) -> PermissionDecision:
+        own = await tool.check_permissions(input, context)
+        if own.behavior != "passthrough":
+            return own
+        if tool.is_read_only(input):
+            return PermissionDecision.allow(DecisionReason("check", "read-only tool"))
+        return PermissionDecision.ask(
+            f"{tool.name} needs permission",
+            DecisionReason("mode", f"{tool.name} is not read-only and no rule allows it"),
+        )

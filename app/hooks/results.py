@@ -1,0 +1,130 @@
+"""The translated results of hooks: discriminated unions the pipeline switches on.
+
+The translation layer only translates the runner's raw results into these; the decision itself is
+made in pipeline stage 7 (PreToolUse) and stage 10 (PostToolUse).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+# --- PreToolUse ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HookMessage:
+    """A notice for the user (systemMessage, a non-blocking error, a hook's stderr)."""
+
+    text: str
+    level: Literal["info", "warning", "error"] = "info"
+    hook: str = ""
+    kind: Literal["message"] = "message"
+
+
+@dataclass(frozen=True)
+class HookPermissionResult:
+    """A hook's permission opinion, aggregated over all matching hooks (deny>defer>ask>allow)."""
+
+    behavior: Literal["allow", "deny", "ask", "defer"]
+    reason: str = ""
+    hook: str = ""
+    kind: Literal["permission_result"] = "permission_result"
+
+
+@dataclass(frozen=True)
+class HookUpdatedInput:
+    input: Mapping[str, Any]
+    hook: str = ""
+    kind: Literal["updated_input"] = "updated_input"
+
+
+@dataclass(frozen=True)
+class HookPreventContinuation:
+    """`continue: false`: the turn ends after this call."""
+
+    reason: str = ""
+    hook: str = ""
+    kind: Literal["prevent_continuation"] = "prevent_continuation"
+
+
+@dataclass(frozen=True)
+class HookStopReason:
+    reason: str
+    hook: str = ""
+    kind: Literal["stop_reason"] = "stop_reason"
+
+
+@dataclass(frozen=True)
+class HookAdditionalContext:
+    """Text added to what the model sees after this call."""
+
+    text: str
+    hook: str = ""
+    kind: Literal["additional_context"] = "additional_context"
+
+
+@dataclass(frozen=True)
+class HookStop:
+    """Stop processing: the call does not run (a blocking error from the hook itself)."""
+
+    reason: str = ""
+    hook: str = ""
+    kind: Literal["stop"] = "stop"
+
+
+PreToolHookItem = (
+    HookMessage
+    | HookPermissionResult
+    | HookUpdatedInput
+    | HookPreventContinuation
+    | HookStopReason
+    | HookAdditionalContext
+    | HookStop
+)
+
+# --- PostToolUse / PostToolUseFailure -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HookCancelled:
+    """The hook run was aborted (the turn was interrupted)."""
+
+    hook: str = ""
+    kind: Literal["cancelled"] = "cancelled"
+
+
+@dataclass(frozen=True)
+class HookBlockingError:
+    """Exit 2 or `decision: block` after the fact: shown to the model beside the result."""
+
+    text: str
+    hook: str = ""
+    kind: Literal["blocking_error"] = "blocking_error"
+
+
+@dataclass(frozen=True)
+class HookStoppedContinuation:
+    reason: str = ""
+    hook: str = ""
+    kind: Literal["stopped_continuation"] = "stopped_continuation"
+
+
+@dataclass(frozen=True)
+class HookUpdatedMcpOutput:
+    """An MCP tool's output rewritten by a hook (only honoured for MCP tools)."""
+
+    output: Any
+    hook: str = ""
+    kind: Literal["updated_mcp_tool_output"] = "updated_mcp_tool_output"
+
+
+PostToolHookItem = (
+    HookMessage
+    | HookCancelled
+    | HookBlockingError
+    | HookStoppedContinuation
+    | HookAdditionalContext
+    | HookUpdatedMcpOutput
+)

@@ -1,0 +1,508 @@
+"""The Tool contract: one narrow interface with fail-closed declarations.
+
+A tool does exactly one thing with side effects, `call`. Everything else is a declaration that
+answers a question of the systems around it (the scheduler, the permission system, the UI), and
+every declaration has a default chosen so that a tool which forgets to declare something makes
+those systems more careful, never less: not concurrency-safe, not read-only, blocking on
+interrupt, and "no opinion" on permissions so that the general rules and mode decide.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field, replace
+from functools import cache
+from pathlib import Path
+from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from tools.abort import AbortSignal
+from tools.decisions import PermissionDecision, ValidationResult
+
+InterruptBehavior = Literal["cancel", "block"]
+ToolClass = Literal["search", "read", "write", "execute", "other"]
+
+PROMPTS_DIR = Path(__file__).parent / "prompts"
+DEFAULT_MAX_RESULT_SIZE_CHARS = 50_000
+
+
+class ToolInput(BaseModel):
+    """Base for tool input models: unknown fields are refused, numbers given as strings coerced."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+InputT = TypeVar("InputT")
+
+
+@dataclass(frozen=True)
+class ToolProgress:
+    """One progress report from a running tool, sent sideways through `on_progress`.
+
+    `text` is a one-line status for the progress panel; `output` a chunk of new output (Bash);
+    `fraction` a determinate progress in [0, 1] where the tool knows it.
+    """
+
+    text: str = ""
+    output: str = ""
+    fraction: float | None = None
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """What `call` returns. `context_modifier` changes the context for later calls (Bash's `cd`)."""
+
+    data: Any
+    is_error: bool = False
+    new_messages: tuple[Mapping[str, Any], ...] = ()
+    context_modifier: Callable[[ToolContext], ToolContext] | None = None
+
+
+class ToolError(Exception):
+    """Raised by `call` for a failure the model should read (becomes an `is_error` tool_result)."""
+
+    def __init__(self, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.data = data
+
+
+class InputError(Exception):
+    """The model's input does not fit the tool's schema; `message` is written for the model."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+# ---------------------------------------------------------------------------------------------
+# What a tool may reach of the application: Protocols, implemented by the application.
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReadRecord:
+    """What Read saw of a file, so Edit and Write can refuse to change what nobody read."""
+
+    path: str
+    mtime_ns: int
+    content_hash: str
+    full: bool
+    offset: int | None = None
+    limit: int | None = None
+
+
+class ReadFileState(Protocol):
+    def get(self, path: str) -> ReadRecord | None: ...
+
+    def record(self, record: ReadRecord) -> None: ...
+
+    def forget(self, path: str) -> None: ...
+
+
+class PermissionView(Protocol):
+    """The permission questions a tool may ask while validating or running."""
+
+    def check_path(
+        self, tool_name: str, path: str, access: Literal["read", "write"]
+    ) -> PermissionDecision:
+        """A deny for a path that rules deny; otherwise passthrough (never a silent allow)."""
+        ...
+
+    def is_in_working_dirs(self, path: str) -> bool: ...
+
+
+class BackgroundTask(Protocol):
+    """Something a tool left running (a background shell): BashOutput reads it, TaskStop ends it."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def description(self) -> str: ...
+
+    @property
+    def status(self) -> str: ...
+
+    async def stop(self) -> None: ...
+
+
+class BackgroundTasks:
+    """The session's background tasks by id (shared by every context of the session)."""
+
+    def __init__(self) -> None:
+        self._tasks: dict[str, BackgroundTask] = {}
+
+    def add(self, task: BackgroundTask) -> None:
+        self._tasks[task.id] = task
+
+    def get(self, task_id: str) -> BackgroundTask | None:
+        return self._tasks.get(task_id)
+
+    def all(self) -> list[BackgroundTask]:
+        return list(self._tasks.values())
+
+    async def stop_all(self) -> None:
+        for task in list(self._tasks.values()):
+            await task.stop()
+
+
+class ReadFileCache:
+    """The default ReadFileState: a dict of absolute path to what was read."""
+
+    def __init__(self) -> None:
+        self._records: dict[str, ReadRecord] = {}
+
+    def get(self, path: str) -> ReadRecord | None:
+        return self._records.get(path)
+
+    def record(self, record: ReadRecord) -> None:
+        self._records[record.path] = record
+
+    def forget(self, path: str) -> None:
+        self._records.pop(path, None)
+
+
+class AllowAllPaths:
+    """A PermissionView with no rules: nothing denied, everything inside the working folders."""
+
+    def check_path(
+        self, tool_name: str, path: str, access: Literal["read", "write"]
+    ) -> PermissionDecision:
+        return PermissionDecision.passthrough()
+
+    def is_in_working_dirs(self, path: str) -> bool:
+        return True
+
+
+@dataclass(frozen=True)
+class ToolOptions:
+    """Knobs from settings and environment that tools read."""
+
+    bash_default_timeout_ms: int = 120_000
+    bash_max_timeout_ms: int = 600_000
+    simple_mode: bool = False
+    web_fetch_timeout_s: float = 30.0
+    web_fetch_max_bytes: int = 10 * 1024 * 1024
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+EventSink = Callable[[object], None]
+
+
+def _drop_event(event: object) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    """The world a call runs in. Immutable: a context modifier returns a new one.
+
+    Mutable session services (read-file state, background tasks) are shared references; the
+    per-call fields (`abort`, `tool_use_id`) are set by the executor for each call.
+    """
+
+    cwd: str
+    project_dir: str
+    working_dirs: tuple[str, ...]
+    session_id: str = "local"
+    session_dir: str = ""
+    read_files: ReadFileState = field(default_factory=ReadFileCache)
+    permissions: PermissionView = field(default_factory=AllowAllPaths)
+    background: BackgroundTasks = field(default_factory=BackgroundTasks)
+    options: ToolOptions = field(default_factory=ToolOptions)
+    tools: tuple[Tool[Any], ...] = ()
+    emit: EventSink = _drop_event
+    abort: AbortSignal = field(default_factory=AbortSignal)
+    tool_use_id: str = ""
+    # Free-form state that context modifiers carry between calls (kept small and immutable).
+    state: Mapping[str, Any] = field(default_factory=dict)
+
+    def with_call(self, tool_use_id: str, abort: AbortSignal) -> ToolContext:
+        return replace(self, tool_use_id=tool_use_id, abort=abort)
+
+    def resolve_path(self, path: str) -> str:
+        """Expand `~` and make `path` absolute against the current working folder."""
+        p = Path(path).expanduser()
+        if not p.is_absolute():
+            p = Path(self.cwd) / p
+        return str(Path(_normpath(str(p))))
+
+
+def _normpath(path: str) -> str:
+    import os.path
+
+    return os.path.normpath(path)
+
+
+CanUseTool = Callable[["Tool[Any]", Mapping[str, Any], ToolContext], Awaitable[PermissionDecision]]
+ProgressCallback = Callable[[ToolProgress], None]
+
+
+# ---------------------------------------------------------------------------------------------
+# The Tool base class
+# ---------------------------------------------------------------------------------------------
+
+
+class Tool(Generic[InputT]):
+    """Base class of every tool. Subclasses set `name` and `input_model` and implement `call`."""
+
+    # Plain class attributes (not ClassVar) so that JSON-schema tools can set them per instance.
+    name: str = ""
+    aliases: tuple[str, ...] = ()
+    search_hint: str = ""
+    input_model: ClassVar[type[BaseModel] | None] = None
+    max_result_size_chars: ClassVar[float] = DEFAULT_MAX_RESULT_SIZE_CHARS
+    # A failure of this tool cancels the other tools of its batch (Bash: a failed `mkdir` makes
+    # the commands after it pointless). Other tools fail on their own.
+    cancels_siblings_on_error: ClassVar[bool] = False
+    is_mcp: bool = False
+    should_defer: bool = False
+    always_load: bool = False
+
+    # -- identity and schema ------------------------------------------------------------------
+
+    def description(self) -> str:
+        """The model-facing description, from tools/prompts/NAME.md."""
+        return load_prompt(self.name)
+
+    def input_schema(self) -> dict[str, Any]:
+        """The JSON Schema sent to the API, derived from the input model."""
+        if self.input_model is None:
+            raise NotImplementedError(f"{type(self).__name__} has no input model")
+        return api_schema(self.input_model)
+
+    def parse_input(self, raw: Mapping[str, Any]) -> InputT:
+        """Validate the model's input. Raises InputError with a message the model can act on."""
+        if self.input_model is None:
+            raise NotImplementedError(f"{type(self).__name__} has no input model")
+        try:
+            parsed = self.input_model.model_validate(dict(raw))
+        except ValidationError as exc:
+            raise InputError(format_validation_error(self.name, exc)) from None
+        return parsed  # type: ignore[return-value]
+
+    def dump_input(self, value: InputT) -> dict[str, Any]:
+        if isinstance(value, BaseModel):
+            return value.model_dump(mode="json", by_alias=True, exclude_none=True)
+        if isinstance(value, Mapping):
+            return dict(value)
+        raise TypeError(f"cannot dump input of type {type(value).__name__}")
+
+    # -- declarations with fail-closed defaults --------------------------------------------------
+
+    def is_enabled(self) -> bool:
+        return True
+
+    def is_concurrency_safe(self, input: InputT) -> bool:
+        return False
+
+    def is_read_only(self, input: InputT) -> bool:
+        return False
+
+    def is_destructive(self, input: InputT) -> bool:
+        return False
+
+    def interrupt_behavior(self) -> InterruptBehavior:
+        return "block"
+
+    async def check_permissions(self, input: InputT, context: ToolContext) -> PermissionDecision:
+        """The tool's own permission opinion. Default: none, the general system decides."""
+        return PermissionDecision.passthrough()
+
+    def to_classifier_input(self, input: InputT) -> str:
+        return ""
+
+    def user_facing_name(self, input: InputT | None = None) -> str:
+        return self.name
+
+    # -- optional questions ------------------------------------------------------------------------
+
+    async def validate_input(self, input: InputT, context: ToolContext) -> ValidationResult:
+        """Business rules only the tool knows. No I/O that must wait for approval."""
+        return ValidationResult.success()
+
+    def backfill_observable_input(self, input: dict[str, Any], context: ToolContext) -> None:
+        """Normalise a copy of the input for observers (hooks, rules): absolute paths, `~`."""
+        return None
+
+    def permission_target(self, input: InputT) -> str | None:
+        """What permission rule specifiers are matched against (a command, a path, a domain)."""
+        return None
+
+    def classify(self, input: InputT) -> ToolClass:
+        return "other"
+
+    def summary(self, input: InputT) -> str:
+        """One line for the UI: what this call does."""
+        return ""
+
+    def render_result(self, data: Any) -> str:
+        """A short text for the UI's collapsed result line."""
+        return ""
+
+    def to_result_content(self, data: Any) -> str | list[dict[str, Any]]:
+        """The tool_result content: a string, or a list of text/image blocks."""
+        if isinstance(data, str):
+            return data
+        if isinstance(data, BaseModel):
+            return data.model_dump_json()
+        return json.dumps(data, ensure_ascii=False, default=str)
+
+    def to_result_block(
+        self, data: Any, tool_use_id: str, is_error: bool = False
+    ) -> dict[str, Any]:
+        block: dict[str, Any] = {
+            "type": "tool_result",
+            "tool_use_id": tool_use_id,
+            "content": self.to_result_content(data),
+        }
+        if is_error:
+            block["is_error"] = True
+        return block
+
+    # -- the one action --------------------------------------------------------------------------
+
+    async def call(
+        self,
+        input: InputT,
+        context: ToolContext,
+        can_use_tool: CanUseTool,
+        parent_message: Mapping[str, Any],
+        on_progress: ProgressCallback,
+    ) -> ToolResult:
+        raise NotImplementedError
+
+    # -- API shape ---------------------------------------------------------------------------------
+
+    def api_definition(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "description": self.description(),
+            "input_schema": self.input_schema(),
+        }
+
+    def matches_name(self, name: str) -> bool:
+        return name == self.name or name in self.aliases
+
+
+class JsonSchemaTool(Tool[dict[str, Any]]):
+    """A tool whose input is described by a JSON Schema (MCP tools), validated with jsonschema."""
+
+    def __init__(self, name: str, description: str, schema: Mapping[str, Any]) -> None:
+        self.name = name
+        self._description = description
+        self.input_json_schema: dict[str, Any] = dict(schema)
+
+    def description(self) -> str:
+        return self._description
+
+    def input_schema(self) -> dict[str, Any]:
+        return self.input_json_schema
+
+    def parse_input(self, raw: Mapping[str, Any]) -> dict[str, Any]:
+        import jsonschema
+
+        value = dict(raw)
+        validator_cls = jsonschema.validators.validator_for(self.input_json_schema)
+        validator = validator_cls(self.input_json_schema)
+        errors = sorted(validator.iter_errors(value), key=lambda e: list(e.path))
+        if errors:
+            lines = []
+            for err in errors:
+                where = "/".join(str(p) for p in err.path) or "(root)"
+                lines.append(f"{where}: {err.message}")
+            raise InputError(
+                f"InputValidationError: {self.name} failed due to the following "
+                f"issue{'s' if len(lines) > 1 else ''}:\n" + "\n".join(lines)
+            )
+        return value
+
+
+# ---------------------------------------------------------------------------------------------
+# Helpers
+# ---------------------------------------------------------------------------------------------
+
+
+@cache
+def load_prompt(name: str) -> str:
+    path = PROMPTS_DIR / f"{name}.md"
+    try:
+        return path.read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        return name
+
+
+@cache
+def api_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The model's JSON Schema in the plain shape the API expects (no titles)."""
+    cleaned: dict[str, Any] = _clean_schema(model.model_json_schema(by_alias=True))
+    return cleaned
+
+
+def _clean_schema(node: Any) -> Any:
+    if isinstance(node, dict):
+        cleaned = {k: _clean_schema(v) for k, v in node.items() if k != "title"}
+        if cleaned.get("type") == "object" and "additionalProperties" not in cleaned:
+            cleaned["additionalProperties"] = False
+        return cleaned
+    if isinstance(node, list):
+        return [_clean_schema(v) for v in node]
+    return node
+
+
+_TYPE_NAMES = {
+    "int_parsing": "number",
+    "int_type": "number",
+    "float_parsing": "number",
+    "float_type": "number",
+    "bool_parsing": "boolean",
+    "bool_type": "boolean",
+    "string_type": "string",
+    "list_type": "array",
+    "dict_type": "object",
+    "model_type": "object",
+}
+
+
+def format_validation_error(tool_name: str, exc: ValidationError) -> str:
+    """Turn pydantic's errors into sentences a model fixes its call from."""
+    issues: list[str] = []
+    for err in exc.errors():
+        loc = ".".join(str(p) for p in err["loc"]) or "(input)"
+        kind = err["type"]
+        given = err.get("input")
+        if kind == "missing":
+            issues.append(f"The required parameter `{loc}` is missing")
+        elif kind == "extra_forbidden":
+            issues.append(f"An unexpected parameter `{loc}` was provided")
+        elif kind in _TYPE_NAMES:
+            issues.append(
+                f"The parameter `{loc}` type is expected as `{_TYPE_NAMES[kind]}` but provided as "
+                f"`{_json_type(given)}`"
+            )
+        else:
+            issues.append(f"The parameter `{loc}`: {err['msg']}")
+    plural = "s" if len(issues) > 1 else ""
+    return f"InputValidationError: {tool_name} failed due to the following issue{plural}:\n" + (
+        "\n".join(issues)
+    )
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
