@@ -260,6 +260,9 @@ class Tool(Generic[InputT]):
     # the commands after it pointless). Other tools fail on their own.
     cancels_siblings_on_error: ClassVar[bool] = False
     is_mcp: bool = False
+    # Input fields the tool uses internally that the model must never set; stripped before
+    # anything (hooks, rules, the call) sees the input.
+    internal_fields: tuple[str, ...] = ()
     should_defer: bool = False
     always_load: bool = False
 

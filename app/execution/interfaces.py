@@ -27,8 +27,9 @@ class HookToolCall:
 
 
 class HookRunner(Protocol):
-    async def pre_tool_use(self, call: HookToolCall, context: ToolContext) -> list[PreToolHookItem]:
-        ...
+    async def pre_tool_use(
+        self, call: HookToolCall, context: ToolContext
+    ) -> list[PreToolHookItem]: ...
 
     async def post_tool_use(
         self, call: HookToolCall, response: Any, context: ToolContext

@@ -1,0 +1,7 @@
+"""`python -m app` is the same as `lathe`."""
+
+import sys
+
+from app.cli import main
+
+sys.exit(main())

@@ -1,0 +1,224 @@
+"""Command line parsing and dispatch: the TUI, or the headless runner with -p.
+
+Kept free of Textual and the anthropic SDK so that `lathe --version` and `lathe --help` answer at
+once; the heavy modules are imported only on the path that needs them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from app import __version__
+
+PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions", "dontAsk")
+OUTPUT_FORMATS = ("text", "json", "stream-json")
+
+
+@dataclass
+class CliOptions:
+    prompt: str | None = None
+    print_mode: bool = False
+    output_format: str = "text"
+    include_partial_messages: bool = False
+    model: str | None = None
+    model_script: str | None = None
+    permission_mode: str | None = None
+    allowed_tools: list[str] = field(default_factory=list)
+    disallowed_tools: list[str] = field(default_factory=list)
+    settings: str | None = None
+    add_dirs: list[str] = field(default_factory=list)
+    max_turns: int | None = None
+    continue_session: bool = False
+    resume: str | None = None
+    resume_picker: bool = False
+
+
+class UsageError(Exception):
+    """Bad usage: exit code 2 with the message."""
+
+
+def _split_rules(values: Sequence[str] | None) -> list[str]:
+    """Rules given as several arguments and/or comma-separated, without splitting inside ( )."""
+    rules: list[str] = []
+    for value in values or ():
+        depth = 0
+        current = ""
+        for ch in value:
+            if ch == "(":
+                depth += 1
+            elif ch == ")":
+                depth = max(0, depth - 1)
+            if ch == "," and depth == 0:
+                if current.strip():
+                    rules.append(current.strip())
+                current = ""
+            else:
+                current += ch
+        if current.strip():
+            rules.append(current.strip())
+    return rules
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="lathe",
+        description="A full-screen terminal coding agent. Without -p it starts the TUI in the "
+        "current folder (on the offline demo model when no API key is set).",
+    )
+    parser.add_argument("prompt_args", nargs="*", metavar="PROMPT", help="prompt to send first")
+    parser.add_argument(
+        "-p",
+        "--print",
+        dest="print_prompt",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="PROMPT",
+        help="headless: run one request to the end, print, exit",
+    )
+    parser.add_argument(
+        "--output-format",
+        choices=OUTPUT_FORMATS,
+        default=None,
+        help="with -p: text (default), json or stream-json",
+    )
+    parser.add_argument(
+        "--include-partial-messages",
+        action="store_true",
+        help="with stream-json: also emit the raw stream events",
+    )
+    parser.add_argument(
+        "--model", metavar="NAME", help='model id; "demo" selects the built-in offline demo model'
+    )
+    parser.add_argument(
+        "--model-script",
+        metavar="FILE",
+        help="replay a scripted model from FILE instead of calling any API",
+    )
+    parser.add_argument(
+        "--permission-mode",
+        choices=PERMISSION_MODES,
+        metavar="MODE",
+        help="default | acceptEdits | plan | bypassPermissions | dontAsk",
+    )
+    parser.add_argument(
+        "--allowedTools",
+        "--allowed-tools",
+        dest="allowed_tools",
+        nargs="+",
+        action="extend",
+        metavar="RULE",
+        help="extra allow rules (Claude Code rule syntax; also comma-separated)",
+    )
+    parser.add_argument(
+        "--disallowedTools",
+        "--disallowed-tools",
+        dest="disallowed_tools",
+        nargs="+",
+        action="extend",
+        metavar="RULE",
+        help="extra deny rules, same syntax",
+    )
+    parser.add_argument(
+        "--settings",
+        metavar="FILE",
+        help="one more settings file (TOML, or JSON in Claude Code's shape)",
+    )
+    parser.add_argument(
+        "--add-dir",
+        dest="add_dirs",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="an additional working folder (repeatable)",
+    )
+    parser.add_argument("--max-turns", type=int, metavar="N", help="stop after N model turns")
+    parser.add_argument(
+        "-c",
+        "--continue",
+        dest="continue_session",
+        action="store_true",
+        help="continue the most recent session of this folder",
+    )
+    parser.add_argument(
+        "-r",
+        "--resume",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="SESSION_ID",
+        help="resume a session; without an id the TUI shows a picker",
+    )
+    parser.add_argument("--version", action="version", version=f"lathe {__version__}")
+    return parser
+
+
+def parse_args(argv: Sequence[str]) -> CliOptions:
+    parser = build_parser()
+    ns = parser.parse_args(list(argv))
+    positional = " ".join(ns.prompt_args) if ns.prompt_args else None
+    opts = CliOptions(
+        model=ns.model,
+        model_script=ns.model_script,
+        permission_mode=ns.permission_mode,
+        allowed_tools=_split_rules(ns.allowed_tools),
+        disallowed_tools=_split_rules(ns.disallowed_tools),
+        settings=ns.settings,
+        add_dirs=list(ns.add_dirs),
+        max_turns=ns.max_turns,
+        continue_session=ns.continue_session,
+        include_partial_messages=ns.include_partial_messages,
+    )
+    if ns.print_prompt is not None:
+        opts.print_mode = True
+        opts.prompt = ns.print_prompt or positional
+        if not opts.prompt and not sys.stdin.isatty():
+            opts.prompt = sys.stdin.read()
+        if not opts.prompt:
+            raise UsageError("-p needs a prompt: lathe -p 'PROMPT' (or on standard input)")
+    else:
+        opts.prompt = positional
+    if ns.output_format is not None:
+        if not opts.print_mode:
+            raise UsageError("--output-format goes with -p")
+        opts.output_format = ns.output_format
+    if opts.include_partial_messages and opts.output_format != "stream-json":
+        raise UsageError("--include-partial-messages goes with -p --output-format stream-json")
+    if opts.max_turns is not None and opts.max_turns < 1:
+        raise UsageError("--max-turns must be at least 1")
+    if ns.resume is not None:
+        if ns.resume:
+            opts.resume = ns.resume
+        elif opts.print_mode:
+            raise UsageError(
+                "--resume without a session id needs the TUI (its picker); give an id with -p"
+            )
+        else:
+            opts.resume_picker = True
+    return opts
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        opts = parse_args(args)
+    except UsageError as exc:
+        print(f"lathe: {exc}", file=sys.stderr)
+        return 2
+    except SystemExit as exc:  # argparse: --help, --version, or bad usage
+        code = exc.code
+        return code if isinstance(code, int) else (0 if code is None else 2)
+    if opts.print_mode:
+        from app.headless import run_headless
+
+        return run_headless(opts)
+    from app.tui.launch import run_tui
+
+    return run_tui(opts)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
