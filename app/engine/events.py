@@ -1,0 +1,150 @@
+"""The typed events the engine emits for a front end (the TUI or the headless printer).
+
+Data flows one way: the model stream and the executor feed the engine, the engine emits these, the
+front end renders them. The user's answers come back only through a PermissionPrompt's ResolveOnce.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from app.execution.events import ToolFinished, ToolProgressed, ToolQueued, ToolStarted
+from app.execution.interfaces import PermissionPrompt
+
+
+@dataclass(frozen=True)
+class TurnStarted:
+    """The user's prompt was accepted and a request is about to go out."""
+
+    prompt: str
+
+
+@dataclass(frozen=True)
+class RequestStarted:
+    """A model request went out (one user turn may make several)."""
+
+    turn: int
+    model: str
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    text: str
+    index: int
+
+
+@dataclass(frozen=True)
+class ThinkingDelta:
+    text: str
+    index: int
+
+
+@dataclass(frozen=True)
+class AssistantMessage:
+    """A whole assistant message, as it enters the conversation."""
+
+    message: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class ToolResultsMessage:
+    """The user message carrying the tool_results of one model turn, in tool_use order."""
+
+    message: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class PermissionRequested:
+    """The pipeline needs an answer. Resolve `prompt.resolver` (claim first) to answer it."""
+
+    prompt: PermissionPrompt
+
+
+@dataclass(frozen=True)
+class Retrying:
+    """A request failed with a retryable error and will be tried again after `delay_s`."""
+
+    attempt: int
+    delay_s: float
+    reason: str
+
+
+@dataclass(frozen=True)
+class UsageUpdated:
+    input_tokens: int
+    output_tokens: int
+    cache_read_tokens: int
+    cache_creation_tokens: int
+    cost_usd: float
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something the user should see that is not part of the conversation (a hook's message)."""
+
+    text: str
+    level: Literal["info", "warning", "error"] = "info"
+
+
+@dataclass(frozen=True)
+class ErrorOccurred:
+    message: str
+
+
+@dataclass(frozen=True)
+class Interrupted:
+    """The turn was interrupted by the user; `during_tools` tells which text the model got."""
+
+    during_tools: bool
+
+
+@dataclass(frozen=True)
+class TurnEnded:
+    """The turn is over. `subtype` is the headless result subtype."""
+
+    stop_reason: str | None
+    result_text: str
+    is_error: bool
+    subtype: Literal["success", "error_max_turns", "error_during_execution", "interrupted"]
+    num_turns: int
+    permission_denials: tuple[Mapping[str, Any], ...] = ()
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class AppEvent:
+    """Anything a tool emitted through `context.emit` (e.g. TodoWrite's TodoListChanged)."""
+
+    payload: object
+
+
+@dataclass(frozen=True)
+class RawStreamEvent:
+    """A raw SDK stream event (for `--include-partial-messages`)."""
+
+    event: Mapping[str, Any]
+
+
+EngineEvent = (
+    TurnStarted
+    | RequestStarted
+    | TextDelta
+    | ThinkingDelta
+    | AssistantMessage
+    | ToolResultsMessage
+    | ToolQueued
+    | ToolStarted
+    | ToolProgressed
+    | ToolFinished
+    | PermissionRequested
+    | Retrying
+    | UsageUpdated
+    | Notice
+    | ErrorOccurred
+    | Interrupted
+    | TurnEnded
+    | AppEvent
+    | RawStreamEvent
+)

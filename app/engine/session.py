@@ -1,0 +1,152 @@
+"""A conversation with the model: its messages, its tools, its context, and its turns.
+
+The Session owns the state; `app/engine/turn.py` runs one user turn on it. Front ends (the TUI,
+the headless printer) pass a sink that receives every EngineEvent and call `run_turn` and
+`interrupt`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from app.engine.events import EngineEvent, TurnEnded
+from app.execution.interfaces import HookRunner, NoHooks, PermissionDecider, Prompter
+from app.execution.pipeline import PipelineDeps
+from app.model.client import ModelBackend
+from app.model.usage import UsageTracker
+from app.transcript import TranscriptWriter
+from tools.abort import AbortController
+from tools.base import ToolContext
+from tools.registry import ToolPool
+
+
+@dataclass
+class SessionParts:
+    """Everything a session is built from (see app/engine/setup.py)."""
+
+    backend: ModelBackend
+    pool: ToolPool
+    context: ToolContext
+    system: list[dict[str, Any]]
+    decider: PermissionDecider
+    prompter: Prompter | None
+    session_id: str
+    hooks: HookRunner = field(default_factory=NoHooks)
+    # Optional non-tool hook events (UserPromptSubmit, Stop, SessionStart, SessionEnd).
+    session_hooks: Any = None
+    transcript: TranscriptWriter | None = None
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    max_turns: int | None = None
+    max_tokens: int = 16_000
+    fallback_tools: tuple[Any, ...] = ()
+    # Called when the permission mode changes (the permission layer rebuilds its context).
+    set_mode: Callable[[str], None] | None = None
+    get_mode: Callable[[], str] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Session:
+    def __init__(
+        self, parts: SessionParts, sink: Callable[[EngineEvent], None] | None = None
+    ) -> None:
+        self.parts = parts
+        self.backend = parts.backend
+        self.pool = parts.pool
+        self.context = replace(parts.context, tools=parts.pool.tools, emit=self._emit_app_event)
+        self.messages: list[dict[str, Any]] = list(parts.messages)
+        self.session_id = parts.session_id
+        self.usage = UsageTracker()
+        self.deps = PipelineDeps(
+            tools=parts.pool.tools,
+            fallback_tools=parts.fallback_tools,
+            hooks=parts.hooks,
+            decider=parts.decider,
+            prompter=parts.prompter,
+        )
+        self._sink = sink or (lambda event: None)
+        self._turn_abort: AbortController | None = None
+        self._turn_task: asyncio.Task[Any] | None = None
+        self.last_result: TurnEnded | None = None
+
+    # -- what front ends read ------------------------------------------------------------------
+
+    @property
+    def model(self) -> str:
+        return self.backend.model
+
+    @property
+    def offline(self) -> bool:
+        return self.backend.offline
+
+    @property
+    def tool_names(self) -> list[str]:
+        return self.pool.names
+
+    @property
+    def permission_mode(self) -> str:
+        return self.parts.get_mode() if self.parts.get_mode else "default"
+
+    def set_permission_mode(self, mode: str) -> None:
+        if self.parts.set_mode is not None:
+            self.parts.set_mode(mode)
+
+    @property
+    def running(self) -> bool:
+        return self._turn_abort is not None
+
+    def set_sink(self, sink: Callable[[EngineEvent], None]) -> None:
+        self._sink = sink
+
+    # -- events and state ----------------------------------------------------------------------
+
+    def emit(self, event: EngineEvent) -> None:
+        try:
+            self._sink(event)
+        except Exception:  # a broken front end must not break the conversation
+            pass
+
+    def _emit_app_event(self, payload: object) -> None:
+        from app.engine.events import AppEvent
+
+        self.emit(AppEvent(payload))
+
+    def append(self, message: Mapping[str, Any]) -> None:
+        """Add a message to the conversation and to the transcript, durably."""
+        record = dict(message)
+        self.messages.append(record)
+        if self.parts.transcript is not None:
+            self.parts.transcript.append_message(self.session_id, record)
+
+    # -- turns ----------------------------------------------------------------------------------
+
+    async def run_turn(self, prompt: str) -> TurnEnded:
+        from app.engine.turn import run_turn
+
+        if self._turn_abort is not None:
+            raise RuntimeError("a turn is already running")
+        self._turn_abort = AbortController()
+        try:
+            result = await run_turn(self, prompt, self._turn_abort)
+        finally:
+            self._turn_abort = None
+        self.last_result = result
+        return result
+
+    def interrupt(self) -> bool:
+        """Abort the running turn (Ctrl+C): the HTTP stream closes, tools stop, an open permission
+        prompt resolves as aborted, and the conversation stays valid. False when idle."""
+        if self._turn_abort is None:
+            return False
+        return self._turn_abort.abort("user_interrupt")
+
+    def clear(self) -> None:
+        """Forget the conversation (/clear); the transcript keeps what was said."""
+        self.messages = []
+
+    async def close(self) -> None:
+        await self.context.background.stop_all()
+        if self.parts.transcript is not None:
+            self.parts.transcript.close()

@@ -1,0 +1,204 @@
+"""Building a Session from the command line, the settings files and the environment.
+
+Both front ends use this, so `lathe` and `lathe -p` see exactly the same rules, tools, model and
+transcripts. Problems that make the run impossible raise SetupError (exit 2 in -p); problems that
+only disable a part (a malformed rule, a broken user settings file) are returned as warnings.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from app.cli import CliOptions
+from app.config import CliOverrides, load_settings
+from app.config.paths import config_dir, project_dir, state_dir
+from app.engine.events import EngineEvent
+from app.engine.session import Session, SessionParts
+from app.execution.interfaces import DenyingPrompter, Prompter
+from app.model.client import MissingCredentials, open_backend
+from app.model.request import build_system
+from app.model.scenario import ScenarioError
+from app.permissions import RuleDecider, context_from_settings, is_trusted
+from app.permissions.modes import parse_mode
+from app.transcript import (
+    LoadedTranscript,
+    TranscriptError,
+    TranscriptWriter,
+    find_latest,
+    find_session,
+    load_transcript,
+    new_session_id,
+    project_transcripts_dir,
+)
+from tools.base import ToolContext, ToolOptions
+from tools.registry import assemble_tool_pool, get_all_base_tools, get_tools
+
+
+class SetupError(Exception):
+    """The session cannot start; the message names the file or flag and the problem."""
+
+
+@dataclass
+class SessionSetup:
+    session: Session
+    warnings: list[str] = field(default_factory=list)
+    resumed: LoadedTranscript | None = None
+    trusted: bool = True
+
+
+def _int_env(env: Mapping[str, str], name: str, default: int) -> int:
+    try:
+        value = int(env.get(name, "") or default)
+        return value if value > 0 else default
+    except ValueError:
+        return default
+
+
+def tool_options(env: Mapping[str, str]) -> ToolOptions:
+    max_ms = _int_env(env, "BASH_MAX_TIMEOUT_MS", 600_000)
+    default_ms = min(_int_env(env, "BASH_DEFAULT_TIMEOUT_MS", 120_000), max_ms)
+    return ToolOptions(bash_default_timeout_ms=default_ms, bash_max_timeout_ms=max_ms)
+
+
+def build_session(
+    opts: CliOptions,
+    *,
+    interactive: bool,
+    cwd: str | Path | None = None,
+    env: Mapping[str, str] | None = None,
+    sink: Callable[[EngineEvent], None] | None = None,
+    prompter: Prompter | None = None,
+    trusted: bool | None = None,
+) -> SessionSetup:
+    environ = os.environ if env is None else env
+    start = Path(cwd or os.getcwd()).resolve()
+    project = project_dir(start)
+    warnings: list[str] = []
+    for d in opts.add_dirs:
+        if not Path(d).expanduser().is_dir():
+            raise SetupError(f"--add-dir {d}: not a folder")
+    cli = CliOverrides(
+        settings_file=opts.settings,
+        allowed_tools=tuple(opts.allowed_tools),
+        disallowed_tools=tuple(opts.disallowed_tools),
+        permission_mode=parse_mode(opts.permission_mode) if opts.permission_mode else None,
+        add_dirs=tuple(str(Path(d).expanduser().resolve()) for d in opts.add_dirs),
+    )
+    if opts.settings and not Path(opts.settings).expanduser().is_file():
+        raise SetupError(f"--settings {opts.settings}: no such file")
+    loaded = load_settings(start, cli, env)
+    # Headless runs honour the project's settings: the user ran the command there on purpose.
+    is_trusted_now = (
+        True if not interactive else (is_trusted(project, env) if trusted is None else trusted)
+    )
+    permissions = context_from_settings(loaded, trusted=is_trusted_now, env=env)
+    for problem in permissions.problems:
+        if opts.settings and problem.source == "cli-settings" and problem.severity == "error":
+            raise SetupError(str(problem))
+        warnings.append(str(problem))
+    merged = loaded.merged(trusted=is_trusted_now)
+    decider = RuleDecider(permissions)
+
+    try:
+        backend = open_backend(
+            model_flag=opts.model,
+            model_script=opts.model_script,
+            settings_model=merged.model,
+            env=env,
+            cwd=start,
+            fallback_to_demo=interactive,
+            max_retries=0,  # lathe retries itself, so every retry is shown
+        )
+    except (MissingCredentials, ScenarioError) as exc:
+        raise SetupError(str(exc)) from None
+
+    base = get_all_base_tools()
+    builtins = get_tools(decider, base_tools=base)
+    pool = assemble_tool_pool(builtins, (), decider)
+
+    resumed: LoadedTranscript | None = None
+    if opts.continue_session or opts.resume:
+        path = (
+            find_latest(project)
+            if opts.continue_session
+            else find_session(opts.resume or "", project)
+        )
+        if path is None:
+            what = (
+                "no earlier session in this folder"
+                if opts.continue_session
+                else f"no session {opts.resume!r}"
+            )
+            raise SetupError(f"cannot resume: {what}")
+        try:
+            resumed = load_transcript(path)
+        except TranscriptError as exc:
+            raise SetupError(str(exc)) from None
+        warnings.extend(resumed.warnings)
+        session_id = resumed.session_id
+        transcript = TranscriptWriter(path)
+    else:
+        session_id = new_session_id()
+        transcript = TranscriptWriter(project_transcripts_dir(project) / f"{session_id}.jsonl")
+        transcript.append(
+            {
+                "type": "session",
+                "session_id": session_id,
+                "cwd": str(start),
+                "project": str(project),
+                "model": backend.model,
+                "started": time.time(),
+            }
+        )
+
+    working = (str(project), *cli.add_dirs)
+    if str(start) not in working and not str(start).startswith(str(project)):
+        working = (str(start), *working)
+    context = ToolContext(
+        cwd=str(start),
+        project_dir=str(project),
+        working_dirs=working,
+        session_id=session_id,
+        session_dir=str(state_dir(env) / "sessions" / session_id),
+        permissions=decider.view(),
+        options=tool_options(environ),
+    )
+    system = build_system(start, project_root=project, config_dir=config_dir(env))
+
+    def get_mode() -> str:
+        return decider.context.mode
+
+    def set_mode(mode: str) -> None:
+        decider.set_context(replace(decider.context, mode=parse_mode(mode)))
+
+    parts = SessionParts(
+        backend=backend,
+        pool=pool,
+        context=context,
+        system=system,
+        decider=decider,
+        prompter=prompter if interactive else (prompter or DenyingPrompter()),
+        session_id=session_id,
+        transcript=transcript,
+        messages=resumed.messages if resumed else [],
+        max_turns=opts.max_turns,
+        fallback_tools=tuple(base),
+        get_mode=get_mode,
+        set_mode=set_mode,
+        extra={
+            "include_partial_messages": opts.include_partial_messages,
+            "decider": decider,
+            "settings": merged,
+            "project_dir": str(project),
+        },
+    )
+    return SessionSetup(Session(parts, sink), warnings, resumed, is_trusted_now)
+
+
+def describe(session: Session) -> dict[str, Any]:
+    return {"model": session.model, "tools": session.tool_names, "mode": session.permission_mode}

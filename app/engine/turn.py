@@ -1,0 +1,375 @@
+"""One user turn: request, stream, run tools mid-stream, send results back, until the model stops.
+
+- Each tool_use block goes to the executor the moment its `content_block_stop` arrives; completed
+  results are collected after every stream event; after the stream, the rest. All tool_results go
+  back in one user message, in tool_use order, before any other block.
+- A stream that breaks after it started is retried with `discard()`: no tool that ran runs again
+  unless the model asks again.
+- An interrupt closes the HTTP stream, aborts every tool, synthesises the missing results and
+  appends the interrupt text, so the next request is valid.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from app.engine.events import (
+    AssistantMessage,
+    ErrorOccurred,
+    Interrupted,
+    Notice,
+    RawStreamEvent,
+    RequestStarted,
+    Retrying,
+    TextDelta,
+    ThinkingDelta,
+    ToolResultsMessage,
+    TurnEnded,
+    TurnStarted,
+    UsageUpdated,
+)
+from app.engine.normalize import normalize_for_api
+from app.engine.retry import backoff_delay, classify, max_retries
+from app.engine.stream import StreamAccumulator
+from app.execution.outcome import CallOutcome
+from app.execution.streaming_executor import StreamingToolExecutor
+from app.execution.texts import INTERRUPTED, INTERRUPTED_FOR_TOOL_USE, invalid_json
+from app.model.request import build_request
+from tools.abort import AbortController
+
+if TYPE_CHECKING:
+    from app.engine.session import Session
+
+
+@dataclass
+class ResponseOutcome:
+    """One model response and what its tools produced."""
+
+    message: dict[str, Any]
+    stop_reason: str | None
+    results: list[CallOutcome] = field(default_factory=list)
+    interrupted: bool = False
+    error: str | None = None
+
+
+class _StreamCancelled(Exception):
+    pass
+
+
+async def run_turn(session: Session, prompt: str, abort: AbortController) -> TurnEnded:
+    started = time.perf_counter()
+    session.emit(TurnStarted(prompt))
+    content: list[dict[str, Any]] = [{"type": "text", "text": prompt}]
+    hooks = session.parts.session_hooks
+    if hooks is not None and hasattr(hooks, "user_prompt_submit"):
+        verdict = await hooks.user_prompt_submit(prompt, session.context)
+        for notice in getattr(verdict, "messages", ()):
+            session.emit(Notice(str(notice), "info"))
+        if getattr(verdict, "blocked", False):
+            reason = getattr(verdict, "reason", "") or "blocked by a UserPromptSubmit hook"
+            session.emit(Notice(f"Prompt blocked: {reason}", "warning"))
+            return _end(
+                session,
+                None,
+                "",
+                True,
+                "error_during_execution",
+                0,
+                [],
+                started,
+                {"blocked": reason},
+            )
+        for extra in getattr(verdict, "additional_context", ()):
+            content.append(
+                {"type": "text", "text": f"<system-reminder>\n{extra}\n</system-reminder>"}
+            )
+    session.append({"role": "user", "content": content})
+    num_turns = 0
+    denials: list[dict[str, Any]] = []
+    stop_hook_active = False
+    while True:
+        if abort.signal.aborted:
+            session.append({"role": "user", "content": [{"type": "text", "text": INTERRUPTED}]})
+            session.emit(Interrupted(during_tools=False))
+            return _end(session, None, "", False, "interrupted", num_turns, denials, started)
+        num_turns += 1
+        response = await _respond(session, abort, num_turns)
+        if response.error is not None:
+            session.emit(ErrorOccurred(response.error))
+            return _end(
+                session,
+                None,
+                response.error,
+                True,
+                "error_during_execution",
+                num_turns,
+                denials,
+                started,
+            )
+        tool_uses = [b for b in response.message["content"] if b.get("type") == "tool_use"]
+        if response.message["content"]:
+            session.append(response.message)
+            session.emit(AssistantMessage(response.message))
+        denials.extend(r.permission_denial for r in response.results if r.permission_denial)
+        if tool_uses:
+            user_content = [r.result_block for r in response.results]
+            for r in response.results:
+                user_content.extend(r.extra_content)
+            if response.interrupted:
+                user_content.append({"type": "text", "text": INTERRUPTED_FOR_TOOL_USE})
+            results_message = {"role": "user", "content": user_content}
+            session.append(results_message)
+            session.emit(ToolResultsMessage(results_message))
+        if response.interrupted:
+            if not tool_uses:
+                session.append({"role": "user", "content": [{"type": "text", "text": INTERRUPTED}]})
+            session.emit(Interrupted(during_tools=bool(tool_uses)))
+            return _end(
+                session,
+                response.stop_reason,
+                _text_of(response.message),
+                False,
+                "interrupted",
+                num_turns,
+                denials,
+                started,
+            )
+        prevent = next(
+            (r.prevent_continuation for r in response.results if r.prevent_continuation), None
+        )
+        if prevent is not None:
+            session.emit(Notice(f"Stopped by a hook: {prevent}", "warning"))
+            return _end(
+                session, "hook_stopped", prevent, False, "success", num_turns, denials, started
+            )
+        if tool_uses:
+            if session.parts.max_turns is not None and num_turns >= session.parts.max_turns:
+                return _end(
+                    session,
+                    response.stop_reason,
+                    f"Reached the maximum number of turns ({session.parts.max_turns})",
+                    True,
+                    "error_max_turns",
+                    num_turns,
+                    denials,
+                    started,
+                )
+            continue
+        if response.stop_reason == "pause_turn":
+            # The server paused a long turn: send the conversation back as it is to continue.
+            if session.parts.max_turns is not None and num_turns >= session.parts.max_turns:
+                return _end(
+                    session,
+                    response.stop_reason,
+                    _text_of(response.message),
+                    True,
+                    "error_max_turns",
+                    num_turns,
+                    denials,
+                    started,
+                )
+            session.append({"role": "user", "content": [{"type": "text", "text": "Continue."}]})
+            continue
+        if response.stop_reason == "max_tokens":
+            session.emit(
+                Notice("The response hit the output token limit and was cut short.", "warning")
+            )
+        elif response.stop_reason == "refusal":
+            session.emit(Notice("The model declined to continue this request.", "warning"))
+        if hooks is not None and hasattr(hooks, "stop") and not stop_hook_active:
+            verdict = await hooks.stop(stop_hook_active, session.context)
+            if getattr(verdict, "blocked", False):
+                reason = getattr(verdict, "reason", "") or "A Stop hook asked to continue."
+                stop_hook_active = True
+                session.append(
+                    {
+                        "role": "user",
+                        "content": [{"type": "text", "text": f"Stop hook feedback:\n{reason}"}],
+                    }
+                )
+                continue
+        return _end(
+            session,
+            response.stop_reason,
+            _text_of(response.message),
+            False,
+            "success",
+            num_turns,
+            denials,
+            started,
+        )
+
+
+def _text_of(message: dict[str, Any]) -> str:
+    return "".join(b.get("text", "") for b in message.get("content", []) if b.get("type") == "text")
+
+
+def _end(
+    session: Session,
+    stop_reason: str | None,
+    text: str,
+    is_error: bool,
+    subtype: Any,
+    num_turns: int,
+    denials: list[dict[str, Any]],
+    started: float,
+    extra: dict[str, Any] | None = None,
+) -> TurnEnded:
+    info = {"duration_ms": int((time.perf_counter() - started) * 1000), **(extra or {})}
+    event = TurnEnded(stop_reason, text, is_error, subtype, num_turns, tuple(denials), info)
+    session.emit(event)
+    return event
+
+
+async def _respond(session: Session, abort: AbortController, turn: int) -> ResponseOutcome:
+    """One model response with its tools, retrying transient failures."""
+    attempts = max_retries() + 1
+    last_error = ""
+    for attempt in range(attempts):
+        if abort.signal.aborted:
+            return ResponseOutcome({"role": "assistant", "content": []}, None, interrupted=True)
+        executor = StreamingToolExecutor(session.deps, session.context, abort.signal, session.emit)
+        acc = StreamAccumulator()
+        results: list[CallOutcome] = []
+        try:
+            outcome = await _stream_once(session, acc, executor, abort, turn, results)
+        except _StreamCancelled:
+            return await _finish_interrupted(session, acc, executor, results)
+        except Exception as exc:  # classified below: retry, or end the turn with a clear message
+            info = classify(exc)
+            executor.discard()
+            await executor.wait_all()
+            last_error = info.message
+            if not info.retryable or attempt + 1 >= attempts:
+                if info.retryable:
+                    last_error = f"{info.message} (gave up after {attempts} attempts)"
+                return ResponseOutcome({"role": "assistant", "content": []}, None, error=last_error)
+            delay = backoff_delay(attempt, info.retry_after)
+            session.emit(Retrying(attempt + 1, delay, info.message))
+            if await _sleep_or_abort(delay, abort):
+                return ResponseOutcome({"role": "assistant", "content": []}, None, interrupted=True)
+            continue
+        session.context = executor.context
+        return outcome
+    return ResponseOutcome(
+        {"role": "assistant", "content": []}, None, error=last_error or "no response"
+    )
+
+
+async def _sleep_or_abort(delay: float, abort: AbortController) -> bool:
+    if delay <= 0:
+        return abort.signal.aborted
+    try:
+        await asyncio.wait_for(abort.signal.wait(), delay)
+        return True
+    except TimeoutError:
+        return False
+
+
+async def _stream_once(
+    session: Session,
+    acc: StreamAccumulator,
+    executor: StreamingToolExecutor,
+    abort: AbortController,
+    turn: int,
+    results: list[CallOutcome],
+) -> ResponseOutcome:
+    params = build_request(
+        model=session.backend.model,
+        system=session.parts.system,
+        tools=[t.api_definition() for t in session.pool.tools],
+        last_builtin=session.pool.builtin_breakpoint
+        if session.pool.builtin_breakpoint >= 0
+        else None,
+        messages=normalize_for_api(session.messages),
+        max_tokens=session.parts.max_tokens,
+    )
+    session.emit(RequestStarted(turn, session.backend.model))
+    partial = bool(session.parts.extra.get("include_partial_messages"))
+    consumer = asyncio.ensure_future(_consume(session, params, acc, executor, results, partial))
+
+    def stop_stream() -> None:
+        consumer.cancel()
+
+    remove = abort.signal.add_listener(stop_stream)
+    try:
+        await consumer
+    except asyncio.CancelledError:
+        if abort.signal.aborted:
+            raise _StreamCancelled() from None
+        raise
+    finally:
+        remove()
+    if not acc.finished:
+        raise ConnectionError("the stream ended before message_stop")
+    # The stream is over: wait for the tools still running, in order.
+    await _drain(executor, results)
+    session.usage.add(acc.model or session.backend.model, acc.usage)
+    totals = session.usage.totals()
+    session.emit(
+        UsageUpdated(
+            totals["input_tokens"],
+            totals["output_tokens"],
+            totals["cache_read_input_tokens"],
+            totals["cache_creation_input_tokens"],
+            session.usage.total_cost_usd,
+        )
+    )
+    interrupted = abort.signal.aborted
+    return ResponseOutcome(acc.message(), acc.stop_reason, results, interrupted=interrupted)
+
+
+async def _drain(executor: StreamingToolExecutor, results: list[CallOutcome]) -> None:
+    async for outcome in executor.get_remaining_results():
+        results.append(outcome)
+
+
+async def _consume(
+    session: Session,
+    params: dict[str, Any],
+    acc: StreamAccumulator,
+    executor: StreamingToolExecutor,
+    results: list[CallOutcome],
+    partial: bool,
+) -> None:
+    client = session.backend.client
+    stream = await client.messages.create(stream=True, **params)
+    try:
+        async for event in stream:
+            if partial:
+                session.emit(RawStreamEvent(event.model_dump(mode="json", exclude_none=True)))
+            update = acc.feed(event)
+            if update is not None:
+                for index, text in update.text:
+                    session.emit(TextDelta(text, index))
+                for index, text in update.thinking:
+                    session.emit(ThinkingDelta(text, index))
+                for done in update.tools:
+                    preset = (
+                        invalid_json(done.invalid_raw) if done.invalid_raw is not None else None
+                    )
+                    executor.add_tool(done.block, acc.message(partial=True), preset_content=preset)
+            results.extend(executor.get_completed_results())
+    finally:
+        await stream.close()
+
+
+async def _finish_interrupted(
+    session: Session,
+    acc: StreamAccumulator,
+    executor: StreamingToolExecutor,
+    results: list[CallOutcome],
+) -> ResponseOutcome:
+    """The user interrupted mid-stream: keep what was said, give every started tool its result."""
+    await _drain(executor, results)
+    session.context = executor.context
+    message = acc.message(partial=True)
+    # Only tool_use blocks the executor knows about stay: each has exactly one result.
+    known = {r.tool_use_id for r in results}
+    message["content"] = [
+        b for b in message["content"] if b.get("type") != "tool_use" or b.get("id") in known
+    ]
+    return ResponseOutcome(message, None, results, interrupted=True)
