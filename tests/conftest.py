@@ -40,3 +40,6 @@ def project(tmp_path: Path) -> Path:
 
 def pytest_configure(config: pytest.Config) -> None:
     os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
+
+
+from tests.fakeapi.fixture import fake_api, sdk_client  # noqa: E402, F401

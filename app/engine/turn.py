@@ -110,9 +110,6 @@ async def run_turn(session: Session, prompt: str, abort: AbortController) -> Tur
                 started,
             )
         tool_uses = [b for b in response.message["content"] if b.get("type") == "tool_use"]
-        if response.message["content"]:
-            session.append(response.message)
-            session.emit(AssistantMessage(response.message))
         denials.extend(r.permission_denial for r in response.results if r.permission_denial)
         if tool_uses:
             user_content = [r.result_block for r in response.results]
@@ -305,6 +302,10 @@ async def _stream_once(
         remove()
     if not acc.finished:
         raise ConnectionError("the stream ended before message_stop")
+    # The message is complete: it goes to the transcript now, before its tools finish, so a crash
+    # while they run leaves a transcript that --resume can repair.
+    message = acc.message()
+    _record_assistant(session, message)
     # The stream is over: wait for the tools still running, in order.
     await _drain(executor, results)
     session.usage.add(acc.model or session.backend.model, acc.usage)
@@ -319,7 +320,7 @@ async def _stream_once(
         )
     )
     interrupted = abort.signal.aborted
-    return ResponseOutcome(acc.message(), acc.stop_reason, results, interrupted=interrupted)
+    return ResponseOutcome(message, acc.stop_reason, results, interrupted=interrupted)
 
 
 async def _drain(executor: StreamingToolExecutor, results: list[CallOutcome]) -> None:
@@ -372,4 +373,11 @@ async def _finish_interrupted(
     message["content"] = [
         b for b in message["content"] if b.get("type") != "tool_use" or b.get("id") in known
     ]
+    _record_assistant(session, message)
     return ResponseOutcome(message, None, results, interrupted=True)
+
+
+def _record_assistant(session: Session, message: dict[str, Any]) -> None:
+    if message["content"]:
+        session.append(message)
+        session.emit(AssistantMessage(message))

@@ -1,0 +1,114 @@
+"""Which model to talk to and the client that talks to it.
+
+`anthropic` is imported only inside the functions that build a client: importing it costs over a
+second, and `lathe --version`, `--help` and the first TUI frame must not pay for it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from anthropic import AsyncAnthropic
+
+DEFAULT_MODEL = "claude-sonnet-4-6"
+DEMO_MODEL = "demo"
+
+NO_CREDENTIALS_MESSAGE = (
+    "No Anthropic credentials: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), "
+    "or run the offline demo with --model demo."
+)
+
+
+class MissingCredentials(RuntimeError):
+    pass
+
+
+def _env(env: Mapping[str, str] | None) -> Mapping[str, str]:
+    return os.environ if env is None else env
+
+
+def has_credentials(env: Mapping[str, str] | None = None) -> bool:
+    e = _env(env)
+    return bool(e.get("ANTHROPIC_API_KEY", "").strip() or e.get("ANTHROPIC_AUTH_TOKEN", "").strip())
+
+
+def select_model(
+    flag: str | None = None,
+    settings_model: str | None = None,
+    env: Mapping[str, str] | None = None,
+) -> str:
+    """The model id: `--model` beats settings beats ANTHROPIC_MODEL beats the default."""
+    for candidate in (flag, settings_model, _env(env).get("ANTHROPIC_MODEL")):
+        if candidate and candidate.strip():
+            return candidate.strip()
+    return DEFAULT_MODEL
+
+
+def make_api_client(
+    env: Mapping[str, str] | None = None, *, max_retries: int = 2, timeout: float = 600.0
+) -> AsyncAnthropic:
+    """The real API client from the environment; MissingCredentials when there is no key."""
+    e = _env(env)
+    if not has_credentials(e):
+        raise MissingCredentials(NO_CREDENTIALS_MESSAGE)
+    from anthropic import AsyncAnthropic
+
+    # Pass everything explicitly so a test's env mapping wins over the process environment.
+    return AsyncAnthropic(
+        api_key=e.get("ANTHROPIC_API_KEY", "").strip() or None,
+        auth_token=e.get("ANTHROPIC_AUTH_TOKEN", "").strip() or None,
+        base_url=e.get("ANTHROPIC_BASE_URL", "").strip() or None,
+        max_retries=max_retries,
+        timeout=timeout,
+    )
+
+
+BackendKind = Literal["api", "demo", "script"]
+
+
+@dataclass
+class ModelBackend:
+    """The client to stream from, the model id to put in requests, and where it comes from."""
+
+    client: AsyncAnthropic
+    model: str
+    kind: BackendKind
+
+    @property
+    def offline(self) -> bool:
+        return self.kind != "api"
+
+
+def open_backend(
+    *,
+    model_flag: str | None = None,
+    model_script: str | Path | None = None,
+    settings_model: str | None = None,
+    env: Mapping[str, str] | None = None,
+    cwd: str | Path | None = None,
+    fallback_to_demo: bool = True,
+    max_retries: int = 2,
+) -> ModelBackend:
+    """Choose and build the backend the way CONTRACT.md says.
+
+    `--model-script` replays a file; `--model demo` (or no credentials, when `fallback_to_demo`,
+    as the TUI does) is the built-in demo; otherwise the API. ScenarioError (bad script file) and
+    MissingCredentials (headless without a key) are for the caller to report (exit 2).
+    """
+    if model_script is not None:
+        from app.model.scripted import client_for_scenario_file
+
+        client = client_for_scenario_file(model_script, max_retries=max_retries)
+        return ModelBackend(client, select_model(model_flag, settings_model, env), "script")
+    wants_demo = model_flag == DEMO_MODEL
+    if wants_demo or (not has_credentials(env) and fallback_to_demo and not model_flag):
+        from app.model.demo import make_demo_client
+
+        return ModelBackend(make_demo_client(cwd or Path.cwd()), DEMO_MODEL, "demo")
+    client = make_api_client(env, max_retries=max_retries)
+    return ModelBackend(client, select_model(model_flag, settings_model, env), "api")

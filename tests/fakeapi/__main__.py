@@ -1,0 +1,46 @@
+"""`python -m tests.fakeapi --port N --script FILE [--requests-log FILE] [--api-key KEY]`.
+
+Prints `fakeapi listening on http://127.0.0.1:PORT` on stdout once it accepts connections (with
+`--port 0` that line tells the caller the port), then serves until SIGINT or SIGTERM.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+
+from app.model.scenario import Scenario, ScenarioError, load_scenario
+from tests.fakeapi.server import FakeAPI
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.fakeapi")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--script", help="scenario file (JSON or TOML), see app/model/SCENARIOS.md")
+    parser.add_argument("--requests-log", help="append every request as a JSON line to this file")
+    parser.add_argument("--api-key", help="require this key (default: any non-empty key)")
+    args = parser.parse_args(argv)
+    try:
+        script = load_scenario(args.script) if args.script else Scenario(turns=())
+    except ScenarioError as exc:
+        print(f"fakeapi: {exc}", file=sys.stderr)
+        return 2
+    fake = FakeAPI(script, port=args.port, requests_log=args.requests_log, api_key=args.api_key)
+
+    def _stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, _stop)
+    print(f"fakeapi listening on {fake.url}", flush=True)
+    try:
+        fake.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        fake.stopping.set()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,259 @@
+"""The fake API server: threads (http.server), HTTP/1.1 with chunked streaming bodies.
+
+Chunked encoding matters: a stream cut mid-way then ends without the terminating chunk, which the
+client sees as a broken connection (as with the real API), not as a short but complete body.
+
+Every request is checked against the API's rules (app.model.validate) and answered with the
+real error shape; every request is recorded, accepted or not. Scripted turns and faults come from
+app.model.scenario (the same format as the offline model), one queue entry per accepted request.
+
+Control endpoints for tests in other processes: GET /_fake/requests (the recorded requests as
+JSON), POST /_fake/script (replace the queue with a scenario body).
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from app.model import sse
+from app.model.scenario import DEFAULT_FINAL_TEXT, Scenario, Turn, parse_scenario, text_turn
+from app.model.validate import RequestInvalid, validate_request
+
+
+@dataclass
+class RecordedRequest:
+    path: str
+    headers: dict[str, str]
+    body: Any
+    status: int
+
+
+class FakeAPI:
+    def __init__(
+        self,
+        script: Scenario | Iterable[Turn] = (),
+        *,
+        port: int = 0,
+        requests_log: str | Path | None = None,
+        api_key: str | None = None,
+    ) -> None:
+        self._lock = threading.Lock()
+        self._queue: deque[Turn] = deque()
+        self.final_text = DEFAULT_FINAL_TEXT
+        self.load(script)
+        self.requests: list[RecordedRequest] = []
+        self.requests_log = Path(requests_log) if requests_log else None
+        self.api_key = api_key  # when set, requests must carry it (x-api-key or Bearer)
+        self.stopping = threading.Event()
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), _Handler)
+        self._server.daemon_threads = True
+        self._server.fake = self  # type: ignore[attr-defined]
+        self._thread: threading.Thread | None = None
+
+    # -- script -------------------------------------------------------------------------------
+    def load(self, script: Scenario | Iterable[Turn]) -> None:
+        with self._lock:
+            self._queue.clear()
+            if isinstance(script, Scenario):
+                self._queue.extend(script.turns)
+                self.final_text = script.final_text
+            else:
+                self._queue.extend(script)
+
+    def enqueue(self, *turns: Turn) -> None:
+        with self._lock:
+            self._queue.extend(turns)
+
+    def remaining(self) -> int:
+        with self._lock:
+            return len(self._queue)
+
+    def next_turn(self) -> Turn:
+        with self._lock:
+            if self._queue:
+                return self._queue.popleft()
+        return text_turn(self.final_text)
+
+    def record(self, rec: RecordedRequest) -> None:
+        with self._lock:
+            self.requests.append(rec)
+            if self.requests_log is not None:
+                with self.requests_log.open("a", encoding="utf-8") as f:
+                    f.write(json.dumps({"path": rec.path, "status": rec.status, "body": rec.body}))
+                    f.write("\n")
+
+    def bodies(self, status: int | None = 200) -> list[Any]:
+        """Recorded request bodies (by default only the accepted ones)."""
+        with self._lock:
+            return [r.body for r in self.requests if status is None or r.status == status]
+
+    # -- life cycle ---------------------------------------------------------------------------
+    @property
+    def port(self) -> int:
+        return int(self._server.server_address[1])
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> FakeAPI:
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self._server.shutdown()
+        self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def serve_forever(self) -> None:
+        self._server.serve_forever(poll_interval=0.05)
+
+    def __enter__(self) -> FakeAPI:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "fakeapi/1"
+
+    @property
+    def fake(self) -> FakeAPI:
+        return self.server.fake  # type: ignore[attr-defined,no-any-return]
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass  # tests stay quiet
+
+    # -- plain responses ----------------------------------------------------------------------
+    def _json(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.send_header("request-id", "req_fake")
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _error(self, status: int, message: str = "", retry_after: float | None = None) -> None:
+        headers: dict[str, str] = {}
+        if retry_after is not None:
+            headers["retry-after-ms"] = str(int(retry_after * 1000))
+            headers["retry-after"] = str(max(0, round(retry_after)))
+        self._json(status, sse.error_body(status, message), headers)
+
+    # -- routes -------------------------------------------------------------------------------
+    def do_GET(self) -> None:
+        if self.path == "/_fake/requests":
+            self._json(200, [r.__dict__ for r in self.fake.requests])
+        elif self.path == "/_fake/health":
+            self._json(200, {"ok": True, "remaining": self.fake.remaining()})
+        else:
+            self._error(404, f"Not found: GET {self.path}")
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("content-length") or 0)
+        raw = self.rfile.read(length)
+        if self.path == "/_fake/script":
+            try:
+                self.fake.load(parse_scenario(json.loads(raw), source="POST /_fake/script"))
+            except ValueError as exc:
+                self._json(400, {"error": str(exc)})
+                return
+            self._json(200, {"ok": True})
+            return
+        path = self.path.split("?", 1)[0]
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        try:
+            body: Any = json.loads(raw)
+        except json.JSONDecodeError:
+            body = raw.decode("utf-8", "replace")
+        status = self._check(path, headers, body)
+        rec = RecordedRequest(path, headers, body, status)
+        self.fake.record(rec)
+        if status != 200:
+            return
+        turn = self.fake.next_turn()
+        if turn.error is not None:
+            rec.status = turn.error
+            self._error(turn.error, turn.error_message, turn.retry_after)
+            return
+        input_tokens = len(raw) // 4
+        if not body.get("stream"):
+            self._json(200, sse.turn_message(turn, model=body["model"], input_tokens=input_tokens))
+            return
+        self._stream(turn, body["model"], input_tokens)
+
+    def _check(self, path: str, headers: dict[str, str], body: Any) -> int:
+        """Answers the error itself and returns its status, or returns 200 for a good request."""
+        if path != "/v1/messages":
+            self._error(404, f"Not found: POST {path}")
+            return 404
+        key = self.fake.api_key
+        given = headers.get("x-api-key") or headers.get("authorization", "").removeprefix("Bearer ")
+        if not given or (key is not None and given != key):
+            self._error(401, "invalid x-api-key")
+            return 401
+        if "anthropic-version" not in headers:
+            self._error(400, "anthropic-version: header is required")
+            return 400
+        try:
+            validate_request(body)
+        except RequestInvalid as exc:
+            self._error(400, str(exc))
+            return 400
+        return 200
+
+    def _stream(self, turn: Turn, model: str, input_tokens: int) -> None:
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("cache-control", "no-cache")
+        self.send_header("transfer-encoding", "chunked")
+        self.send_header("request-id", "req_fake")
+        self.end_headers()
+        stopping = self.fake.stopping
+        try:
+            for n, (name, data) in enumerate(
+                sse.turn_events(turn, model=model, input_tokens=input_tokens)
+            ):
+                if stopping.is_set() or (turn.drop_after is not None and n >= turn.drop_after):
+                    self._drop()
+                    return
+                if turn.error_event_after is not None and n >= turn.error_event_after:
+                    self._chunk(sse.mid_stream_error())
+                    break
+                if turn.delay and n:
+                    time.sleep(turn.delay)
+                self._chunk(sse.encode(name, data))
+            self.wfile.write(b"0\r\n\r\n")
+        except (BrokenPipeError, ConnectionResetError):
+            # The client closed the stream (an interrupt); nothing left to answer.
+            self.close_connection = True
+
+    def _chunk(self, data: bytes) -> None:
+        self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+        self.wfile.flush()
+
+    def _drop(self) -> None:
+        self.close_connection = True
+        try:
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass

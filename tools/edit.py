@@ -1,0 +1,158 @@
+"""Edit: replace an exact string in a file the model has read, atomically."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import Field
+
+from tools.base import (
+    CanUseTool,
+    ProgressCallback,
+    Tool,
+    ToolClass,
+    ToolContext,
+    ToolError,
+    ToolInput,
+    ToolResult,
+)
+from tools.decisions import ValidationResult
+from tools.files import textfile
+from tools.files.common import absolute_for_rules, backfill_path, check_path
+from tools.files.diff import FileChange, changed_line_range, snippet, unified_diff
+from tools.files.paths import missing_file_message
+from tools.files.readstate import record_written
+from tools.files.replace import ReplaceError, Replacement, replace
+from tools.write import file_state_error
+
+SAME_STRINGS = "No changes to make: old_string and new_string are exactly the same."
+
+
+class EditInput(ToolInput):
+    file_path: str = Field(description="The absolute path to the file to modify")
+    old_string: str = Field(description="The text to replace")
+    new_string: str = Field(
+        description="The text to replace it with (must be different from old_string)"
+    )
+    replace_all: bool = Field(
+        default=False, description="Replace all occurrences of old_string (default false)"
+    )
+
+
+class EditTool(Tool[EditInput]):
+    name = "Edit"
+    search_hint = "modify file replace string"
+    input_model = EditInput
+
+    def classify(self, input: EditInput) -> ToolClass:
+        return "write"
+
+    def permission_target(self, input: EditInput) -> str | None:
+        return absolute_for_rules(input.file_path)
+
+    def backfill_observable_input(self, input: dict[str, Any], context: ToolContext) -> None:
+        backfill_path(input, "file_path", context)
+
+    def summary(self, input: EditInput) -> str:
+        if input.old_string == "":
+            return f"{input.file_path} (create)"
+        return input.file_path + (" (replace all)" if input.replace_all else "")
+
+    def render_result(self, data: Any) -> str:
+        if not isinstance(data, FileChange):
+            return ""
+        return f"Added {data.added}, removed {data.removed} lines"
+
+    def to_result_content(self, data: Any) -> str | list[dict[str, Any]]:
+        if isinstance(data, FileChange):
+            return data.message
+        return super().to_result_content(data)
+
+    async def validate_input(self, input: EditInput, context: ToolContext) -> ValidationResult:
+        if input.old_string == input.new_string:
+            return ValidationResult.failure(SAME_STRINGS, error_code=1)
+        path, failure = check_path(self.name, input.file_path, context, "write")
+        if failure is not None:
+            return failure
+        problem = await asyncio.to_thread(self._problem, context, path, input)
+        if problem:
+            return ValidationResult.failure(problem, error_code=8)
+        return ValidationResult.success()
+
+    def _problem(self, context: ToolContext, path: str, input: EditInput) -> str | None:
+        if not os.path.exists(path):
+            if input.old_string == "":
+                return None
+            return missing_file_message(path, context.cwd)
+        problem = file_state_error(path, context)
+        if problem:
+            return problem
+        # Found out now, so the user is not asked to approve an edit that cannot apply.
+        try:
+            current = textfile.load(path)
+            self._replace(current, input)
+        except (ReplaceError, ValueError) as exc:
+            return str(exc)
+        except OSError as exc:
+            return f"Could not read {path}: {exc.strerror or exc}"
+        return None
+
+    @staticmethod
+    def _replace(current: textfile.TextFile, input: EditInput) -> Replacement:
+        old, new = input.old_string, input.new_string
+        if current.line_ending == "\r\n":
+            old, new = old.replace("\r\n", "\n"), new.replace("\r\n", "\n")
+        return replace(current.text, old, new, input.replace_all)
+
+    async def call(
+        self,
+        input: EditInput,
+        context: ToolContext,
+        can_use_tool: CanUseTool,
+        parent_message: Mapping[str, Any],
+        on_progress: ProgressCallback,
+    ) -> ToolResult:
+        path = context.resolve_path(input.file_path)
+        try:
+            change = await asyncio.to_thread(self._edit, context, path, input)
+        except ReplaceError as exc:
+            raise ToolError(str(exc)) from None
+        except PermissionError:
+            raise ToolError(f"Permission denied: cannot write {path}.") from None
+        except (OSError, ValueError) as exc:
+            raise ToolError(f"Could not edit {path}: {exc}") from None
+        return ToolResult(data=change)
+
+    def _edit(self, context: ToolContext, path: str, input: EditInput) -> FileChange:
+        exists = os.path.exists(path)
+        if not exists and input.old_string != "":
+            raise ToolError(missing_file_message(path, context.cwd))
+        # Checked again: the file may have changed while the user looked at the approval.
+        problem = file_state_error(path, context)
+        if problem:
+            raise ToolError(problem)
+        current = textfile.load(path) if exists else textfile.TextFile("", "utf-8", "\n")
+        result = self._replace(current, input)
+        data = textfile.encode(result.text, current.encoding, current.line_ending)
+        textfile.atomic_write(path, data, current.mode)
+        record_written(context, path, data)
+        diff, added, removed = unified_diff(current.text, result.text, path)
+        if not exists:
+            return FileChange(
+                "create", path, diff, f"File created successfully at: {path}", added, removed
+            )
+        first, last = changed_line_range(current.text, result.text)
+        head = f"The file {path} has been updated."
+        if input.replace_all:
+            head += (
+                f" All {result.count} occurrence{'s' if result.count != 1 else ''} of the string "
+                "were replaced."
+            )
+        message = (
+            f"{head} Here's the result of running `cat -n` on a snippet of the edited file:\n"
+            f"{snippet(result.text, first, last)}"
+        )
+        return FileChange("update", path, diff, message, added, removed, result.count)

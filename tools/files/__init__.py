@@ -1,0 +1,1 @@
+"""Helpers of the file tools (Read, Write, Edit): encodings, atomic writes, line windows, diffs."""

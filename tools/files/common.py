@@ -1,0 +1,45 @@
+"""Pieces every file tool shares: path normalisation for observers and path validation."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Literal
+
+from tools.base import ToolContext
+from tools.decisions import ValidationResult
+from tools.files.paths import is_unc_path
+
+UNC_REFUSED = (
+    "UNC paths (\\\\host\\share or //host/share) are not allowed: opening one would send your "
+    "credentials to that host."
+)
+
+
+def absolute_for_rules(path: str) -> str:
+    """The best absolute form available without a context (relative paths stay relative)."""
+    expanded = os.path.expanduser(path)
+    if is_unc_path(expanded):
+        return expanded
+    return os.path.normpath(expanded) if os.path.isabs(expanded) else expanded
+
+
+def backfill_path(input: dict[str, Any], key: str, context: ToolContext) -> None:
+    value = input.get(key)
+    if isinstance(value, str) and value and not is_unc_path(value):
+        input[key] = context.resolve_path(value)
+
+
+def check_path(
+    tool_name: str, raw: str, context: ToolContext, access: Literal["read", "write"]
+) -> tuple[str, ValidationResult | None]:
+    """The resolved path, or a failure: UNC refused before any I/O, then the deny rules."""
+    if is_unc_path(raw) or is_unc_path(os.path.expanduser(raw)):
+        return raw, ValidationResult.failure(UNC_REFUSED, error_code=2)
+    path = context.resolve_path(raw)
+    decision = context.permissions.check_path(tool_name, path, access)
+    if decision.behavior == "deny":
+        message = decision.message or (
+            f"Permission to {access} {path} has been denied by your permission settings."
+        )
+        return path, ValidationResult.failure(message, error_code=3)
+    return path, None

@@ -1,0 +1,1 @@
+"""Running shell commands: process groups, bounded output capture, background shells."""

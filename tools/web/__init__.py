@@ -1,0 +1,1 @@
+"""Fetching web pages for WebFetch: URL rules, bounded HTTP, HTML to Markdown."""

@@ -1,0 +1,91 @@
+"""One bounded HTTP GET: same-host redirects followed, cross-host ones reported, a byte cap."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from urllib.parse import urljoin
+
+import httpx
+
+from tools.web.urls import UrlError, normalise_url, same_site
+
+MAX_REDIRECTS = 10
+USER_AGENT = "lathe/0.1 (WebFetch; +https://github.com/)"
+ACCEPT = "text/markdown, text/html;q=0.9, text/plain;q=0.8, application/json;q=0.8, */*;q=0.5"
+
+
+class FetchError(Exception):
+    """The fetch failed; the message is written for the model."""
+
+
+@dataclass(frozen=True)
+class Page:
+    url: str
+    status: int
+    reason: str
+    content_type: str
+    charset: str | None
+    body: bytes
+    truncated: bool
+
+
+@dataclass(frozen=True)
+class CrossHostRedirect:
+    url: str
+    location: str
+    status: int
+    reason: str
+
+
+async def fetch(url: str, *, timeout_s: float, max_bytes: int) -> Page | CrossHostRedirect:
+    timeout = httpx.Timeout(timeout_s)
+    headers = {"User-Agent": USER_AGENT, "Accept": ACCEPT}
+    try:
+        async with (
+            asyncio.timeout(timeout_s),
+            httpx.AsyncClient(follow_redirects=False, timeout=timeout, headers=headers) as client,
+        ):
+            current = url
+            for _ in range(MAX_REDIRECTS + 1):
+                async with client.stream("GET", current) as resp:
+                    if resp.is_redirect and "location" in resp.headers:
+                        location = urljoin(current, resp.headers["location"])
+                        if not same_site(current, location):
+                            return CrossHostRedirect(
+                                current, location, resp.status_code, resp.reason_phrase
+                            )
+                        try:
+                            current = normalise_url(location)
+                        except UrlError as exc:
+                            raise FetchError(f"Bad redirect from {current}: {exc}") from None
+                        continue
+                    body, truncated = await _read_capped(resp, max_bytes)
+                    return Page(
+                        url=current,
+                        status=resp.status_code,
+                        reason=resp.reason_phrase,
+                        content_type=resp.headers.get("content-type", "").split(";")[0].strip(),
+                        charset=resp.charset_encoding,
+                        body=body,
+                        truncated=truncated,
+                    )
+            raise FetchError(f"Too many redirects (more than {MAX_REDIRECTS}) fetching {url}")
+    except TimeoutError:
+        raise FetchError(f"Timed out after {timeout_s:g}s fetching {url}") from None
+    except httpx.TimeoutException:
+        raise FetchError(f"Timed out after {timeout_s:g}s fetching {url}") from None
+    except httpx.HTTPError as exc:
+        raise FetchError(f"Failed to fetch {url}: {type(exc).__name__}: {exc}") from None
+
+
+async def _read_capped(resp: httpx.Response, max_bytes: int) -> tuple[bytes, bool]:
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in resp.aiter_bytes():
+        if size + len(chunk) > max_bytes:
+            chunks.append(chunk[: max_bytes - size])
+            return b"".join(chunks), True
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks), False

@@ -1,0 +1,189 @@
+"""WebFetch: fetch a URL, turn it into Markdown, and hand it to the model with the prompt."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import Field
+
+from tools.base import (
+    CanUseTool,
+    InterruptBehavior,
+    ProgressCallback,
+    Tool,
+    ToolClass,
+    ToolContext,
+    ToolInput,
+    ToolProgress,
+    ToolResult,
+)
+from tools.decisions import ValidationResult
+from tools.web.fetch import CrossHostRedirect, FetchError, Page, fetch
+from tools.web.markdown import html_to_markdown
+from tools.web.urls import UrlError, host_of, normalise_url
+
+# Kept under the default result budget (50,000) so a page is never persisted: the model gets it
+# inline, cut at a paragraph where one is near.
+MAX_CONTENT_CHARS = 40_000
+_META_CHARSET = re.compile(rb"""<meta[^>]+charset=["']?([A-Za-z0-9_\-]+)""", re.IGNORECASE)
+_TEXT_TYPES = ("application/json", "application/xml", "application/javascript", "+json", "+xml")
+
+
+class WebFetchInput(ToolInput):
+    url: str = Field(description="The URL to fetch content from")
+    prompt: str = Field(description="The prompt to run on the fetched content")
+
+
+class WebFetchTool(Tool[WebFetchInput]):
+    name = "WebFetch"
+    search_hint = "fetch web page url http download documentation internet"
+    input_model = WebFetchInput
+
+    def is_read_only(self, input: WebFetchInput) -> bool:
+        return True
+
+    def is_concurrency_safe(self, input: WebFetchInput) -> bool:
+        return True
+
+    def interrupt_behavior(self) -> InterruptBehavior:
+        return "cancel"
+
+    def classify(self, input: WebFetchInput) -> ToolClass:
+        return "read"
+
+    def permission_target(self, input: WebFetchInput) -> str | None:
+        """The host, for `WebFetch(domain:HOST)` rules."""
+        return host_of(input.url.strip()) or None
+
+    def summary(self, input: WebFetchInput) -> str:
+        return input.url
+
+    async def validate_input(self, input: WebFetchInput, context: ToolContext) -> ValidationResult:
+        try:
+            normalise_url(input.url)
+        except UrlError as exc:
+            return ValidationResult.failure(str(exc), 1)
+        return ValidationResult.success()
+
+    async def call(
+        self,
+        input: WebFetchInput,
+        context: ToolContext,
+        can_use_tool: CanUseTool,
+        parent_message: Mapping[str, Any],
+        on_progress: ProgressCallback,
+    ) -> ToolResult:
+        try:
+            url = normalise_url(input.url)
+        except UrlError as exc:
+            return ToolResult(str(exc), is_error=True)
+        on_progress(ToolProgress(text=f"Fetching {url}"))
+        options = context.options
+        job = asyncio.ensure_future(
+            fetch(url, timeout_s=options.web_fetch_timeout_s, max_bytes=options.web_fetch_max_bytes)
+        )
+        stop = asyncio.ensure_future(context.abort.wait())
+        try:
+            await asyncio.wait({job, stop}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stop.cancel()
+        if not job.done():
+            job.cancel()
+            return ToolResult(f"Fetching {url} was interrupted.", is_error=True)
+        try:
+            outcome = job.result()
+        except FetchError as exc:
+            return ToolResult(str(exc), is_error=True)
+        if isinstance(outcome, CrossHostRedirect):
+            return ToolResult(_redirect_text(outcome, input.prompt))
+        return _page_result(outcome, input.prompt, options.web_fetch_max_bytes)
+
+
+def _redirect_text(redirect: CrossHostRedirect, prompt: str) -> str:
+    return (
+        "REDIRECT DETECTED: The URL redirects to a different host.\n\n"
+        f"Original URL: {redirect.url}\n"
+        f"Redirect URL: {redirect.location}\n"
+        f"Status: {redirect.status} {redirect.reason}\n\n"
+        "The redirect was not followed. To fetch the content, use WebFetch again with these "
+        "parameters:\n"
+        f"- url: {json.dumps(redirect.location)}\n"
+        f"- prompt: {json.dumps(prompt)}"
+    )
+
+
+def _decode(page: Page) -> str:
+    charset = page.charset
+    if charset is None and page.content_type in ("text/html", "application/xhtml+xml"):
+        found = _META_CHARSET.search(page.body[:4096])
+        if found:
+            charset = found.group(1).decode("ascii", "replace")
+    try:
+        return page.body.decode(charset or "utf-8", errors="replace")
+    except LookupError:
+        return page.body.decode("utf-8", errors="replace")
+
+
+def _is_text(content_type: str) -> bool:
+    return (
+        not content_type
+        or content_type.startswith("text/")
+        or content_type == "application/xhtml+xml"
+        or any(content_type.endswith(t) or content_type == t for t in _TEXT_TYPES)
+    )
+
+
+def _truncate(text: str, limit: int) -> tuple[str, bool]:
+    if len(text) <= limit:
+        return text, False
+    cut = text[:limit]
+    para = cut.rfind("\n\n")
+    if para > limit * 0.8:
+        cut = cut[:para]
+    return cut, True
+
+
+def _page_result(page: Page, prompt: str, max_bytes: int) -> ToolResult:
+    header = (
+        f"URL: {page.url}\nStatus: {page.status} {page.reason}\n"
+        f"Content-Type: {page.content_type or 'unknown'}\nSize: {len(page.body)} bytes"
+        + (f" (cut at the {max_bytes}-byte limit)" if page.truncated else "")
+    )
+    if not _is_text(page.content_type):
+        return ToolResult(
+            f"{header}\n\nThe response is binary ({page.content_type}); WebFetch shows only text "
+            "and HTML pages."
+        )
+    text = _decode(page)
+    title = ""
+    if page.content_type in ("text/html", "application/xhtml+xml") or (
+        not page.content_type and "<html" in text[:1000].lower()
+    ):
+        title, text = html_to_markdown(text)
+    if page.status >= 400:
+        snippet, _ = _truncate(text, 1000)
+        return ToolResult(
+            f"Request failed with status code {page.status} {page.reason}.\n{header}\n\n{snippet}",
+            is_error=True,
+        )
+    total = len(text)
+    body, cut = _truncate(text, MAX_CONTENT_CHARS)
+    lines = [f"Prompt: {prompt}", header]
+    if title:
+        lines.append(f"Title: {title}")
+    lines.append(
+        "\nNo summarising model is configured, so the page content follows as Markdown; answer "
+        "the prompt from it.\n\n---\n"
+    )
+    lines.append(body or "(The page has no text content.)")
+    if cut or page.truncated:
+        lines.append(
+            f"\n[Content truncated: showing {len(body)} of {total} characters"
+            + (f"; the download stopped at {max_bytes} bytes" if page.truncated else "")
+            + ".]"
+        )
+    return ToolResult("\n".join(lines))

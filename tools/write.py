@@ -1,0 +1,127 @@
+"""Write: create a file or replace one the model has read, atomically."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import Field
+
+from tools.base import (
+    CanUseTool,
+    ProgressCallback,
+    Tool,
+    ToolClass,
+    ToolContext,
+    ToolError,
+    ToolInput,
+    ToolResult,
+)
+from tools.decisions import ValidationResult
+from tools.files import textfile
+from tools.files.common import absolute_for_rules, backfill_path, check_path
+from tools.files.diff import FileChange, changed_line_range, snippet, unified_diff
+from tools.files.readstate import record_written, staleness
+
+
+class WriteInput(ToolInput):
+    file_path: str = Field(
+        description="The absolute path to the file to write (must be absolute, not relative)"
+    )
+    content: str = Field(description="The content to write to the file")
+
+
+def file_state_error(path: str, context: ToolContext) -> str | None:
+    """Why an existing `path` may not be overwritten now (Write and Edit share it)."""
+    if os.path.isdir(path):
+        return f"{path} is a directory, not a file."
+    if os.path.exists(path):
+        return staleness(context, path)
+    return None
+
+
+class WriteTool(Tool[WriteInput]):
+    name = "Write"
+    search_hint = "create or overwrite a file"
+    input_model = WriteInput
+
+    def classify(self, input: WriteInput) -> ToolClass:
+        return "write"
+
+    def permission_target(self, input: WriteInput) -> str | None:
+        return absolute_for_rules(input.file_path)
+
+    def backfill_observable_input(self, input: dict[str, Any], context: ToolContext) -> None:
+        backfill_path(input, "file_path", context)
+
+    def summary(self, input: WriteInput) -> str:
+        lines = input.content.count("\n") + (0 if input.content.endswith("\n") else 1)
+        return f"{input.file_path} ({lines} line{'s' if lines != 1 else ''})"
+
+    def render_result(self, data: Any) -> str:
+        if not isinstance(data, FileChange):
+            return ""
+        if data.kind == "create":
+            return f"Created with {data.added} line{'s' if data.added != 1 else ''}"
+        return f"Added {data.added}, removed {data.removed} lines"
+
+    def to_result_content(self, data: Any) -> str | list[dict[str, Any]]:
+        if isinstance(data, FileChange):
+            return data.message
+        return super().to_result_content(data)
+
+    async def validate_input(self, input: WriteInput, context: ToolContext) -> ValidationResult:
+        path, failure = check_path(self.name, input.file_path, context, "write")
+        if failure is not None:
+            return failure
+        problem = file_state_error(path, context)
+        if problem:
+            return ValidationResult.failure(problem, error_code=7)
+        return ValidationResult.success()
+
+    async def call(
+        self,
+        input: WriteInput,
+        context: ToolContext,
+        can_use_tool: CanUseTool,
+        parent_message: Mapping[str, Any],
+        on_progress: ProgressCallback,
+    ) -> ToolResult:
+        path = context.resolve_path(input.file_path)
+        try:
+            change = await asyncio.to_thread(self._write, context, path, input.content)
+        except PermissionError:
+            raise ToolError(f"Permission denied: cannot write {path}.") from None
+        except (OSError, ValueError) as exc:
+            raise ToolError(f"Could not write {path}: {exc}") from None
+        return ToolResult(data=change)
+
+    def _write(self, context: ToolContext, path: str, content: str) -> FileChange:
+        # Checked again: the file may have changed while the user looked at the approval.
+        problem = file_state_error(path, context)
+        if problem:
+            raise ToolError(problem)
+        old: textfile.TextFile | None = None
+        if os.path.exists(path):
+            old = textfile.load(path)
+        if old is None:
+            data = content.encode("utf-8")
+            textfile.atomic_write(path, data)
+        else:
+            data = textfile.encode(content, old.encoding, old.line_ending)
+            textfile.atomic_write(path, data, old.mode)
+        record_written(context, path, data)
+        new_text = content.replace("\r\n", "\n") if old and old.line_ending == "\r\n" else content
+        diff, added, removed = unified_diff(old.text if old else "", new_text, path)
+        if old is None:
+            return FileChange(
+                "create", path, diff, f"File created successfully at: {path}", added, removed
+            )
+        first, last = changed_line_range(old.text, new_text)
+        message = (
+            f"The file {path} has been updated. Here's the result of running `cat -n` on a "
+            f"snippet of the edited file:\n{snippet(new_text, first, last)}"
+        )
+        return FileChange("update", path, diff, message, added, removed)
