@@ -6,7 +6,7 @@ import asyncio
 import json
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
@@ -22,8 +22,10 @@ from tools.base import (
     ToolResult,
 )
 from tools.decisions import ValidationResult
-from tools.web.fetch import CrossHostRedirect, FetchError, Page, fetch
-from tools.web.markdown import html_to_markdown
+
+if TYPE_CHECKING:
+    # httpx, BeautifulSoup and markdownify cost ~0.2 s to import: loaded on the first fetch only.
+    from tools.web.fetch import CrossHostRedirect, Page
 from tools.web.urls import UrlError, host_of, normalise_url
 
 # Kept under the default result budget (50,000) so a page is never persisted: the model gets it
@@ -82,6 +84,8 @@ class WebFetchTool(Tool[WebFetchInput]):
         except UrlError as exc:
             return ToolResult(str(exc), is_error=True)
         on_progress(ToolProgress(text=f"Fetching {url}"))
+        from tools.web.fetch import CrossHostRedirect, FetchError, fetch
+
         options = context.options
         job = asyncio.ensure_future(
             fetch(url, timeout_s=options.web_fetch_timeout_s, max_bytes=options.web_fetch_max_bytes)
@@ -163,6 +167,8 @@ def _page_result(page: Page, prompt: str, max_bytes: int) -> ToolResult:
     if page.content_type in ("text/html", "application/xhtml+xml") or (
         not page.content_type and "<html" in text[:1000].lower()
     ):
+        from tools.web.markdown import html_to_markdown
+
         title, text = html_to_markdown(text)
     if page.status >= 400:
         snippet, _ = _truncate(text, 1000)

@@ -70,6 +70,8 @@ class Session:
         self._turn_abort: AbortController | None = None
         self._turn_task: asyncio.Task[Any] | None = None
         self.last_result: TurnEnded | None = None
+        self._pending_context: list[str] = []
+        self._started_hooks = False
 
     # -- what front ends read ------------------------------------------------------------------
 
@@ -120,6 +122,23 @@ class Session:
         if self.parts.transcript is not None:
             self.parts.transcript.append_message(self.session_id, record)
 
+    def take_pending_context(self) -> list[str]:
+        """Context from SessionStart hooks, delivered with the next prompt."""
+        pending, self._pending_context = self._pending_context, []
+        return pending
+
+    async def start(self, source: str = "startup") -> None:
+        """Run SessionStart hooks once (before the first turn)."""
+        if self._started_hooks or self.parts.session_hooks is None:
+            return
+        self._started_hooks = True
+        result = await self.parts.session_hooks.session_start(source, self.context)
+        for message in result.messages:
+            from app.engine.events import Notice
+
+            self.emit(Notice(message.text, message.level))
+        self._pending_context.extend(result.additional_context)
+
     # -- turns ----------------------------------------------------------------------------------
 
     async def run_turn(self, prompt: str) -> TurnEnded:
@@ -127,6 +146,7 @@ class Session:
 
         if self._turn_abort is not None:
             raise RuntimeError("a turn is already running")
+        await self.start("resume" if self.messages else "startup")
         self._turn_abort = AbortController()
         try:
             result = await run_turn(self, prompt, self._turn_abort)
@@ -146,7 +166,12 @@ class Session:
         """Forget the conversation (/clear); the transcript keeps what was said."""
         self.messages = []
 
-    async def close(self) -> None:
+    async def close(self, reason: str = "exit") -> None:
+        if self.parts.session_hooks is not None and self._started_hooks:
+            try:
+                await self.parts.session_hooks.session_end(reason, self.context)
+            except Exception:
+                pass  # a broken SessionEnd hook must not keep lathe from exiting
         await self.context.background.stop_all()
         if self.parts.transcript is not None:
             self.parts.transcript.close()

@@ -20,6 +20,8 @@ from app.config.paths import config_dir, project_dir, state_dir
 from app.engine.events import EngineEvent
 from app.engine.session import Session, SessionParts
 from app.execution.interfaces import DenyingPrompter, Prompter
+from app.hooks.config import hook_sources_from_settings, parse_hook_sources
+from app.hooks.runner import CommandHookRunner
 from app.model.client import MissingCredentials, open_backend
 from app.model.request import build_system
 from app.model.scenario import ScenarioError
@@ -173,6 +175,18 @@ def build_session(
     def get_mode() -> str:
         return decider.context.mode
 
+    hook_config = parse_hook_sources(hook_sources_from_settings(loaded), trusted=is_trusted_now)
+    warnings.extend(str(p) for p in hook_config.problems)
+    hooks = CommandHookRunner(
+        hook_config,
+        session_id=session_id,
+        transcript_path=str(transcript.path),
+        cwd=str(start),
+        project_dir=str(project),
+        permission_mode=get_mode,
+        env=environ,
+    )
+
     def set_mode(mode: str) -> None:
         decider.set_context(replace(decider.context, mode=parse_mode(mode)))
 
@@ -184,6 +198,8 @@ def build_session(
         decider=decider,
         prompter=prompter if interactive else (prompter or DenyingPrompter()),
         session_id=session_id,
+        hooks=hooks,
+        session_hooks=hooks,
         transcript=transcript,
         messages=resumed.messages if resumed else [],
         max_turns=opts.max_turns,
@@ -195,6 +211,7 @@ def build_session(
             "decider": decider,
             "settings": merged,
             "project_dir": str(project),
+            "hook_config": hook_config,
         },
     )
     return SessionSetup(Session(parts, sink), warnings, resumed, is_trusted_now)

@@ -63,18 +63,19 @@ async def run_turn(session: Session, prompt: str, abort: AbortController) -> Tur
     started = time.perf_counter()
     session.emit(TurnStarted(prompt))
     content: list[dict[str, Any]] = [{"type": "text", "text": prompt}]
+    for extra in session.take_pending_context():
+        content.append({"type": "text", "text": f"<system-reminder>\n{extra}\n</system-reminder>"})
     hooks = session.parts.session_hooks
-    if hooks is not None and hasattr(hooks, "user_prompt_submit"):
+    if hooks is not None:
         verdict = await hooks.user_prompt_submit(prompt, session.context)
-        for notice in getattr(verdict, "messages", ()):
-            session.emit(Notice(str(notice), "info"))
-        if getattr(verdict, "blocked", False):
-            reason = getattr(verdict, "reason", "") or "blocked by a UserPromptSubmit hook"
+        _notices(session, verdict.messages)
+        if verdict.blocked:
+            reason = verdict.reason or "blocked by a UserPromptSubmit hook"
             session.emit(Notice(f"Prompt blocked: {reason}", "warning"))
             return _end(
                 session,
                 None,
-                "",
+                reason,
                 True,
                 "error_during_execution",
                 0,
@@ -82,7 +83,7 @@ async def run_turn(session: Session, prompt: str, abort: AbortController) -> Tur
                 started,
                 {"blocked": reason},
             )
-        for extra in getattr(verdict, "additional_context", ()):
+        for extra in verdict.additional_context:
             content.append(
                 {"type": "text", "text": f"<system-reminder>\n{extra}\n</system-reminder>"}
             )
@@ -111,6 +112,8 @@ async def run_turn(session: Session, prompt: str, abort: AbortController) -> Tur
             )
         tool_uses = [b for b in response.message["content"] if b.get("type") == "tool_use"]
         denials.extend(r.permission_denial for r in response.results if r.permission_denial)
+        for r in response.results:
+            _notices(session, r.notices)
         if tool_uses:
             user_content = [r.result_block for r in response.results]
             for r in response.results:
@@ -176,11 +179,17 @@ async def run_turn(session: Session, prompt: str, abort: AbortController) -> Tur
             )
         elif response.stop_reason == "refusal":
             session.emit(Notice("The model declined to continue this request.", "warning"))
-        if hooks is not None and hasattr(hooks, "stop") and not stop_hook_active:
+        if hooks is not None:
             verdict = await hooks.stop(stop_hook_active, session.context)
-            if getattr(verdict, "blocked", False):
-                reason = getattr(verdict, "reason", "") or "A Stop hook asked to continue."
+            _notices(session, verdict.messages)
+            if (
+                verdict.prevent_continuation is None
+                and verdict.should_continue
+                and not stop_hook_active
+            ):
+                # The model goes on once; stop_hook_active keeps a hook from looping forever.
                 stop_hook_active = True
+                reason = verdict.reason or "A Stop hook asked to continue."
                 session.append(
                     {
                         "role": "user",
@@ -198,6 +207,11 @@ async def run_turn(session: Session, prompt: str, abort: AbortController) -> Tur
             denials,
             started,
         )
+
+
+def _notices(session: Session, messages: Any) -> None:
+    for message in messages:
+        session.emit(Notice(message.text, message.level))
 
 
 def _text_of(message: dict[str, Any]) -> str:
@@ -353,6 +367,10 @@ async def _consume(
                         invalid_json(done.invalid_raw) if done.invalid_raw is not None else None
                     )
                     executor.add_tool(done.block, acc.message(partial=True), preset_content=preset)
+                if update.tools:
+                    # Let the tool task start now: a fast stream would otherwise keep the loop
+                    # busy with buffered events and delay the tool until the stream pauses.
+                    await asyncio.sleep(0)
             results.extend(executor.get_completed_results())
     finally:
         await stream.close()

@@ -128,3 +128,42 @@ PostToolHookItem = (
     | HookAdditionalContext
     | HookUpdatedMcpOutput
 )
+
+# --- Events outside the tool pipeline (the engine consumes these) --------------------------------
+
+
+@dataclass(frozen=True)
+class PromptHookResult:
+    """UserPromptSubmit: a block keeps the prompt from the model; `reason` is for the user."""
+
+    blocked: bool = False
+    reason: str = ""
+    additional_context: tuple[str, ...] = ()
+    messages: tuple[HookMessage, ...] = ()
+    cancelled: bool = False
+
+
+@dataclass(frozen=True)
+class StopHookResult:
+    """Stop: `should_continue` makes the model go on with `reason` as its instruction. The engine
+    calls again with `stop_hook_active=True` and must not loop forever (it guards, hooks may too).
+    `prevent_continuation` (a hook's `continue: false`) ends the turn whatever others said."""
+
+    should_continue: bool = False
+    reason: str = ""
+    prevent_continuation: str | None = None
+    messages: tuple[HookMessage, ...] = ()
+    cancelled: bool = False
+
+
+@dataclass(frozen=True)
+class SessionStartHookResult:
+    additional_context: tuple[str, ...] = ()
+    messages: tuple[HookMessage, ...] = ()
+    cancelled: bool = False
+
+
+@dataclass(frozen=True)
+class SessionEndHookResult:
+    messages: tuple[HookMessage, ...] = ()
+    cancelled: bool = False

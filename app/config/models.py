@@ -1,0 +1,75 @@
+"""The settings schema (pydantic). Each section is typed; sections owned by other parts of lathe
+(hooks, MCP, model, theme, env) are permissive placeholders those parts refine."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
+
+PermissionMode = Literal["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"]
+PERMISSION_MODES: tuple[PermissionMode, ...] = (
+    "default",
+    "acceptEdits",
+    "plan",
+    "bypassPermissions",
+    "dontAsk",
+)
+
+
+class PermissionsSettings(BaseModel):
+    """The `[permissions]` table (Claude Code's `permissions` object in JSON)."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    allow: list[str] = Field(default_factory=list)
+    """Rules that approve calls without asking, e.g. `Bash(npm run test:*)`."""
+    deny: list[str] = Field(default_factory=list)
+    """Rules that refuse calls; a deny at any source beats an allow anywhere."""
+    ask: list[str] = Field(default_factory=list)
+    """Rules that always ask, even when an allow rule or the mode would approve."""
+    default_mode: PermissionMode | None = Field(
+        default=None, validation_alias=AliasChoices("default_mode", "defaultMode")
+    )
+    """The permission mode a session starts in."""
+    additional_directories: list[str] = Field(
+        default_factory=list,
+        validation_alias=AliasChoices("additional_directories", "additionalDirectories"),
+    )
+    """More working folders besides the project."""
+    disable_bypass_mode: bool = Field(
+        default=False,
+        validation_alias=AliasChoices("disable_bypass_mode", "disableBypassPermissionsMode"),
+    )
+    """Policy knob: refuse bypassPermissions mode (Claude Code's value "disable" also works)."""
+
+    @field_validator("disable_bypass_mode", mode="before")
+    @classmethod
+    def _coerce_disable(cls, value: Any) -> Any:
+        return value == "disable" if isinstance(value, str) else value
+
+
+class McpSettings(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    servers: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    """`[mcp.servers.NAME]` tables: how to start or reach each server."""
+
+
+class Settings(BaseModel):
+    """One settings file. Unknown top-level keys are kept (reported as warnings by the loader)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    permissions: PermissionsSettings = Field(default_factory=PermissionsSettings)
+    """Permission rules and mode."""
+    hooks: dict[str, Any] = Field(default_factory=dict)
+    """Event name -> hook entries (matcher and handlers), in Claude Code's shape."""
+    mcp: McpSettings = Field(default_factory=McpSettings)
+    """MCP servers."""
+    model: str | None = None
+    """Model id."""
+    theme: str | None = None
+    """Colour theme name."""
+    env: dict[str, str] = Field(default_factory=dict)
+    """Environment variables for tools and hooks."""

@@ -1,0 +1,267 @@
+"""Hook configuration: Claude Code's `hooks` shape, from lathe's TOML or Claude Code's JSON files.
+
+    hooks = { PreToolUse = [ { matcher = "Bash|Edit", hooks = [
+        { type = "command", command = "./check.sh", timeout = 30 } ] } ] }
+
+Each source is parsed on its own; a malformed entry is reported (file and place) and skipped, the
+good entries of the same file still load. Project sources are ignored until the workspace is
+trusted, since a cloned repository must not run code just because lathe was started in it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from app.config.loader import PROJECT_SOURCES, SOURCE_LABELS, SettingsProblem
+
+HookEvent = Literal[
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "UserPromptSubmit",
+    "Stop",
+    "SessionStart",
+    "SessionEnd",
+]
+HOOK_EVENTS: tuple[HookEvent, ...] = (
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "UserPromptSubmit",
+    "Stop",
+    "SessionStart",
+    "SessionEnd",
+)
+# Claude Code events lathe does not emit: configuring them is not an error, just inert.
+_KNOWN_ELSEWHERE = frozenset(
+    {"Notification", "SubagentStop", "PreCompact", "SubagentStart", "PermissionRequest"}
+)
+# Events whose matcher is meaningful, and what it is matched against.
+MATCHED_EVENTS: frozenset[str] = frozenset(
+    {"PreToolUse", "PostToolUse", "PostToolUseFailure", "SessionStart", "SessionEnd"}
+)
+DEFAULT_TIMEOUT_S = 600.0
+_EXACT_NAMES = re.compile(r"[A-Za-z0-9_|\-]+")
+
+
+@dataclass(frozen=True)
+class Matcher:
+    """Empty or `*`: everything. Only name characters and `|`: exact names. Else a regex,
+    which must match the whole name (so `Edit` never matches `NotebookEdit` by accident)."""
+
+    text: str
+    names: frozenset[str] | None = None
+    pattern: re.Pattern[str] | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> Matcher:
+        """Raises re.error for an invalid regex."""
+        text = text.strip()
+        if text in ("", "*"):
+            return cls(text)
+        if _EXACT_NAMES.fullmatch(text):
+            return cls(text, names=frozenset(p for p in text.split("|") if p))
+        return cls(text, pattern=re.compile(text))
+
+    def matches(self, value: str) -> bool:
+        if self.names is not None:
+            return value in self.names
+        if self.pattern is not None:
+            return self.pattern.fullmatch(value) is not None
+        return True
+
+
+@dataclass(frozen=True)
+class HookHandler:
+    """One command to run, with where it was configured."""
+
+    event: HookEvent
+    matcher: Matcher
+    command: str
+    timeout: float
+    source: str
+    path: str
+
+    @property
+    def label(self) -> str:
+        """How notices and decision reasons name this hook."""
+        return f"{self.event} hook `{_short(self.command)}` ({source_label(self.source)})"
+
+
+@dataclass(frozen=True)
+class HookSource:
+    """One settings file's raw `hooks` table, in precedence order with the others."""
+
+    name: str
+    path: str
+    hooks: Any
+
+
+@dataclass(frozen=True)
+class HookConfig:
+    handlers: tuple[HookHandler, ...] = ()
+    problems: tuple[SettingsProblem, ...] = ()
+    # Handlers of project sources left out because the workspace is not trusted (for the UI).
+    ignored: tuple[HookHandler, ...] = ()
+
+    def for_event(self, event: HookEvent) -> tuple[HookHandler, ...]:
+        return tuple(h for h in self.handlers if h.event == event)
+
+
+@dataclass(frozen=True)
+class HookListing:
+    """The hooks of one source, for the UI's hook list."""
+
+    source: str
+    label: str
+    path: str
+    active: bool
+    handlers: tuple[HookHandler, ...] = field(default_factory=tuple)
+
+
+def source_label(name: str) -> str:
+    return SOURCE_LABELS.get(name, name)
+
+
+def _short(command: str, limit: int = 60) -> str:
+    one_line = " ".join(command.split())
+    # The end of a command names the script; keep that part.
+    return one_line if len(one_line) <= limit else "…" + one_line[-(limit - 1) :]
+
+
+def parse_hook_sources(
+    sources: Iterable[HookSource | tuple[str, str, Any]], trusted: bool
+) -> HookConfig:
+    """Parse every source's raw hooks mapping, lowest precedence first."""
+    handlers: list[HookHandler] = []
+    ignored: list[HookHandler] = []
+    problems: list[SettingsProblem] = []
+    for item in sources:
+        src = item if isinstance(item, HookSource) else HookSource(*item)
+        found, errs = _parse_source(src)
+        problems.extend(errs)
+        if trusted or src.name not in PROJECT_SOURCES:
+            handlers.extend(found)
+        else:
+            ignored.extend(found)
+    return HookConfig(tuple(handlers), tuple(problems), tuple(ignored))
+
+
+def hook_sources_from_settings(loaded: Any) -> list[HookSource]:
+    """The sources of an `app.config.LoadedSettings`, in its (precedence) order."""
+    out: list[HookSource] = []
+    for src in loaded.sources:
+        settings = src.settings
+        if settings is None or not settings.hooks:
+            continue
+        out.append(HookSource(src.name, src.path or src.name, settings.hooks))
+    return out
+
+
+def list_hooks(config: HookConfig) -> list[HookListing]:
+    """Hooks grouped by source (in precedence order), active ones and ignored untrusted ones."""
+    listings: list[HookListing] = []
+    for active, group in ((True, config.handlers), (False, config.ignored)):
+        order: dict[tuple[str, str], list[HookHandler]] = {}
+        for h in group:
+            order.setdefault((h.source, h.path), []).append(h)
+        for (name, path), hs in order.items():
+            listings.append(HookListing(name, source_label(name), path, active, tuple(hs)))
+    return listings
+
+
+def _parse_source(src: HookSource) -> tuple[list[HookHandler], list[SettingsProblem]]:
+    handlers: list[HookHandler] = []
+    problems: list[SettingsProblem] = []
+
+    def problem(message: str, severity: Literal["error", "warning"] = "error") -> None:
+        problems.append(SettingsProblem(src.path, message, source=src.name, severity=severity))
+
+    if src.hooks is None:
+        return handlers, problems
+    if not isinstance(src.hooks, Mapping):
+        problem(f"`hooks` must be a table of event names, not {_kind(src.hooks)}")
+        return handlers, problems
+    for event, entries in src.hooks.items():
+        if event not in HOOK_EVENTS:
+            if event in _KNOWN_ELSEWHERE:
+                problem(f"hooks.{event}: lathe does not emit this event; ignored", "warning")
+            else:
+                problem(
+                    f"hooks.{event}: unknown hook event (known: {', '.join(HOOK_EVENTS)})",
+                    "warning",
+                )
+            continue
+        if not isinstance(entries, Sequence) or isinstance(entries, str):
+            problem(f"hooks.{event} must be a list of entries, not {_kind(entries)}")
+            continue
+        for i, entry in enumerate(entries):
+            handlers.extend(_parse_entry(src, event, i, entry, problem))
+    return handlers, problems
+
+
+def _parse_entry(
+    src: HookSource, event: HookEvent, index: int, entry: Any, problem: Any
+) -> list[HookHandler]:
+    where = f"hooks.{event}[{index}]"
+    if not isinstance(entry, Mapping):
+        problem(f"{where} must be a table with `matcher` and `hooks`, not {_kind(entry)}")
+        return []
+    raw_matcher = entry.get("matcher", "")
+    if raw_matcher is None:
+        raw_matcher = ""
+    if not isinstance(raw_matcher, str):
+        problem(f"{where}.matcher must be a string, not {_kind(raw_matcher)}")
+        return []
+    try:
+        matcher = Matcher.parse(raw_matcher)
+    except re.error as exc:
+        problem(f"{where}.matcher {raw_matcher!r} is not a valid regular expression: {exc}")
+        return []
+    if raw_matcher.strip() not in ("", "*") and event not in MATCHED_EVENTS:
+        problem(f"{where}.matcher is ignored: {event} hooks always run", "warning")
+        matcher = Matcher("")
+    inner = entry.get("hooks")
+    if not isinstance(inner, Sequence) or isinstance(inner, str) or not inner:
+        problem(f"{where}.hooks must be a non-empty list of handlers")
+        return []
+    out: list[HookHandler] = []
+    for j, raw in enumerate(inner):
+        handler = _parse_handler(src, event, matcher, f"{where}.hooks[{j}]", raw, problem)
+        if handler is not None:
+            out.append(handler)
+    return out
+
+
+def _parse_handler(
+    src: HookSource, event: HookEvent, matcher: Matcher, where: str, raw: Any, problem: Any
+) -> HookHandler | None:
+    if not isinstance(raw, Mapping):
+        problem(f"{where} must be a table with `type` and `command`, not {_kind(raw)}")
+        return None
+    kind = raw.get("type", "command")
+    if kind != "command":
+        problem(f'{where}: hook type {kind!r} is not supported (only "command"); ignored')
+        return None
+    command = raw.get("command")
+    if not isinstance(command, str) or not command.strip():
+        problem(f"{where}.command must be a non-empty string")
+        return None
+    timeout = raw.get("timeout", DEFAULT_TIMEOUT_S)
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0:
+        problem(f"{where}.timeout must be a positive number of seconds, not {timeout!r}")
+        return None
+    return HookHandler(event, matcher, command, float(timeout), src.name, src.path)
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, str):
+        return f"the string {value!r}"
+    if isinstance(value, Mapping):
+        return "a table"
+    if isinstance(value, list | tuple):
+        return "a list"
+    return f"{type(value).__name__} {value!r}"

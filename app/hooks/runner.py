@@ -1,0 +1,222 @@
+"""CommandHookRunner: runs the configured command hooks of each event, as Claude Code does.
+
+The hooks matching an event run in parallel; each gets Claude Code's stdin JSON, the project dir
+as its working folder and `$CLAUDE_PROJECT_DIR`/`$LATHE_PROJECT_DIR`. Their outputs go through the
+translation layer; nothing here decides anything, and nothing a hook does can raise out of here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import os
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
+
+from app.execution.interfaces import HookRunner, HookToolCall
+from app.hooks.config import HookConfig, HookEvent, HookHandler
+from app.hooks.output import HookOutput, read_output
+from app.hooks.process import OUTPUT_CAP_BYTES, run_command
+from app.hooks.results import (
+    PostToolHookItem,
+    PreToolHookItem,
+    PromptHookResult,
+    SessionEndHookResult,
+    SessionStartHookResult,
+    StopHookResult,
+)
+from app.hooks.translate import (
+    translate_post_tool_use,
+    translate_pre_tool_use,
+    translate_session_end,
+    translate_session_start,
+    translate_stop,
+    translate_user_prompt_submit,
+)
+from tools.abort import AbortSignal
+
+
+class CommandHookRunner:
+    """Implements app.execution.interfaces.HookRunner, plus the engine's non-tool events.
+
+    `context` is anything with an `abort` signal (a ToolContext) or None; aborting it kills the
+    running hooks' process groups.
+    """
+
+    def __init__(
+        self,
+        config: HookConfig,
+        *,
+        session_id: str,
+        transcript_path: str,
+        cwd: str,
+        project_dir: str,
+        permission_mode: Callable[[], str],
+        env: Mapping[str, str] | None = None,
+        output_cap: int = OUTPUT_CAP_BYTES,
+    ) -> None:
+        self.config = config
+        self.session_id = session_id
+        self.transcript_path = transcript_path
+        self.cwd = cwd
+        self.project_dir = project_dir
+        self.permission_mode = permission_mode
+        self.env = dict(env or {})
+        self.output_cap = output_cap
+
+    def has_hooks(self, event: HookEvent) -> bool:
+        return bool(self.config.for_event(event))
+
+    # --- the tool pipeline (HookRunner) ---------------------------------------------------------
+
+    async def pre_tool_use(self, call: HookToolCall, context: Any) -> list[PreToolHookItem]:
+        outputs = await self._run("PreToolUse", call.tool_name, _tool_fields(call), context)
+        return translate_pre_tool_use(outputs, call.tool_name) if outputs else []
+
+    async def post_tool_use(
+        self, call: HookToolCall, response: Any, context: Any
+    ) -> list[PostToolHookItem]:
+        fields = {**_tool_fields(call), "tool_response": response}
+        outputs = await self._run("PostToolUse", call.tool_name, fields, context)
+        return translate_post_tool_use(outputs, call.is_mcp) if outputs else []
+
+    async def post_tool_use_failure(
+        self, call: HookToolCall, error: str, context: Any
+    ) -> list[PostToolHookItem]:
+        aborted = _abort_of(context)
+        fields = {
+            **_tool_fields(call),
+            "error": error,
+            "is_interrupt": bool(aborted is not None and aborted.aborted),
+        }
+        outputs = await self._run("PostToolUseFailure", call.tool_name, fields, context)
+        return translate_post_tool_use(outputs, call.is_mcp) if outputs else []
+
+    # --- the engine's events --------------------------------------------------------------------
+
+    async def user_prompt_submit(self, prompt: str, context: Any = None) -> PromptHookResult:
+        outputs = await self._run("UserPromptSubmit", None, {"prompt": prompt}, context)
+        return translate_user_prompt_submit(outputs)
+
+    async def stop(self, stop_hook_active: bool, context: Any = None) -> StopHookResult:
+        fields = {"stop_hook_active": stop_hook_active}
+        return translate_stop(await self._run("Stop", None, fields, context))
+
+    async def session_start(self, source: str, context: Any = None) -> SessionStartHookResult:
+        outputs = await self._run("SessionStart", source, {"source": source}, context)
+        return translate_session_start(outputs)
+
+    async def session_end(self, reason: str, context: Any = None) -> SessionEndHookResult:
+        outputs = await self._run("SessionEnd", reason, {"reason": reason}, context)
+        return translate_session_end(outputs)
+
+    # --- running --------------------------------------------------------------------------------
+
+    def matching(self, event: HookEvent, value: str | None) -> list[HookHandler]:
+        """The handlers to run; the same command configured twice runs once (as Claude Code)."""
+        seen: set[str] = set()
+        out: list[HookHandler] = []
+        for handler in self.config.for_event(event):
+            if value is not None and not handler.matcher.matches(value):
+                continue
+            if handler.command in seen:
+                continue
+            seen.add(handler.command)
+            out.append(handler)
+        return out
+
+    async def _run(
+        self, event: HookEvent, value: str | None, fields: Mapping[str, Any], context: Any
+    ) -> list[HookOutput]:
+        handlers = self.matching(event, value)
+        if not handlers:
+            return []
+        stdin = self._stdin(event, fields, context)
+        env = self._env()
+        abort = _abort_of(context)
+        runs = [self._one(h, stdin, env, abort) for h in handlers]
+        return list(await asyncio.gather(*runs))
+
+    async def _one(
+        self, handler: HookHandler, stdin: bytes, env: Mapping[str, str], abort: AbortSignal | None
+    ) -> HookOutput:
+        try:
+            run = await run_command(
+                handler.command,
+                stdin,
+                cwd=self.project_dir,
+                env=env,
+                timeout_s=handler.timeout,
+                abort=abort,
+                cap=self.output_cap,
+            )
+            return read_output(handler, run)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a bug here must be a notice, never a crash of the session
+            out = HookOutput(handler)
+            out.notice(f"could not be run: {type(exc).__name__}: {exc}")
+            return out
+
+    def _stdin(self, event: HookEvent, fields: Mapping[str, Any], context: Any) -> bytes:
+        try:
+            mode = str(self.permission_mode())
+        except Exception:
+            mode = "default"
+        payload: dict[str, Any] = {
+            "session_id": self.session_id,
+            "transcript_path": self.transcript_path,
+            "cwd": str(getattr(context, "cwd", None) or self.cwd),
+            "permission_mode": mode,
+            "hook_event_name": event,
+            **fields,
+        }
+        try:
+            text = json.dumps(payload, default=_jsonable, ensure_ascii=False)
+        except (TypeError, ValueError):  # a tool response we cannot encode: say what it was
+            if "tool_response" in payload:
+                payload["tool_response"] = str(payload["tool_response"])
+            text = json.dumps(payload, default=str, ensure_ascii=False)
+        return text.encode("utf-8", errors="replace")
+
+    def _env(self) -> dict[str, str]:
+        env = {**os.environ, **self.env}
+        env["CLAUDE_PROJECT_DIR"] = self.project_dir
+        env["LATHE_PROJECT_DIR"] = self.project_dir
+        return env
+
+
+def _tool_fields(call: HookToolCall) -> dict[str, Any]:
+    return {
+        "tool_name": call.tool_name,
+        "tool_input": dict(call.tool_input),
+        "tool_use_id": call.tool_use_id,
+    }
+
+
+def _abort_of(context: Any) -> AbortSignal | None:
+    abort = getattr(context, "abort", None)
+    return abort if isinstance(abort, AbortSignal) else None
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    if isinstance(value, Mapping):
+        return dict(value)
+    if isinstance(value, set | frozenset | tuple):
+        return list(value)
+    if isinstance(value, bytes):
+        return value.decode("utf-8", errors="replace")
+    return str(value)
+
+
+if TYPE_CHECKING:
+
+    def _is_a_hook_runner(runner: CommandHookRunner) -> HookRunner:
+        return runner  # mypy proves CommandHookRunner satisfies the pipeline's protocol

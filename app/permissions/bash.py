@@ -1,0 +1,455 @@
+"""Deciding one Bash call: every part of a compound command must be allowed on its own.
+
+Order: control characters (refused), deny rules (against every reading of every part, including
+commands hidden in substitutions, `sh -c` and `eval`), path deny rules (redirect targets and
+arguments), ask rules, then each top-level part: protected paths, allow rules, the read-only set,
+the mode. What decided is named in the reason: the part, the rule and its source, or the check.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from app.permissions.context import BashRuleIndex, PermissionContext
+from app.permissions.matching import bash_matches, bash_pattern, canonical
+from app.permissions.messages import PLAN_MODE_MESSAGE, part_reason, rule_reason
+from app.permissions.pathcheck import allow_match, ask_for, deny_for
+from app.permissions.paths import DEVICE_PATHS, candidates, inside, protected_any
+from app.permissions.rules import Rule
+from app.permissions.suggest import bash_suggestion, dedupe
+from tools.decisions import DecisionReason, PermissionDecision
+from tools.shell import (
+    MAX_COMMAND_CHARS,
+    ShellAnalysis,
+    SimpleCommand,
+    allow_form,
+    analyze,
+    code_reason,
+    deny_forms,
+    inner_code,
+    is_read_only_part,
+)
+from tools.shell.commands import is_dangerous_var
+from tools.shell.parse import HARMLESS_TARGETS
+from tools.shell.readonly import NO_PATH_ARGS, takes_path_args
+
+ACCEPT_EDITS_COMMANDS = frozenset({"mkdir", "touch", "mv", "cp", "rmdir", "ln"})
+_MAX_DEPTH = 4
+
+
+@dataclass(frozen=True)
+class _Form:
+    part: str
+    words: tuple[str, ...]
+    text: str
+
+
+@dataclass(frozen=True)
+class _Verdict:
+    part: str
+    status: Literal["allow", "need", "protected"]
+    reason: DecisionReason
+    read_only: bool
+    suggestion: str = ""
+
+
+# --- every reading of the command, for deny and ask rules --------------------------------------
+
+
+def _forms(analysis: ShellAnalysis, depth: int = 0) -> list[_Form]:
+    out: list[_Form] = []
+    for part in (*analysis.parts, *analysis.nested):
+        full = tuple(f"{k}={v}" for k, v in part.assignments) + part.words
+        readings = deny_forms(part.words) if part.words else []
+        if part.assignments:
+            readings.append(full)
+        for words in readings:
+            out.append(_Form(part.text, words, canonical(words)))
+            code = inner_code(words)
+            if code is not None and depth < _MAX_DEPTH:
+                out.extend(_forms(analyze(code), depth + 1))
+    return out
+
+
+def _raw_hit(rule: Rule, command: str) -> bool:
+    """For text the parser could not see into: does the rule's command name occur as a word?"""
+    pattern = bash_pattern(rule.specifier)
+    if pattern.kind == "prefix":
+        first = pattern.prefix[0] if pattern.prefix else ""
+    elif pattern.kind == "exact":
+        first = pattern.exact.split(" ", 1)[0]
+    elif pattern.kind == "wildcard":
+        first = (rule.specifier or "").split("*", 1)[0].split(" ", 1)[0]
+    else:
+        return True
+    if not first:
+        return True
+    tokens = set(re.split(r"[^A-Za-z0-9_.+@%:,=-]+", command.replace("\\", "")))
+    tokens |= {t.rsplit("/", 1)[-1] for t in re.split(r"[\s;&|()<>`$'\"{}]+", command)}
+    return first in tokens or first.rsplit("/", 1)[-1] in tokens
+
+
+def _match_rules(
+    index: BashRuleIndex, forms: list[_Form], analysis: ShellAnalysis
+) -> tuple[Rule, str] | None:
+    for form in forms:
+        for rule in index.for_words(form.words):
+            if bash_matches(bash_pattern(rule.specifier), form.words, form.text):
+                return rule, form.part
+    if not analysis.analysable:
+        for rule in index.rules:
+            if _raw_hit(rule, analysis.command):
+                return rule, analysis.command
+    return None
+
+
+# --- path arguments ----------------------------------------------------------------------------
+
+
+def _path_args(words: tuple[str, ...]) -> list[str]:
+    """Arguments that may name files: non-options, and values of `--opt=VALUE` that look like paths."""
+    if not words or words[0] in NO_PATH_ARGS:
+        return []
+    out: list[str] = []
+    after_dashdash = False
+    for w in words[1:]:
+        if after_dashdash or not w.startswith("-"):
+            out.append(w)
+        elif w == "--":
+            after_dashdash = True
+        elif "=" in w:
+            value = w.split("=", 1)[1]
+            if value.startswith(("/", "~", ".")) or "/" in value:
+                out.append(value)
+    return out
+
+
+# --- the decision --------------------------------------------------------------------------------
+
+
+def decide_bash(
+    command: str, pc: PermissionContext, cwd: str, dirs: tuple[str, ...]
+) -> PermissionDecision:
+    analysis = analyze(command)
+    if analysis.control_chars:
+        text = "the command contains control characters that could hide part of it"
+        return PermissionDecision.deny(text, DecisionReason("check", text, part=command))
+    deny_rules = pc.bash_rules("deny")
+    ask_rules = pc.bash_rules("ask")
+    forms = _forms(analysis)
+    hit = _match_rules(deny_rules, forms, analysis)
+    if hit:
+        reason = rule_reason(hit[0], "denied", hit[1])
+        return PermissionDecision.deny(reason.text, reason)
+    path_deny = _path_denies(analysis, pc, cwd)
+    if path_deny is not None:
+        return path_deny
+    hit = _match_rules(ask_rules, forms, analysis)
+    if hit:
+        reason = rule_reason(hit[0], "set to ask", hit[1])
+        return PermissionDecision.ask(reason.text, reason)
+    allow_rules = pc.bash_rules("allow")
+    if not analysis.analysable:
+        return _opaque(analysis, pc, list(allow_rules.rules))
+    verdicts = _verdicts(analysis, pc, allow_rules, cwd, dirs)
+    return _combine(verdicts, pc)
+
+
+def _path_denies(
+    analysis: ShellAnalysis, pc: PermissionContext, cwd: str
+) -> PermissionDecision | None:
+    if not any(r.specifier is not None and r.tool != "Bash" for r in pc.deny):
+        return None
+    for part in (*analysis.parts, *analysis.nested):
+        checks: list[tuple[str, str]] = []
+        for r in part.redirects:
+            if r.target is not None and not r.dynamic:
+                checks.append((r.target, "write" if r.writes else "read"))
+        form = allow_form(part.words) or part.words
+        writes = not is_read_only_part(part)
+        for arg in _path_args(form):
+            checks.append((arg, "write" if writes else "read"))
+            if writes:
+                checks.append((arg, "read"))
+        for path, access in checks:
+            cands = candidates(path, cwd, pc.home)
+            # A folder argument (`grep -r k ~/.ssh`) reaches what a rule denies inside it.
+            cands = cands + tuple(c.rstrip("/") + "/x" for c in cands)
+            rule = deny_for(pc, access, cands)  # type: ignore[arg-type]
+            if rule is not None:
+                reason = rule_reason(rule, "denied", part.text)
+                return PermissionDecision.deny(reason.text, reason)
+    return None
+
+
+def _opaque(
+    analysis: ShellAnalysis, pc: PermissionContext, allow: list[Rule]
+) -> PermissionDecision:
+    whole = analysis.command.strip()
+    for rule in allow:
+        pattern = bash_pattern(rule.specifier)
+        if (
+            pattern.kind == "any"
+            or (pattern.kind == "exact" and pattern.exact in (whole,))
+            or (rule.specifier is not None and rule.specifier.strip() == whole)
+        ):
+            reason = rule_reason(rule, "allowed")
+            return PermissionDecision.allow(reason)
+    if analysis.too_long:
+        why = f"is longer than {MAX_COMMAND_CHARS} characters, so no rule can approve it"
+    elif not analysis.parsed:
+        why = "could not be parsed, so no prefix rule can approve it"
+    else:
+        why = "uses shell syntax that hides commands, so no prefix rule can approve it"
+    text = f"this command {why}"
+    reason = DecisionReason("check", text, part=whole[:200])
+    if pc.mode == "bypassPermissions":
+        return PermissionDecision.allow(DecisionReason("mode", "bypassPermissions mode"))
+    if pc.mode == "plan":
+        return PermissionDecision.deny(
+            PLAN_MODE_MESSAGE, DecisionReason("mode", PLAN_MODE_MESSAGE, part=whole[:200])
+        )
+    if pc.mode == "dontAsk":
+        return PermissionDecision.deny(text, reason)
+    return PermissionDecision.ask(text, reason)
+
+
+def _unsafe(part: SimpleCommand, analysis: ShellAnalysis, form: tuple[str, ...] | None) -> str:
+    if part.has_substitution or part.dynamic_assignment:
+        return "contains a command substitution, which no prefix rule can approve"
+    if part.name_is_dynamic:
+        return "runs a command whose name is only known at run time"
+    if form is None:
+        return "uses a wrapper in a form no prefix rule can approve"
+    if form and form[0] in analysis.functions:
+        return f"calls the shell function {form[0]} defined in the same command"
+    bad = [k for k, _ in part.assignments if is_dangerous_var(k)]
+    if bad:
+        return f"sets {bad[0]}, which changes what runs"
+    why = code_reason(form or part.words)
+    if why:
+        return f"runs code no prefix rule can approve ({why})"
+    return ""
+
+
+def _verdicts(
+    analysis: ShellAnalysis,
+    pc: PermissionContext,
+    allow: BashRuleIndex,
+    cwd: str,
+    dirs: tuple[str, ...],
+) -> list[_Verdict]:
+    cwds = [cwd]
+    cwd_known = True
+    out: list[_Verdict] = []
+    whole = analysis.command.strip()
+    for part in analysis.parts:
+        text = part.text
+        form = allow_form(part.words)
+        unsafe = _unsafe(part, analysis, form)
+        words = form if form is not None else part.words
+        full = tuple(f"{k}={v}" for k, v in part.assignments) + part.words
+        # 1. protected paths: never auto-approved (any mode).
+        prot = _protected(part, words, cwds, pc)
+        if prot:
+            out.append(
+                _Verdict(
+                    text,
+                    "protected",
+                    DecisionReason("check", part_reason(text, prot), part=text),
+                    False,
+                )
+            )
+            continue
+        # 2. allow rules.
+        allowed: DecisionReason | None = None
+        rule_need = ""
+        words_text = canonical(words)
+        exact_texts = (words_text, canonical(full), text.strip())
+        for rule in allow.for_words(words):
+            pattern = bash_pattern(rule.specifier)
+            if pattern.kind == "any" or (rule.specifier or "").strip() == whole:
+                allowed = rule_reason(rule, "allowed", text)
+            elif pattern.kind == "exact":
+                if pattern.exact in exact_texts:
+                    allowed = rule_reason(rule, "allowed", text)
+            elif not unsafe and bash_matches(pattern, words, words_text):
+                allowed = rule_reason(rule, "allowed", text)
+                # A prefix rule names a command, not places: a command known to take paths still
+                # may not reach outside the working folders through it.
+                takes_paths = takes_path_args(words[0]) or words[0] in ACCEPT_EDITS_COMMANDS
+                outside = takes_paths and _outside(words, part, cwds, cwd_known, dirs, pc)
+                if outside:
+                    allowed, rule_need = None, part_reason(text, outside)
+            if allowed:
+                break
+        # 3. read-only commands and `cd` inside the working folders.
+        read_only = not unsafe and is_read_only_part(part, ignore_redirects=True)
+        plan_ok = not unsafe and is_read_only_part(part)
+        if not words:
+            read_only = plan_ok = not unsafe
+        if words and words[0] == "cd" and not unsafe:
+            target = words[1] if len(words) > 1 else None
+            ok = False
+            if target is None or target == "-" or 1 in part.dynamic or len(words) > 2:
+                cwd_known = False
+            else:
+                new = [candidates(target, c, pc.home)[0] for c in cwds]
+                ok = cwd_known and all(_inside_all(n, dirs, pc.home) for n in new)
+                cwds = cwds + [n for n in new if n not in cwds]
+                if ok and allowed is None:
+                    allowed = DecisionReason("check", "cd inside the working folders", part=text)
+            read_only = plan_ok = ok
+        elif not words and part.assignments:
+            if unsafe:
+                read_only = plan_ok = False
+            elif allowed is None:
+                allowed = DecisionReason("check", "a variable assignment", part=text)
+        need = rule_need or part_reason(text, unsafe or "is not allowed by any rule")
+        if allowed is None and read_only:
+            outside = _outside(words, part, cwds, cwd_known, dirs, pc)
+            if outside:
+                need = part_reason(text, outside)
+            else:
+                allowed = DecisionReason(
+                    "check", "read-only command inside the working folders", part=text
+                )
+        if (
+            allowed is None
+            and pc.mode == "acceptEdits"
+            and not unsafe
+            and words
+            and (words[0] in ACCEPT_EDITS_COMMANDS)
+            and not _outside(words, part, cwds, cwd_known, dirs, pc, check_all=True)
+        ):
+            allowed = DecisionReason(
+                "mode", "acceptEdits mode: file command inside the working folders", part=text
+            )
+        # 4. redirects: writes outside the working folders need approval like any write.
+        if allowed is not None:
+            redirect_need = _redirect_need(part, cwds, cwd_known, dirs, pc, allowed.kind)
+            if redirect_need:
+                allowed, need = None, part_reason(text, redirect_need)
+        if allowed is not None:
+            out.append(_Verdict(text, "allow", allowed, plan_ok))
+        else:
+            out.append(
+                _Verdict(
+                    text,
+                    "need",
+                    DecisionReason("check", need, part=text),
+                    plan_ok,
+                    bash_suggestion(words, bool(unsafe)),
+                )
+            )
+    return out
+
+
+def _inside_all(path: str, dirs: tuple[str, ...], home: str) -> bool:
+    return all(inside(c, dirs) for c in candidates(path, "/", home))
+
+
+def _outside(
+    words: tuple[str, ...],
+    part: SimpleCommand,
+    cwds: list[str],
+    cwd_known: bool,
+    dirs: tuple[str, ...],
+    pc: PermissionContext,
+    check_all: bool = False,
+) -> str:
+    """Why a path argument cannot be shown to lie inside the working folders, or ""."""
+    args = _path_args(words) if not check_all else [w for w in words[1:] if not w.startswith("-")]
+    if words and words[0] not in NO_PATH_ARGS and not args:
+        args = ["."]  # `ls`, `git status`: the working folder itself
+    for i, w in enumerate(part.words[1:], start=1):
+        if i in part.dynamic and (not words or words[0] not in NO_PATH_ARGS):
+            return f"uses {w}, a path only known at run time"
+    for r in part.redirects:
+        if r.reads and r.target is not None:
+            args.append(r.target)
+    for arg in args:
+        if not cwd_known and not arg.startswith(("/", "~")):
+            return f"uses {arg} after a cd whose target is not known"
+        for c in cwds:
+            for cand in candidates(arg, c, pc.home):
+                if cand in DEVICE_PATHS:
+                    return f"uses the device {cand}"
+                if not inside(cand, dirs):
+                    return f"reads {cand}, outside the working folders"
+            if check_all and protected_any(arg, c, pc.home):
+                return "touches a protected path"
+    return ""
+
+
+def _protected(
+    part: SimpleCommand, words: tuple[str, ...], cwds: list[str], pc: PermissionContext
+) -> str:
+    targets = [r.target for r in part.redirects if r.writes and r.target and not r.dynamic]
+    if not is_read_only_part(part):
+        targets += _path_args(words) if words and words[0] not in NO_PATH_ARGS else []
+    for t in targets:
+        if t in HARMLESS_TARGETS:
+            continue
+        for c in cwds:
+            why = protected_any(t, c, pc.home)
+            if why:
+                return f"writes to a protected path ({why})"
+    return ""
+
+
+def _redirect_need(
+    part: SimpleCommand,
+    cwds: list[str],
+    cwd_known: bool,
+    dirs: tuple[str, ...],
+    pc: PermissionContext,
+    allowed_by: str,
+) -> str:
+    for r in part.redirects:
+        if not r.writes:
+            continue
+        if r.dynamic:
+            return "redirects output to a target only known at run time"
+        if r.target is None or r.target in HARMLESS_TARGETS:
+            continue
+        if not cwd_known and not r.target.startswith(("/", "~")):
+            return f"writes to {r.target} after a cd whose target is not known"
+        for c in cwds:
+            cands = candidates(r.target, c, pc.home)
+            if allow_match(pc, "write", cands) is not None:
+                continue
+            if ask_for(pc, "write", cands) is not None:
+                return f"writes to {cands[0]}, which a rule says to ask about"
+            if not all(inside(x, dirs) for x in cands):
+                return f"writes to {cands[0]}, outside the working folders"
+            if allowed_by == "check" and pc.mode not in ("acceptEdits", "bypassPermissions"):
+                return f"writes to {cands[0]}"
+    return ""
+
+
+def _combine(verdicts: list[_Verdict], pc: PermissionContext) -> PermissionDecision:
+    mode = pc.mode
+    if not verdicts:
+        return PermissionDecision.allow(DecisionReason("check", "an empty command"))
+    if mode == "plan" and not all(v.read_only for v in verdicts if v.part.strip()):
+        first = next(v for v in verdicts if not v.read_only)
+        return PermissionDecision.deny(
+            PLAN_MODE_MESSAGE, DecisionReason("mode", PLAN_MODE_MESSAGE, part=first.part)
+        )
+    protected = [v for v in verdicts if v.status == "protected"]
+    need = [v for v in verdicts if v.status != "allow"]
+    if not need:
+        by_rule = next((v.reason for v in verdicts if v.reason.kind == "rule"), None)
+        return PermissionDecision.allow(by_rule or verdicts[0].reason)
+    if mode == "bypassPermissions" and not protected:
+        return PermissionDecision.allow(DecisionReason("mode", "bypassPermissions mode"))
+    first = protected[0] if protected else need[0]
+    if mode == "dontAsk":
+        text = f"{first.reason.text} (dontAsk mode denies what is not pre-allowed)"
+        return PermissionDecision.deny(text, first.reason)
+    return PermissionDecision.ask(
+        first.reason.text, first.reason, dedupe([v.suggestion for v in need])
+    )

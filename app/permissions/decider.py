@@ -1,0 +1,296 @@
+"""The decision for one call (pipeline stage 7, without asking anyone): allow, deny or ask.
+
+Layers in order: the tool's own check (its deny wins at once, its ask wins over any allow), blanket
+deny rules, then the tool family's rules (Bash parts, paths, domains, MCP names), then the mode.
+Every answer carries a DecisionReason naming the rule and its source, or the check, that decided.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from app.permissions.bash import decide_bash
+from app.permissions.context import PermissionContext
+from app.permissions.load import working_dir_forms
+from app.permissions.matching import domain_matches, mcp_matches, url_hosts, url_is_plain
+from app.permissions.messages import PLAN_MODE_MESSAGE, rule_reason
+from app.permissions.pathcheck import allow_match, ask_for, deny_for
+from app.permissions.paths import DEVICE_PATHS, candidates, inside, is_unc, protected_any
+from app.permissions.rules import EDIT_TOOLS, READ_TOOLS, Rule
+from app.permissions.suggest import path_suggestion
+from app.permissions.view import ContextPermissionView
+from tools.base import Tool, ToolContext
+from tools.decisions import DecisionReason, PermissionDecision
+
+_PATH_FIELDS = ("file_path", "notebook_path", "path")
+
+
+class RuleDecider:
+    """The PermissionDecider of app/execution/interfaces.py, over an immutable PermissionContext.
+
+    `context` is swapped as a whole (new rules, new mode); each decision reads one snapshot.
+    """
+
+    def __init__(self, context: PermissionContext) -> None:
+        self._context = context
+
+    @property
+    def context(self) -> PermissionContext:
+        return self._context
+
+    def set_context(self, context: PermissionContext) -> None:
+        self._context = context
+
+    def blanket_denied(self, tool_name: str) -> bool:
+        return self._context.blanket_denied(tool_name)
+
+    def view(self) -> ContextPermissionView:
+        """A PermissionView for ToolContext.permissions that follows this decider's context."""
+        return ContextPermissionView(lambda: self._context)
+
+    async def decide(
+        self,
+        tool: Tool[Any],
+        input: Any,
+        observable_input: Mapping[str, Any],
+        context: ToolContext,
+    ) -> PermissionDecision:
+        pc = self._context
+        try:
+            own = await tool.check_permissions(input, context)
+        except Exception as exc:  # a broken check must not become an allow
+            text = f"{tool.name}'s own permission check failed: {exc}"
+            return PermissionDecision.deny(text, DecisionReason("tool", text))
+        if own.behavior == "deny":
+            return own
+        try:
+            decision = decide_call(tool, input, observable_input, pc, context)
+        except Exception as exc:  # never crash the turn; never let a failure become an allow
+            text = f"the permission check of {tool.name} failed ({type(exc).__name__}: {exc})"
+            decision = PermissionDecision.ask(text, DecisionReason("check", text))
+        if decision.behavior == "deny":
+            return decision
+        if own.behavior == "ask":
+            if decision.behavior == "ask" and decision.reason and decision.reason.kind == "rule":
+                return decision
+            if pc.mode == "dontAsk":
+                return PermissionDecision.deny(own.message, own.reason)
+            if own.reason is None:
+                text = own.message or f"{tool.name} asks for confirmation"
+                return PermissionDecision.ask(text, DecisionReason("tool", text), own.suggestions)
+            return own
+        if own.behavior == "allow" and decision.behavior == "ask":
+            reason = decision.reason
+            if reason is not None and (reason.kind == "rule" or "protected" in reason.text):
+                return decision
+            return (
+                own
+                if own.reason
+                else PermissionDecision.allow(
+                    DecisionReason("tool", f"{tool.name} allowed this call itself")
+                )
+            )
+        return decision
+
+
+def decide_call(
+    tool: Tool[Any],
+    input: Any,
+    observable: Mapping[str, Any],
+    pc: PermissionContext,
+    context: ToolContext,
+) -> PermissionDecision:
+    """Rules and mode for one call (the tool's own check is the caller's business)."""
+    name = tool.name
+    for rule in pc.deny:
+        if rule.specifier is None and (
+            rule.tool == name or (rule.is_mcp and mcp_matches(rule, name))
+        ):
+            reason = rule_reason(rule, "denied")
+            return PermissionDecision.deny(reason.text, reason)
+    cwd = context.cwd or pc.project_dir
+    dirs = _dirs(pc, context)
+    if name == "Bash":
+        command = observable.get("command")
+        if not isinstance(command, str):
+            command = tool.permission_target(input) or ""
+        return decide_bash(command, pc, cwd, dirs)
+    if name in READ_TOOLS or name in EDIT_TOOLS:
+        return _decide_path(tool, input, observable, pc, cwd, dirs)
+    if name == "WebFetch":
+        return _decide_web(tool, input, observable, pc)
+    return _decide_generic(tool, input, pc)
+
+
+def _dirs(pc: PermissionContext, context: ToolContext) -> tuple[str, ...]:
+    out = list(pc.working_dirs)
+    for folder in context.working_dirs:
+        for form in working_dir_forms(folder):
+            if form not in out:
+                out.append(form)
+    return tuple(out)
+
+
+def _tool_wide(rules: tuple[Rule, ...], name: str) -> Rule | None:
+    return next((r for r in rules if r.specifier is None and r.tool == name), None)
+
+
+def _mode_fallback(
+    pc: PermissionContext, text: str, reason: DecisionReason, suggestions: tuple[str, ...] = ()
+) -> PermissionDecision:
+    if pc.mode == "bypassPermissions":
+        return PermissionDecision.allow(DecisionReason("mode", "bypassPermissions mode"))
+    if pc.mode == "dontAsk":
+        return PermissionDecision.deny(
+            f"{text} (dontAsk mode denies what is not pre-allowed)", reason
+        )
+    return PermissionDecision.ask(text, reason, suggestions)
+
+
+def _decide_path(
+    tool: Tool[Any],
+    input: Any,
+    observable: Mapping[str, Any],
+    pc: PermissionContext,
+    cwd: str,
+    dirs: tuple[str, ...],
+) -> PermissionDecision:
+    name = tool.name
+    access: Literal["read", "write"] = "read" if name in READ_TOOLS else "write"
+    path = next((observable[f] for f in _PATH_FIELDS if isinstance(observable.get(f), str)), None)
+    if path is None:
+        path = tool.permission_target(input) or cwd
+    if is_unc(path):
+        text = (
+            f"{path} is a network (UNC) path; touching it could send credentials to a remote host"
+        )
+        return PermissionDecision.deny(text, DecisionReason("check", text, part=path))
+    cands = candidates(path, cwd, pc.home)
+    # Glob and Grep read what lies below their folder: a rule denying its content denies them.
+    below = tuple(c.rstrip("/") + "/x" for c in cands) if name in ("Glob", "Grep", "LS") else ()
+    rule = deny_for(pc, access, cands + below)
+    if rule is not None:
+        reason = rule_reason(rule, "denied")
+        return PermissionDecision.deny(
+            reason.text, DecisionReason("rule", reason.text, rule.display(), rule.source, cands[0])
+        )
+    if access == "read" and any(c in DEVICE_PATHS for c in cands):
+        text = f"{cands[0]} is a device that never ends or blocks"
+        return PermissionDecision.deny(text, DecisionReason("check", text, part=cands[0]))
+    rule = ask_for(pc, access, cands) or _tool_wide(pc.ask, name)
+    if rule is not None:
+        reason = rule_reason(rule, "set to ask")
+        return PermissionDecision.ask(reason.text, reason)
+    if access == "write":
+        if pc.mode == "plan":
+            return PermissionDecision.deny(
+                PLAN_MODE_MESSAGE, DecisionReason("mode", PLAN_MODE_MESSAGE, part=cands[0])
+            )
+        why = next(
+            (protected_any(c, cwd, pc.home) for c in cands if protected_any(c, cwd, pc.home)), ""
+        )
+        if why:
+            text = f"writing {cands[0]} needs confirmation: {why}"
+            return PermissionDecision.ask(text, DecisionReason("check", text, part=cands[0]))
+    rule = allow_match(pc, access, cands) or _tool_wide(pc.allow, name)
+    if rule is not None:
+        return PermissionDecision.allow(rule_reason(rule, "allowed"))
+    is_inside = all(inside(c, dirs) for c in cands)
+    if is_inside and access == "read":
+        return PermissionDecision.allow(
+            DecisionReason("check", "reading inside the working folders", part=cands[0])
+        )
+    if is_inside and pc.mode == "acceptEdits":
+        return PermissionDecision.allow(
+            DecisionReason(
+                "mode", "acceptEdits mode: edit inside the working folders", part=cands[0]
+            )
+        )
+    family = "Read" if access == "read" else "Edit"
+    verb = "reading" if access == "read" else "writing"
+    where = "" if is_inside else ", outside the working folders,"
+    text = f"{verb} {cands[0]}{where} is not allowed by any rule"
+    suggestion = path_suggestion(family, cands[-1], pc.project_dir)
+    return _mode_fallback(pc, text, DecisionReason("check", text, part=cands[0]), (suggestion,))
+
+
+def _decide_web(
+    tool: Tool[Any], input: Any, observable: Mapping[str, Any], pc: PermissionContext
+) -> PermissionDecision:
+    url = observable.get("url")
+    if not isinstance(url, str):
+        url = tool.permission_target(input) or ""
+    hosts = url_hosts(url)
+
+    def hit(rules: tuple[Rule, ...], all_hosts: bool) -> Rule | None:
+        for rule in rules:
+            if rule.tool != "WebFetch" or rule.specifier is None:
+                continue
+            pool = hosts if all_hosts else hosts[:1]
+            # Deny and ask rules also cover subdomains; an allow names exactly one host.
+            if any(domain_matches(rule.specifier, h, subdomains=all_hosts) for h in pool):
+                return rule
+        return None
+
+    rule = hit(pc.deny, True)
+    if rule is not None:
+        reason = rule_reason(rule, "denied")
+        return PermissionDecision.deny(reason.text, reason)
+    rule = hit(pc.ask, True) or _tool_wide(pc.ask, "WebFetch")
+    if rule is not None:
+        reason = rule_reason(rule, "set to ask")
+        return PermissionDecision.ask(reason.text, reason)
+    rule = _tool_wide(pc.allow, "WebFetch")
+    if rule is None and url_is_plain(url):
+        rule = hit(pc.allow, False)
+    if rule is not None:
+        return PermissionDecision.allow(rule_reason(rule, "allowed"))
+    host = hosts[0] if hosts else ""
+    text = (
+        f"fetching from {host} is not allowed by any rule"
+        if host and url_is_plain(url)
+        else f"the URL {url[:200]!r} does not name one plain http(s) host"
+    )
+    suggestion = (f"WebFetch(domain:{host})",) if host and url_is_plain(url) else ()
+    return _mode_fallback(pc, text, DecisionReason("check", text, part=url[:200]), suggestion)
+
+
+def _decide_generic(tool: Tool[Any], input: Any, pc: PermissionContext) -> PermissionDecision:
+    name = tool.name
+    try:
+        target = tool.permission_target(input)
+    except Exception:
+        target = None
+
+    def matches(rule: Rule, strict: bool) -> bool:
+        if rule.is_mcp:
+            return mcp_matches(rule, name, strict=strict)
+        if rule.tool != name:
+            return False
+        if rule.specifier is None:
+            return True
+        return target is not None and fnmatch.fnmatchcase(target, rule.specifier)
+
+    rule = next((r for r in pc.deny if matches(r, False)), None)
+    if rule is not None:
+        reason = rule_reason(rule, "denied")
+        return PermissionDecision.deny(reason.text, reason)
+    rule = next((r for r in pc.ask if matches(r, False)), None)
+    if rule is not None:
+        reason = rule_reason(rule, "set to ask")
+        return PermissionDecision.ask(reason.text, reason)
+    try:
+        read_only = bool(tool.is_read_only(input))
+    except Exception:
+        read_only = False
+    if pc.mode == "plan" and not read_only:
+        return PermissionDecision.deny(PLAN_MODE_MESSAGE, DecisionReason("mode", PLAN_MODE_MESSAGE))
+    rule = next((r for r in pc.allow if matches(r, True)), None)
+    if rule is not None:
+        return PermissionDecision.allow(rule_reason(rule, "allowed"))
+    if read_only:
+        return PermissionDecision.allow(DecisionReason("check", f"{name} is read-only"))
+    text = f"using {name} is not allowed by any rule"
+    return _mode_fallback(pc, text, DecisionReason("check", text), (name,))

@@ -1,0 +1,128 @@
+"""Build a PermissionContext from the settings sources (CONTRACT.md "Settings files")."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from app.config.loader import (
+    PROJECT_SOURCES,
+    CliOverrides,
+    LoadedSettings,
+    SettingsProblem,
+    load_settings,
+)
+from app.config.models import PermissionMode
+from app.config.paths import home_dir
+from app.permissions.context import PermissionContext
+from app.permissions.rules import Rule, RuleBehavior, RuleError, parse_rule, split_rule_list
+from app.permissions.trust import is_trusted
+
+
+def working_dir_forms(folder: str) -> tuple[str, ...]:
+    """A working folder as written (normalised) and through its symlinks."""
+    logical = os.path.normpath(os.path.abspath(os.path.expanduser(folder)))
+    real = os.path.realpath(logical)
+    return (logical,) if real == logical else (logical, real)
+
+
+def load_permission_context(
+    start_dir: str | Path,
+    cli: CliOverrides | None = None,
+    env: Mapping[str, str] | None = None,
+    trusted: bool | None = None,
+) -> PermissionContext:
+    """Load every settings source and build the session's permission context.
+
+    `trusted` None looks the project up in the trust records; headless runs pass True (the user
+    ran the command in that folder on purpose).
+    """
+    loaded = load_settings(start_dir, cli, env)
+    if trusted is None:
+        trusted = is_trusted(loaded.project_dir, env)
+    return context_from_settings(loaded, trusted=trusted, env=env)
+
+
+def context_from_settings(
+    loaded: LoadedSettings, trusted: bool = True, env: Mapping[str, str] | None = None
+) -> PermissionContext:
+    problems: list[SettingsProblem] = list(loaded.problems)
+    rules: dict[RuleBehavior, list[Rule]] = {"allow": [], "deny": [], "ask": []}
+    mode: PermissionMode = "default"
+    mode_source = ""
+    dirs: list[str] = []
+    bypass_disabled = False
+    project = loaded.project_dir
+    cli = loaded.cli
+
+    def add(text: object, behavior: RuleBehavior, source: str, origin: str, base: str) -> None:
+        try:
+            rule = parse_rule(text, behavior, source, origin, base)  # type: ignore[arg-type]
+        except RuleError as exc:
+            problems.append(SettingsProblem(origin, f"{exc} (ignored)", source=source))
+            return
+        rules[behavior].append(rule)
+
+    for src in loaded.sources:
+        if src.name == "cli":
+            for text in split_rule_list(cli.allowed_tools):
+                add(text, "allow", "cli", "--allowedTools", project)
+            for text in split_rule_list(cli.disallowed_tools):
+                add(text, "deny", "cli", "--disallowedTools", project)
+            if cli.permission_mode:
+                mode, mode_source = cli.permission_mode, "cli"
+            dirs.extend(cli.add_dirs)
+            continue
+        if src.settings is None:
+            continue
+        perms = src.settings.permissions
+        untrusted_project = src.name in PROJECT_SOURCES and not trusted
+        origin = src.path or src.name
+        for behavior in ("deny", "ask", "allow"):
+            if behavior == "allow" and untrusted_project:
+                continue
+            for text in getattr(perms, behavior):
+                add(text, behavior, src.name, origin, src.base_dir)  # type: ignore[arg-type]
+        if untrusted_project:
+            # A repository must not widen its own permissions before it is trusted.
+            if perms.default_mode in ("default", "plan"):
+                mode, mode_source = perms.default_mode, src.name
+            continue
+        if perms.default_mode:
+            mode, mode_source = perms.default_mode, src.name
+        for folder in perms.additional_directories:
+            base = src.base_dir
+            dirs.append(
+                folder if os.path.isabs(os.path.expanduser(folder)) else os.path.join(base, folder)
+            )
+        if src.name == "policy" and perms.disable_bypass_mode:
+            bypass_disabled = True
+    if bypass_disabled and mode == "bypassPermissions":
+        problems.append(
+            SettingsProblem(
+                mode_source or "policy",
+                "bypassPermissions mode is disabled by policy; starting in default mode",
+                source="policy",
+                severity="warning",
+            )
+        )
+        mode = "default"
+    working: list[str] = []
+    for folder in (project, *dirs):
+        for form in working_dir_forms(folder):
+            if form not in working:
+                working.append(form)
+    return PermissionContext(
+        mode=mode,
+        allow=tuple(rules["allow"]),
+        deny=tuple(rules["deny"]),
+        ask=tuple(rules["ask"]),
+        project_dir=project,
+        working_dirs=tuple(working),
+        home=str(home_dir(env)),
+        trusted=trusted,
+        bypass_disabled=bypass_disabled,
+        problems=tuple(problems),
+        local_settings_path=str(Path(project) / ".lathe" / "settings.local.toml"),
+    )

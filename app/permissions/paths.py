@@ -1,0 +1,109 @@
+"""Path normalisation for permission checks: `~`, `..`, symlinks, working folders, protected paths."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+
+PROTECTED_DIRS = frozenset({".git", ".lathe", ".claude", ".vscode", ".idea"})
+PROTECTED_FILES = frozenset(
+    {
+        ".bashrc",
+        ".bash_profile",
+        ".bash_login",
+        ".bash_logout",
+        ".profile",
+        ".zshrc",
+        ".zprofile",
+        ".zshenv",
+        ".zlogin",
+        ".zlogout",
+        ".kshrc",
+        ".cshrc",
+        ".tcshrc",
+        ".inputrc",
+        ".gitconfig",
+        ".gitmodules",
+        ".ripgreprc",
+        ".mcp.json",
+        "config.fish",
+    }
+)
+# Reads that never end or block: never auto-approved.
+DEVICE_PATHS = frozenset(
+    {
+        "/dev/zero",
+        "/dev/random",
+        "/dev/urandom",
+        "/dev/stdin",
+        "/dev/tty",
+        "/dev/console",
+        "/dev/full",
+        "/proc/self/fd/0",
+        "/dev/fd/0",
+        "/proc/kcore",
+        "/dev/mem",
+        "/dev/kmem",
+    }
+)
+
+
+def absolute(path: str, cwd: str, home: str) -> str:
+    """`~` expanded, made absolute against `cwd`, `..` and `.` removed (no symlinks followed)."""
+    if path == "~" or path.startswith("~/"):
+        path = home + path[1:]
+    elif path.startswith("~"):
+        path = os.path.expanduser(path)
+    if not os.path.isabs(path):
+        path = os.path.join(cwd, path)
+    norm = os.path.normpath(path)
+    # POSIX keeps a leading `//`; for our purposes it is the root.
+    return "/" + norm.lstrip("/") if norm.startswith("//") else norm
+
+
+def candidates(path: str, cwd: str, home: str) -> tuple[str, ...]:
+    """The path as written (normalised) and where its symlinks lead (if different)."""
+    logical = absolute(path, cwd, home)
+    try:
+        real = os.path.realpath(logical)
+    except (OSError, ValueError):
+        real = logical
+    return (logical,) if real == logical else (logical, real)
+
+
+def is_unc(path: str) -> bool:
+    return path.startswith("\\\\") or (path.startswith("//") and len(path) > 2 and path[2] != "/")
+
+
+def inside(path: str, folders: Iterable[str]) -> bool:
+    for folder in folders:
+        if path == folder or path.startswith(folder.rstrip("/") + "/") or folder == "/":
+            return True
+    return False
+
+
+def in_working_dirs(path: str, cwd: str, home: str, folders: tuple[str, ...]) -> bool:
+    """Every reading of the path (as written and through symlinks) lies inside a working folder."""
+    return all(inside(c, folders) for c in candidates(path, cwd, home))
+
+
+def protected_reason(path: str) -> str:
+    """Why writing `path` is never auto-approved, or ""."""
+    parts = path.split("/")
+    for part in parts[:-1]:
+        if part in PROTECTED_DIRS:
+            return f"{part}/ is a protected folder"
+    name = parts[-1]
+    if name in PROTECTED_DIRS:
+        return f"{name}/ is a protected folder"
+    if name in PROTECTED_FILES:
+        return f"{name} is a protected file"
+    return ""
+
+
+def protected_any(path: str, cwd: str, home: str) -> str:
+    for c in candidates(path, cwd, home):
+        reason = protected_reason(c)
+        if reason:
+            return reason
+    return ""

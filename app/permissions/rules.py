@@ -1,0 +1,152 @@
+"""Permission rules in Claude Code's syntax: `Tool`, `Tool(specifier)`, `mcp__server[__tool|__*]`.
+
+A rule that does not parse is reported with its file and source and dropped: it is never widened
+into something broader (`Bash()` is not `Bash`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+RuleBehavior = Literal["allow", "deny", "ask"]
+
+READ_TOOLS = frozenset({"Read", "Glob", "Grep", "NotebookRead", "LS"})
+EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
+KNOWN_TOOLS = frozenset(
+    {
+        "Bash",
+        "BashOutput",
+        "TaskStop",
+        "KillShell",
+        "WebFetch",
+        "WebSearch",
+        "TodoWrite",
+        "ToolSearch",
+        "Task",
+        "Agent",
+    }
+    | READ_TOOLS
+    | EDIT_TOOLS
+)
+_TOOL_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
+_MCP_RE = re.compile(r"^mcp__([A-Za-z0-9_-]+?)(?:__([A-Za-z0-9_-]+|\*))?$")
+
+
+class RuleError(ValueError):
+    """A rule that does not parse; the message says what is wrong with it."""
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rule with its provenance. `specifier` None means the whole tool."""
+
+    tool: str
+    specifier: str | None
+    behavior: RuleBehavior
+    source: str = "session"
+    origin: str = ""
+    base_dir: str = ""
+    text: str = ""
+
+    def display(self) -> str:
+        return self.text or (f"{self.tool}({self.specifier})" if self.specifier else self.tool)
+
+    @property
+    def is_mcp(self) -> bool:
+        return self.tool.startswith("mcp__")
+
+    def mcp_parts(self) -> tuple[str, str | None]:
+        """(server, tool or None for all of its tools)."""
+        m = _MCP_RE.match(self.tool)
+        if not m:
+            return "", None
+        tool = m.group(2)
+        return m.group(1), None if tool in (None, "*") else tool
+
+
+def parse_rule(
+    text: str,
+    behavior: RuleBehavior,
+    source: str = "session",
+    origin: str = "",
+    base_dir: str = "",
+) -> Rule:
+    """Parse one rule or raise RuleError."""
+    if not isinstance(text, str):
+        raise RuleError("a rule must be a string")
+    raw = text.strip()
+    if not raw:
+        raise RuleError("empty rule")
+    if "(" in raw:
+        if not raw.endswith(")"):
+            raise RuleError(f"rule {text!r}: missing closing parenthesis")
+        tool, _, rest = raw.partition("(")
+        spec = _unescape(rest[:-1])
+        tool = tool.strip()
+        if not spec.strip():
+            raise RuleError(f"rule {text!r}: empty specifier (write `{tool}` for the whole tool)")
+    else:
+        tool, spec = raw, None
+    if tool.startswith("mcp__"):
+        if not _MCP_RE.match(tool):
+            raise RuleError(
+                f"rule {text!r}: an MCP rule is mcp__server, mcp__server__tool or mcp__server__*"
+            )
+        if spec is not None:
+            raise RuleError(f"rule {text!r}: MCP rules take no specifier")
+        return Rule(tool, None, behavior, source, origin, base_dir, raw)
+    if not _TOOL_RE.match(tool):
+        raise RuleError(f"rule {text!r}: {tool!r} is not a tool name")
+    if tool not in KNOWN_TOOLS:
+        for known in KNOWN_TOOLS:
+            if known.lower() == tool.lower():
+                raise RuleError(f"rule {text!r}: unknown tool {tool!r} (did you mean {known}?)")
+    if spec is not None and spec.strip() == "*":
+        spec = None
+    if spec is not None:
+        _check_specifier(text, tool, spec)
+    return Rule(tool, spec, behavior, source, origin, base_dir, raw)
+
+
+def _unescape(spec: str) -> str:
+    return spec.replace("\\(", "(").replace("\\)", ")")
+
+
+def _check_specifier(text: str, tool: str, spec: str) -> None:
+    if tool == "Bash":
+        if ":*" in spec[:-2]:
+            raise RuleError(f"rule {text!r}: `:*` is only allowed at the end of a Bash rule")
+        if spec in (":*",):
+            raise RuleError(f"rule {text!r}: a prefix rule needs a command before `:*`")
+    elif tool == "WebFetch":
+        if not spec.startswith("domain:"):
+            raise RuleError(f"rule {text!r}: WebFetch rules are `WebFetch(domain:HOST)`")
+        host = spec[len("domain:") :].strip()
+        if not host or any(c in host for c in "/:@ \\?#") or host.startswith("."):
+            raise RuleError(f"rule {text!r}: {host!r} is not a host name")
+    elif (tool in READ_TOOLS or tool in EDIT_TOOLS) and "\x00" in spec:
+        raise RuleError(f"rule {text!r}: NUL in path")
+
+
+def split_rule_list(values: tuple[str, ...] | list[str]) -> list[str]:
+    """`--allowedTools "Bash(git diff:*),Read"` -> two rules; commas inside parentheses stay."""
+    out: list[str] = []
+    for value in values:
+        depth = 0
+        current = ""
+        for ch in value:
+            if ch == "(":
+                depth += 1
+            elif ch == ")":
+                depth = max(0, depth - 1)
+            if ch == "," and depth == 0:
+                if current.strip():
+                    out.append(current.strip())
+                current = ""
+                continue
+            current += ch
+        if current.strip():
+            out.append(current.strip())
+    return out
