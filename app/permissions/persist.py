@@ -8,9 +8,6 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-import tomlkit
-from tomlkit.exceptions import TOMLKitError
-
 from app.permissions.context import PermissionContext
 from app.permissions.rules import Rule, RuleError, parse_rule
 
@@ -49,6 +46,9 @@ def add_rules_to_file(path: Path, texts: Sequence[str], behavior: str = "allow")
         original = ""
     except OSError as exc:
         raise PersistError(f"{path}: cannot read: {exc}") from None
+    import tomlkit  # only needed when a rule is saved: kept off the start-up path
+    from tomlkit.exceptions import TOMLKitError
+
     try:
         doc = tomlkit.parse(original)
     except TOMLKitError as exc:

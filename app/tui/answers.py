@@ -1,0 +1,42 @@
+"""The PermissionDecisions the dialog answers with.
+
+"Always allow" is an allow whose `suggestions` are the rules to persist (and `extra["always"]`);
+the engine writes them to `.lathe/settings.local.toml`. A denial with feedback carries the user's
+words in `feedback`, for the model.
+"""
+
+from __future__ import annotations
+
+from app.execution.texts import REJECT_MESSAGE, REJECT_WITH_FEEDBACK_PREFIX
+from tools.decisions import DecisionReason, PermissionDecision
+
+# What the model reads after a denial: Claude Code's own words, so prompts tuned for it still work.
+DENIED_MESSAGE = REJECT_MESSAGE
+
+
+def allow_once() -> PermissionDecision:
+    return PermissionDecision.allow(DecisionReason("user", "allowed once by the user"))
+
+
+def allow_always(rules: tuple[str, ...]) -> PermissionDecision:
+    return PermissionDecision(
+        "allow",
+        reason=DecisionReason("user", "always allowed by the user", rule=", ".join(rules)),
+        suggestions=rules,
+        extra={"always": True},
+    )
+
+
+def deny(feedback: str = "") -> PermissionDecision:
+    feedback = feedback.strip()
+    message = REJECT_WITH_FEEDBACK_PREFIX + feedback if feedback else REJECT_MESSAGE
+    return PermissionDecision(
+        "deny",
+        message=message,
+        reason=DecisionReason("user", "denied by the user"),
+        feedback=feedback,
+    )
+
+
+def aborted() -> PermissionDecision:
+    return PermissionDecision.deny("aborted", DecisionReason("abort", "the turn was interrupted"))

@@ -1,0 +1,119 @@
+"""LatheApp: the concerns combined, the bindings, and the session's start after the first paint."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from textual import on
+from textual.binding import Binding
+from textual.events import AppBlur
+
+from app.tui.app_base import AppBase
+from app.tui.commands import COMMANDS, SlashCommands
+from app.tui.permission_queue import PermissionQueue
+from app.tui.ports import SessionFactory, SessionPort, TuiConfig
+from app.tui.screens.main import MainScreen
+from app.tui.screens.trust import TrustScreen
+from app.tui.turns import TurnControl
+from widgets.prompt_input import PromptInput
+
+
+class LatheApp(TurnControl, PermissionQueue, SlashCommands, AppBase):
+    TITLE = "lathe"
+    # Ctrl+C is three bindings on one key; check_action enables exactly one of them at a time, so
+    # the footer names what Ctrl+C will do now.
+    BINDINGS = [
+        Binding("ctrl+c", "interrupt", "Interrupt", priority=True, id="interrupt"),
+        Binding("ctrl+c", "clear_prompt", "Clear", priority=True, id="clear_prompt"),
+        Binding("ctrl+c", "quit_twice", "Quit", priority=True, id="quit"),
+        Binding("escape", "interrupt", "Interrupt", show=False, id="interrupt_esc"),
+        Binding("shift+tab", "cycle_mode", "Mode", priority=True, id="cycle_mode"),
+        Binding("f2", "toggle_mouse", "Mouse", id="toggle_mouse"),
+        Binding("ctrl+q", "quit", "Quit", show=False, priority=True, id="quit_now"),
+    ]
+
+    def __init__(
+        self,
+        config: TuiConfig | None = None,
+        *,
+        session_factory: SessionFactory | None = None,
+        session: SessionPort | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(config or TuiConfig(), **kwargs)
+        self.session_factory = session_factory
+        self.session = session
+        self.main = MainScreen(self.config, COMMANDS)
+        self.load_themes()
+        if self.config.keymap:
+            self.set_keymap(self.config.keymap)
+
+    def get_default_screen(self) -> MainScreen:
+        return self.main
+
+    def on_mount(self) -> None:
+        self.apply_theme(self.config.theme)
+        if self.config.offline_demo:
+            self.notice(
+                "Offline demo: no API key is set, so a scripted model tours this repository. "
+                "Set ANTHROPIC_API_KEY to talk to Claude."
+            )
+        if self.config.ask_trust_for:
+            # The session is built after the answer: trust decides which project rules and hooks
+            # it loads.
+            self.push_screen(TrustScreen(self.config.ask_trust_for), self._trust_answered)
+        elif self.session is None and self.session_factory is not None:
+            # After the first paint: building the session imports the anthropic SDK (~1 s).
+            self.call_after_refresh(self._start_session)
+        elif self.config.initial_prompt:
+            self.submit_prompt(self.config.initial_prompt)
+
+    def _start_session(self) -> None:
+        self.run_worker(self._build_session(), group="session", exit_on_error=False)
+
+    async def _build_session(self) -> None:
+        factory = self.session_factory
+        assert factory is not None
+        try:
+            self.session = await factory(self.handle_engine_event)
+        except Exception as exc:
+            self.notice(f"Could not start the session: {type(exc).__name__}: {exc}", "error")
+            return
+        self.main.status_bar.set(
+            model=self.session.model, permission_mode=self.session.permission_mode
+        )
+        if self.config.initial_prompt:
+            self.submit_prompt(self.config.initial_prompt)
+        self._send_queued()
+        await asyncio.sleep(0)
+
+    def _trust_answered(self, trusted: bool | None) -> None:
+        folder = self.config.ask_trust_for
+        if folder and self.config.on_trust is not None:
+            self.config.on_trust(folder, bool(trusted))
+        if not trusted:
+            self.notice("Folder not trusted: its hooks and allow rules are ignored.", "warning")
+        if self.session is None and self.session_factory is not None:
+            self.call_after_refresh(self._start_session)
+        elif self.config.initial_prompt:
+            self.submit_prompt(self.config.initial_prompt)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "interrupt":
+            return self.turn_running
+        if action in ("clear_prompt", "quit_twice"):
+            if self.turn_running:
+                return False
+            has_text = bool(self.main.prompt.text) if self.main.prompt.is_mounted else False
+            return has_text if action == "clear_prompt" else not has_text
+        return True
+
+    @on(PromptInput.Submitted)
+    def _prompt_submitted(self, event: PromptInput.Submitted) -> None:
+        self.submit_prompt(event.value)
+
+    @on(AppBlur)
+    def _blurred(self) -> None:
+        if self.open_dialog is not None:
+            self.bell()

@@ -1,0 +1,135 @@
+"""Engine events in, widget calls out: the one place that knows both sides."""
+
+from __future__ import annotations
+
+from app.engine.events import (
+    AppEvent,
+    AssistantMessage,
+    EngineEvent,
+    ErrorOccurred,
+    Interrupted,
+    Notice,
+    PermissionRequested,
+    RequestStarted,
+    Retrying,
+    TextDelta,
+    ThinkingDelta,
+    TurnEnded,
+    TurnStarted,
+    UsageUpdated,
+)
+from app.execution.events import ToolFinished, ToolProgressed, ToolQueued, ToolStarted
+from app.tui.app_base import AppBase
+from app.tui.translate import MAX_TAIL_CHARS, message_text, outcome_view, plan_items
+from widgets.message_blocks import AssistantBlock, NoticeBlock, NoticeLevel, UserBlock
+from widgets.tool_block import ToolBlock, ToolCallState
+
+INTERRUPTED_TEXT = "Interrupted · tell lathe what to do instead"
+
+
+class EventRouter(AppBase):
+    _assistant: AssistantBlock | None = None
+    # Whether this response's text arrived as deltas: then AssistantMessage adds nothing (its text
+    # is already on screen, possibly split around tool blocks); else it is shown whole.
+    _streamed: bool = False
+
+    def handle_engine_event(self, event: EngineEvent) -> None:
+        """The session's sink. Runs on the App's loop; must stay cheap (no awaiting)."""
+        screen = self.main
+        match event:
+            case TextDelta():
+                self._streamed = True
+                if self._assistant is None:
+                    self._assistant = AssistantBlock()
+                    screen.conversation.add_block(self._assistant)
+                self._assistant.feed(event.text)
+            case ToolProgressed():
+                progress = event.progress
+                screen.progress.progressed(
+                    event.tool_use_id, progress.text, progress.output, progress.fraction
+                )
+                block = self._tool_blocks.get(event.tool_use_id)
+                if block is not None and progress.output:
+                    tail = (block.state.output_tail + progress.output)[-MAX_TAIL_CHARS:]
+                    block.update_state(output_tail=tail)
+            case TurnStarted():
+                self._assistant = None
+                screen.conversation.add_block(UserBlock(event.prompt))
+                self.set_activity("thinking…")
+            case RequestStarted():
+                self._assistant = None
+                self._streamed = False
+                if event.model:
+                    screen.status_bar.set(model=event.model)
+                self.set_activity("thinking…")
+            case ThinkingDelta():
+                self.set_activity("thinking…")
+            case AssistantMessage():
+                self._finish_assistant(None if self._streamed else message_text(event.message))
+                self._streamed = False
+            case ToolQueued():
+                self._finish_assistant(None)
+                block = ToolBlock(ToolCallState(event.tool_use_id, event.name, event.summary))
+                self._tool_blocks[event.tool_use_id] = block
+                screen.conversation.add_block(block)
+                screen.progress.queued(event.tool_use_id, event.name, event.summary)
+            case ToolStarted():
+                started = self._tool_blocks.get(event.tool_use_id)
+                if started is not None:
+                    started.update_state(status="running")
+                screen.progress.started(event.tool_use_id, event.at)
+                self.set_activity("running tools…")
+            case ToolFinished():
+                finished = self._tool_blocks.pop(event.tool_use_id, None)
+                if finished is not None:
+                    finished.update_state(elapsed=event.elapsed, **outcome_view(event.outcome))
+                screen.progress.finished(event.tool_use_id, event.elapsed, event.outcome.is_error)
+            case PermissionRequested():
+                self.enqueue_permission(event.prompt)
+            case Retrying():
+                self._notice(
+                    f"Retrying in {event.delay_s:.0f}s (attempt {event.attempt}): {event.reason}",
+                    "retry",
+                )
+                self.set_activity(f"retrying in {event.delay_s:.0f}s")
+            case UsageUpdated():
+                screen.status_bar.set(
+                    input_tokens=event.input_tokens,
+                    output_tokens=event.output_tokens,
+                    cache_read_tokens=event.cache_read_tokens,
+                    cost_usd=event.cost_usd,
+                )
+                self.usage = event
+            case Notice():
+                self._notice(event.text, event.level)
+            case ErrorOccurred():
+                self._finish_assistant(None)
+                self._notice(event.message, "error")
+            case Interrupted():
+                self._finish_assistant(None)
+                self._notice(INTERRUPTED_TEXT, "interrupt")
+                self.drop_resolved_permissions()
+            case TurnEnded():
+                self._finish_assistant(None)
+                screen.progress.end_turn()
+                self.set_activity("")
+                self.drop_resolved_permissions()
+            case AppEvent():
+                items = plan_items(event.payload)
+                if items is not None:
+                    screen.plan.set_items(items)
+            case _:
+                pass  # RawStreamEvent: only the headless stream-json printer wants these
+
+    def _finish_assistant(self, full_text: str | None) -> None:
+        block = self._assistant
+        self._assistant = None
+        if block is not None:
+            block.finish(full_text)
+        elif full_text:
+            done = AssistantBlock(full_text)
+            done.finish()
+            self.main.conversation.add_block(done)
+
+    def _notice(self, text: str, level: NoticeLevel) -> None:
+        self.main.conversation.add_block(NoticeBlock(text, level))

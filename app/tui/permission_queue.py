@@ -1,0 +1,65 @@
+"""Permission requests appear one at a time; the rest wait in order.
+
+A request that someone else already resolved (Ctrl+C, a hook) is skipped, and an open dialog whose
+request got resolved elsewhere closes itself (PermissionScreen polls its ResolveOnce).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from app.execution.interfaces import PermissionPrompt
+from app.tui.app_base import AppBase
+from app.tui.screens.permission import PermissionScreen
+from tools.decisions import PermissionDecision
+
+
+class PermissionQueue(AppBase):
+    _waiting: deque[PermissionPrompt]
+    _dialog: PermissionScreen | None = None
+
+    def enqueue_permission(self, prompt: PermissionPrompt) -> None:
+        if not hasattr(self, "_waiting"):
+            self._waiting = deque()
+        self._waiting.append(prompt)
+        self._show_next()
+
+    @property
+    def open_dialog(self) -> PermissionScreen | None:
+        return self._dialog
+
+    def open_dialog_prompt(self) -> PermissionPrompt | None:
+        return self._dialog.prompt if self._dialog is not None else None
+
+    @property
+    def waiting_permissions(self) -> int:
+        return len(getattr(self, "_waiting", ()))
+
+    def _show_next(self) -> None:
+        if self._dialog is not None:
+            return
+        waiting: deque[PermissionPrompt] = getattr(self, "_waiting", deque())
+        while waiting:
+            prompt = waiting.popleft()
+            if prompt.resolver.is_claimed():
+                continue
+            self._dialog = PermissionScreen(
+                prompt, key_guard_s=self.config.dialog_key_guard_s, clock=self.config.clock
+            )
+            self.push_screen(self._dialog, self._dialog_closed)
+            if not self.app_focus:
+                # The user is in another window: the turn is blocked on them.
+                self.bell()
+            return
+
+    def _dialog_closed(self, decision: PermissionDecision | None) -> None:
+        self._dialog = None
+        self._show_next()
+
+    def drop_resolved_permissions(self) -> None:
+        waiting = getattr(self, "_waiting", None)
+        if waiting:
+            self._waiting = deque(p for p in waiting if not p.resolver.is_claimed())
+        dialog = self._dialog
+        if dialog is not None and dialog.prompt.resolver.is_claimed() and dialog.is_current:
+            dialog.dismiss(None)

@@ -1,0 +1,77 @@
+"""What the TUI needs from the outside world, as small typed seams.
+
+`SessionPort` is the subset of `app.engine.session.Session` the App drives; the App consumes the
+session's events through `LatheApp.handle_engine_event`, which the session gets as its sink.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+from app.engine.events import EngineEvent, TurnEnded
+
+
+class SessionPort(Protocol):
+    @property
+    def model(self) -> str: ...
+
+    @property
+    def session_id(self) -> str: ...
+
+    @property
+    def permission_mode(self) -> str: ...
+
+    @property
+    def tool_names(self) -> Sequence[str]: ...
+
+    def set_permission_mode(self, mode: str) -> None: ...
+
+    def interrupt(self) -> object: ...
+
+    def run_turn(self, prompt: str) -> Awaitable[TurnEnded]: ...
+
+
+EventSink = Callable[[EngineEvent], None]
+SessionFactory = Callable[[EventSink], Awaitable[SessionPort]]
+
+
+@dataclass(frozen=True)
+class SessionSummary:
+    """One line of the resume picker."""
+
+    session_id: str
+    title: str
+    updated: str = ""
+    messages: int = 0
+
+
+@dataclass
+class TuiConfig:
+    """Everything the App is configured with; tests pass fixed values (clock, folder, branch)."""
+
+    folder: str = ""
+    branch: str = ""
+    model: str = ""
+    permission_mode: str = "default"
+    theme: str = "lathe-dark"
+    user_theme_dir: str | None = None
+    initial_prompt: str | None = None
+    offline_demo: bool = False
+    # The half-second guard against keystrokes meant for the prompt answering a dialog.
+    dialog_key_guard_s: float = 0.5
+    quit_window_s: float = 2.0
+    progress_placement: Literal["bottom", "top", "hidden"] = "bottom"
+    progress_linger_s: float = 1.5
+    progress_tick_s: float | None = 0.25
+    live_blocks: int = 40
+    cursor_blink: bool = True
+    clock: Callable[[], float] = time.monotonic
+    ask_trust_for: str | None = None
+    on_trust: Callable[[str, bool], None] | None = None
+    list_sessions: Callable[[], Sequence[SessionSummary]] | None = None
+    on_resume: Callable[[str], None] | None = None
+    mcp_servers: Callable[[], Sequence[tuple[str, str]]] | None = None
+    keymap: dict[str, str] = field(default_factory=dict)

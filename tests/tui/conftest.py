@@ -1,0 +1,108 @@
+"""Deterministic harness for the TUI: fixed clock, fixed folder and branch, no blink, no
+animations, no progress ticker; events are the engine's real event objects."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from app.engine.events import EngineEvent, Interrupted, TurnEnded, TurnStarted
+from app.execution.interfaces import PermissionPrompt
+from app.execution.outcome import CallOutcome
+from app.tui.app import LatheApp
+from app.tui.ports import TuiConfig
+from tools.decisions import DecisionReason, PermissionDecision
+
+SIZE = (100, 32)
+
+
+class FixedClock:
+    def __init__(self, now: float = 1000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def make_config(**changes: Any) -> TuiConfig:
+    base: dict[str, Any] = {
+        "folder": "~/work/demo",
+        "branch": "main",
+        "model": "claude-sonnet-4-5",
+        "dialog_key_guard_s": 0.0,
+        "progress_tick_s": None,
+        "cursor_blink": False,
+        "clock": FixedClock(),
+    }
+    base.update(changes)
+    return TuiConfig(**base)
+
+
+def make_app(session: Any = None, **changes: Any) -> LatheApp:
+    return LatheApp(make_config(**changes), session=session)
+
+
+Step = Callable[["ScriptedSession"], Awaitable[None]]
+
+
+@dataclass
+class ScriptedSession:
+    """Stands in for app.engine.session.Session (not written yet): it emits real engine events
+    through the App's sink, in the order a real turn would, and honours interrupt()."""
+
+    app: LatheApp
+    steps: Sequence[Step] = ()
+    model: str = "claude-sonnet-4-5"
+    session_id: str = "sess-1"
+    permission_mode: str = "default"
+    tool_names: Sequence[str] = ("Read", "Edit", "Bash")
+    prompts: list[str] = field(default_factory=list)
+    interrupted: asyncio.Event = field(default_factory=asyncio.Event)
+    interrupts: int = 0
+    open_prompts: list[PermissionPrompt] = field(default_factory=list)
+
+    def emit(self, event: EngineEvent) -> None:
+        self.app.handle_engine_event(event)
+
+    def set_permission_mode(self, mode: str) -> None:
+        self.permission_mode = mode
+
+    def interrupt(self) -> None:
+        self.interrupts += 1
+        for prompt in self.open_prompts:
+            prompt.resolver.resolve(
+                PermissionDecision.deny("aborted", DecisionReason("abort", "interrupted"))
+            )
+        self.interrupted.set()
+
+    async def run_turn(self, prompt: str) -> TurnEnded:
+        self.prompts.append(prompt)
+        self.emit(TurnStarted(prompt))
+        for step in self.steps:
+            await step(self)
+            if self.interrupted.is_set():
+                self.emit(Interrupted(during_tools=True))
+                end = TurnEnded(None, "", False, "interrupted", 1)
+                self.emit(end)
+                return end
+        end = TurnEnded("end_turn", "", False, "success", 1)
+        self.emit(end)
+        return end
+
+
+async def wait_for_interrupt(session: ScriptedSession) -> None:
+    await session.interrupted.wait()
+
+
+def outcome(tool_use_id: str, name: str, content: str, **kw: Any) -> CallOutcome:
+    block = {"type": "tool_result", "tool_use_id": tool_use_id, "content": content}
+    return CallOutcome(tool_use_id, name, block, kw.pop("is_error", False), **kw)
+
+
+@pytest.fixture
+def clock() -> FixedClock:
+    return FixedClock()

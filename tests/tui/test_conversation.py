@@ -1,0 +1,135 @@
+"""The conversation's event handling and windowing, the progress panel, and the prompt widget."""
+
+from __future__ import annotations
+
+from app.engine.events import AssistantMessage, TextDelta, TurnEnded
+from app.execution.events import ToolFinished, ToolQueued, ToolStarted
+from tests.tui import scenes
+from tests.tui.conftest import SIZE, FixedClock, make_app, outcome
+from widgets.conversation import ArchiveChunk
+from widgets.message_blocks import AssistantBlock
+from widgets.tool_block import ToolBlock
+
+
+async def test_streamed_deltas_become_one_markdown_block() -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        scenes.feed(app, scenes.prompt_and_text())
+        await scenes.settle(app, pilot)
+        blocks = list(app.main.conversation.query(AssistantBlock))
+        assert len(blocks) == 1
+        assert "config" in blocks[0].markdown_text
+        app.handle_engine_event(
+            AssistantMessage({"role": "assistant", "content": [{"type": "text", "text": "Final."}]})
+        )
+        await scenes.settle(app, pilot)
+        # The streamed text stays as it came (it may sit around tool blocks); nothing is doubled.
+        assert len(list(app.main.conversation.query(AssistantBlock))) == 1
+        assert "config" in blocks[0].markdown_text and blocks[0].finished
+
+
+async def test_message_without_deltas_is_shown_whole() -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.handle_engine_event(
+            AssistantMessage({"role": "assistant", "content": [{"type": "text", "text": "Final."}]})
+        )
+        await scenes.settle(app, pilot)
+        blocks = list(app.main.conversation.query(AssistantBlock))
+        assert [b.markdown_text for b in blocks] == ["Final."]
+
+
+async def test_tool_blocks_follow_tool_use_order_and_show_results() -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        scenes.feed(app, scenes.concurrent_tools())
+        await pilot.pause()
+        names = [b.state.tool_use_id for b in app.main.conversation.query(ToolBlock)]
+        assert names == ["r1", "g1", "b1", "w1", "r2"]
+        read = app.main.conversation.query(ToolBlock).first()
+        assert read.state.status == "done" and "line one" in read.state.result_text
+        assert app.main.progress.counts() == "2 running, 2 queued"
+
+
+async def test_edit_diff_and_text_after_tools_starts_a_new_block() -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        scenes.feed(app, [*scenes.finished_edit(), TextDelta("after", 1)])
+        await scenes.settle(app, pilot)
+        block = app.main.conversation.query(ToolBlock).first()
+        assert block.state.diff.startswith("--- ")
+        assert len(app.main.conversation.query(AssistantBlock)) == 1
+
+
+async def test_finished_rows_leave_the_panel_after_the_linger() -> None:
+    clock = FixedClock()
+    app = make_app(clock=clock)
+    async with app.run_test(size=SIZE) as pilot:
+        scenes.feed(app, scenes.concurrent_tools())
+        await pilot.pause()
+        assert "r1" in app.main.progress.rows
+        app.main.progress.prune()
+        assert "r1" in app.main.progress.rows
+        clock.now += 1.6
+        app.main.progress.prune()
+        assert "r1" not in app.main.progress.rows and "g1" in app.main.progress.rows
+        app.handle_engine_event(TurnEnded("end_turn", "", False, "success", 1))
+        assert app.main.progress.rows == {}
+        assert not app.main.progress.has_class("-active")
+
+
+async def test_long_history_keeps_few_live_widgets_and_stays_in_order() -> None:
+    app = make_app(live_blocks=20)
+    async with app.run_test(size=SIZE) as pilot:
+        for i in range(300):
+            tid = f"t{i}"
+            scenes.feed(
+                app,
+                [
+                    ToolQueued(tid, "Read", {}, f"file{i}.py", True),
+                    ToolStarted(tid, "Read", 999.0),
+                    ToolFinished(tid, outcome(tid, "Read", f"content {i}"), 0.01),
+                ],
+            )
+        await pilot.pause()
+        conv = app.main.conversation
+        live = list(conv.query(ToolBlock))
+        assert len(live) == 20
+        assert [b.state.summary for b in live] == [f"file{i}.py" for i in range(280, 300)]
+        assert conv.archived_count == 280
+        assert len(conv.children) < 40
+        chunks = list(conv.query(ArchiveChunk))
+        assert conv.children[: len(chunks)] == chunks  # archive sits above the live blocks
+        conv.scroll_home(animate=False)
+        await pilot.pause()
+        assert conv.scroll_y == 0
+
+
+async def test_a_running_block_is_never_frozen() -> None:
+    app = make_app(live_blocks=2)
+    async with app.run_test(size=SIZE) as pilot:
+        scenes.feed(
+            app,
+            [ToolQueued("slow", "Bash", {}, "sleep 60", False), ToolStarted("slow", "Bash", 999.0)],
+        )
+        for i in range(5):
+            scenes.feed(
+                app,
+                [
+                    ToolQueued(f"q{i}", "Read", {}, "x", True),
+                    ToolFinished(f"q{i}", outcome(f"q{i}", "Read", "ok"), 0.0),
+                ],
+            )
+        await pilot.pause()
+        ids = [b.state.tool_use_id for b in app.main.conversation.query(ToolBlock)]
+        assert ids[0] == "slow" and len(ids) == 6
+
+
+async def test_plan_view_follows_todo_events() -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.handle_engine_event(scenes.todos())
+        await pilot.pause()
+        plan = app.main.plan
+        assert plan.has_class("-active")
+        assert [i.status for i in plan.items] == ["completed", "in_progress", "pending"]

@@ -1,0 +1,174 @@
+"""Pilot tests of the permission dialog: keys, clicks, feedback, key guard, queue, abort."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.tui.screens.permission import PermissionScreen
+from tests.tui import scenes
+from tests.tui.conftest import SIZE, ScriptedSession, make_app
+from tools.decisions import DecisionReason, PermissionDecision
+
+
+async def open_dialog(app, prompt):  # type: ignore[no-untyped-def]
+    app.enqueue_permission(prompt)
+
+
+@pytest.mark.parametrize(
+    ("keys", "behavior", "always"),
+    [
+        (("1",), "allow", False),
+        (("y",), "allow", False),
+        (("2",), "allow", True),
+        (("a",), "allow", True),
+        (("3",), "deny", False),
+        (("n",), "deny", False),
+        (("escape",), "deny", False),
+    ],
+)
+async def test_keys_answer(keys: tuple[str, ...], behavior: str, always: bool) -> None:
+    app = make_app()
+    prompt = scenes.bash_prompt()
+    async with app.run_test(size=SIZE) as pilot:
+        app.enqueue_permission(prompt)
+        await pilot.pause()
+        assert isinstance(app.screen, PermissionScreen)
+        await pilot.press(*keys)
+        await pilot.pause()
+        decision = prompt.resolver.value
+        assert decision is not None and decision.behavior == behavior
+        assert bool(decision.extra.get("always")) is always
+        if always:
+            assert decision.suggestions == ("Bash(npm run test:*)",)
+        assert not isinstance(app.screen, PermissionScreen)
+
+
+@pytest.mark.parametrize(
+    ("button", "behavior"),
+    [("#allow-once", "allow"), ("#allow-always", "allow"), ("#deny", "deny")],
+)
+async def test_buttons_answer(button: str, behavior: str) -> None:
+    app = make_app()
+    prompt = scenes.bash_prompt()
+    async with app.run_test(size=SIZE) as pilot:
+        app.enqueue_permission(prompt)
+        await pilot.pause()
+        await pilot.click(button)
+        await pilot.pause()
+        assert prompt.resolver.value is not None
+        assert prompt.resolver.value.behavior == behavior
+
+
+async def test_tab_feedback_is_sent_with_the_denial_and_typing_does_not_answer() -> None:
+    app = make_app()
+    prompt = scenes.bash_prompt()
+    async with app.run_test(size=SIZE) as pilot:
+        app.enqueue_permission(prompt)
+        await pilot.pause()
+        await pilot.press("tab", *"yes use yarn test", "enter")
+        await pilot.pause()
+        decision = prompt.resolver.value
+        assert decision is not None and decision.behavior == "deny"
+        assert decision.feedback == "yes use yarn test"
+        assert "yes use yarn test" in decision.message
+
+
+async def test_keys_inside_the_guard_are_ignored_but_clicks_work() -> None:
+    app = make_app(dialog_key_guard_s=1000.0)
+    prompt = scenes.bash_prompt()
+    async with app.run_test(size=SIZE) as pilot:
+        app.enqueue_permission(prompt)
+        await pilot.pause()
+        await pilot.press("y", "1", "n", "escape", "enter")
+        await pilot.pause()
+        assert not prompt.resolver.is_claimed()
+        assert isinstance(app.screen, PermissionScreen)
+        await pilot.click("#deny")
+        await pilot.pause()
+        assert prompt.resolver.value is not None and prompt.resolver.value.behavior == "deny"
+
+
+async def test_always_allow_is_absent_without_a_suggested_rule() -> None:
+    app = make_app()
+    prompt = scenes.bash_prompt()
+    prompt.suggestions = ()
+    async with app.run_test(size=SIZE) as pilot:
+        app.enqueue_permission(prompt)
+        await pilot.pause()
+        assert not app.screen.query("#allow-always")
+        await pilot.press("a")
+        await pilot.pause()
+        assert not prompt.resolver.is_claimed()
+
+
+async def test_requests_queue_one_at_a_time_in_order() -> None:
+    app = make_app()
+    first, second = scenes.bash_prompt(), scenes.edit_prompt()
+    async with app.run_test(size=SIZE) as pilot:
+        app.enqueue_permission(first)
+        app.enqueue_permission(second)
+        await pilot.pause()
+        assert isinstance(app.screen, PermissionScreen) and app.screen.prompt is first
+        assert app.waiting_permissions == 1
+        await pilot.press("y")
+        await pilot.pause()
+        assert isinstance(app.screen, PermissionScreen) and app.screen.prompt is second
+        await pilot.press("n")
+        await pilot.pause()
+        assert first.resolver.value.behavior == "allow"  # type: ignore[union-attr]
+        assert second.resolver.value.behavior == "deny"  # type: ignore[union-attr]
+        assert not isinstance(app.screen, PermissionScreen)
+
+
+async def test_ctrl_c_while_open_aborts_and_closes_the_dialog() -> None:
+    app = make_app()
+    session = ScriptedSession(app)
+    prompt = scenes.bash_prompt()
+
+    async def ask(s: ScriptedSession) -> None:
+        s.open_prompts.append(prompt)
+        from app.engine.events import PermissionRequested
+
+        s.emit(PermissionRequested(prompt))
+        await prompt.resolver.wait()
+        s.interrupted.set() if prompt.resolver.value.reason.kind == "abort" else None  # type: ignore[union-attr]
+
+    session.steps = [ask]
+    app.session = session
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"run tests", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, PermissionScreen)
+        await pilot.press("ctrl+c")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert session.interrupts == 1
+        assert prompt.resolver.value is not None and prompt.resolver.value.reason.kind == "abort"  # type: ignore[union-attr]
+        assert not isinstance(app.screen, PermissionScreen)
+        assert not app.turn_running
+
+
+async def test_a_prompt_resolved_elsewhere_closes_and_is_skipped() -> None:
+    app = make_app()
+    first, second = scenes.bash_prompt(), scenes.edit_prompt()
+    async with app.run_test(size=SIZE) as pilot:
+        app.enqueue_permission(first)
+        app.enqueue_permission(second)
+        await pilot.pause()
+        # A hook answers both; the dialog notices on its next check and the queue skips the other.
+        second.resolver.resolve(PermissionDecision.allow(DecisionReason("hook", "hook")))
+        first.resolver.resolve(PermissionDecision.allow(DecisionReason("hook", "hook")))
+        await pilot.pause(0.3)
+        assert not isinstance(app.screen, PermissionScreen)
+        assert app.waiting_permissions == 0
+
+
+async def test_bell_when_a_dialog_waits_while_unfocused() -> None:
+    app = make_app()
+    rings: list[int] = []
+    app.bell = lambda: rings.append(1)  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        app.app_focus = False
+        app.enqueue_permission(scenes.bash_prompt())
+        await pilot.pause()
+        assert rings == [1]
