@@ -88,6 +88,7 @@ async def _main(opts: CliOptions, out: IO[str], err: IO[str]) -> int:
         print(f"lathe: warning: {warning}", file=err)
     session = setup.session
     printer.session_id = session.session_id
+    await session.start_mcp()
     if opts.output_format == "stream-json":
         printer.line(
             {
@@ -98,7 +99,7 @@ async def _main(opts: CliOptions, out: IO[str], err: IO[str]) -> int:
                 "model": session.model,
                 "tools": session.tool_names,
                 "permissionMode": session.permission_mode,
-                "mcp_servers": [],
+                "mcp_servers": session.mcp_status(),
             }
         )
     loop = asyncio.get_running_loop()

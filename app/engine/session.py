@@ -42,6 +42,9 @@ class SessionParts:
     max_turns: int | None = None
     max_tokens: int = 16_000
     fallback_tools: tuple[Any, ...] = ()
+    # The built-in tools offered (the pool's prefix) and the MCP servers' manager, if any.
+    builtin_tools: tuple[Any, ...] | None = None
+    mcp: Any = None
     # Called when the permission mode changes (the permission layer rebuilds its context).
     set_mode: Callable[[str], None] | None = None
     get_mode: Callable[[], str] | None = None
@@ -122,6 +125,38 @@ class Session:
         if self.parts.transcript is not None:
             self.parts.transcript.append_message(self.session_id, record)
 
+    # -- MCP ------------------------------------------------------------------------------------
+
+    async def start_mcp(self, timeout: float | None = None) -> None:  # noqa: ASYNC109
+        """Connect the MCP servers (each within its own time limit) and offer their tools.
+        Servers that connect later (the TUI does not wait) join the pool when they do."""
+        manager = self.parts.mcp
+        if manager is None:
+            return
+        manager.on_change = lambda info: self.refresh_tools()
+        await manager.start(timeout)
+        self.refresh_tools()
+
+    def refresh_tools(self) -> None:
+        """Rebuild the pool from the built-ins and the connected MCP servers' tools."""
+        from tools.registry import assemble_tool_pool
+
+        manager = self.parts.mcp
+        builtins = self.parts.builtin_tools
+        if manager is None or builtins is None:
+            return
+        deny = self.parts.extra.get("decider")
+        pool = assemble_tool_pool(builtins, manager.tools(), deny)
+        if pool.names == self.pool.names:
+            return
+        self.pool = pool
+        self.context = replace(self.context, tools=pool.tools)
+        self.deps.tools = pool.tools
+
+    def mcp_status(self) -> list[dict[str, str]]:
+        manager = self.parts.mcp
+        return manager.status() if manager is not None else []
+
     def take_pending_context(self) -> list[str]:
         """Context from SessionStart hooks, delivered with the next prompt."""
         pending, self._pending_context = self._pending_context, []
@@ -173,5 +208,7 @@ class Session:
             except Exception:
                 pass  # a broken SessionEnd hook must not keep lathe from exiting
         await self.context.background.stop_all()
+        if self.parts.mcp is not None:
+            await self.parts.mcp.close()
         if self.parts.transcript is not None:
             self.parts.transcript.close()

@@ -22,6 +22,8 @@ from app.engine.session import Session, SessionParts
 from app.execution.interfaces import DenyingPrompter, Prompter
 from app.hooks.config import hook_sources_from_settings, parse_hook_sources
 from app.hooks.runner import CommandHookRunner
+from app.mcp.config import load_mcp_config
+from app.mcp.manager import McpManager
 from app.model.client import MissingCredentials, open_backend
 from app.model.request import build_system
 from app.model.scenario import ScenarioError
@@ -122,6 +124,11 @@ def build_session(
     base = get_all_base_tools()
     builtins = get_tools(decider, base_tools=base)
     pool = assemble_tool_pool(builtins, (), decider)
+    # MCP servers connect after the session exists (Session.start_mcp), so a slow one never
+    # delays the first frame or, in the TUI, the first prompt.
+    mcp_config = load_mcp_config(merged.mcp.servers, project, env, trusted=is_trusted_now)
+    warnings.extend(str(p) for p in mcp_config.problems)
+    mcp = McpManager.from_config(mcp_config, cwd=str(start), env=environ)
 
     resumed: LoadedTranscript | None = None
     if opts.continue_session or opts.resume:
@@ -204,6 +211,8 @@ def build_session(
         messages=resumed.messages if resumed else [],
         max_turns=opts.max_turns,
         fallback_tools=tuple(base),
+        builtin_tools=tuple(builtins),
+        mcp=mcp,
         get_mode=get_mode,
         set_mode=set_mode,
         extra={

@@ -37,6 +37,7 @@ from app.engine.stream import StreamAccumulator
 from app.execution.outcome import CallOutcome
 from app.execution.streaming_executor import StreamingToolExecutor
 from app.execution.texts import INTERRUPTED, INTERRUPTED_FOR_TOOL_USE, invalid_json
+from app.mcp.deferred import deferred_tools_text, loaded_tool_names, split_deferred
 from app.model.request import build_request
 from tools.abort import AbortController
 
@@ -288,13 +289,18 @@ async def _stream_once(
     turn: int,
     results: list[CallOutcome],
 ) -> ResponseOutcome:
+    # Deferred tools (many MCP tools) go by name only; ToolSearch loads their schemas.
+    split = split_deferred(session.pool.tools, loaded=loaded_tool_names(session.messages))
+    session.deps.schema_sent = split.schema_sent
+    system = session.parts.system
+    if split.deferred:
+        system = [*system, {"type": "text", "text": deferred_tools_text(split.deferred)}]
+    last_builtin = session.pool.builtin_breakpoint
     params = build_request(
         model=session.backend.model,
-        system=session.parts.system,
-        tools=[t.api_definition() for t in session.pool.tools],
-        last_builtin=session.pool.builtin_breakpoint
-        if session.pool.builtin_breakpoint >= 0
-        else None,
+        system=system,
+        tools=split.sent,
+        last_builtin=last_builtin if last_builtin >= 0 else None,
         messages=normalize_for_api(session.messages),
         max_tokens=session.parts.max_tokens,
     )

@@ -292,3 +292,33 @@ def test_cut_transcript_line_is_dropped(fake_api, repo):
     proc = lathe(["-p", "two", "--resume", session_id], repo, env_for(fake_api))
     assert proc.returncode == 0 and proc.stdout.strip() == "second"
     assert "cut short" in proc.stderr
+
+
+def test_mcp_server_from_mcp_json(fake_api, repo):
+    server = ROOT / "tests" / "integration" / "mcp" / "servers" / "demo_server.py"
+    (repo / ".mcp.json").write_text(
+        json.dumps(
+            {"mcpServers": {"demo": {"command": sys.executable, "args": [str(server), "stdio"]}}}
+        )
+    )
+    fake_api.load(
+        [turn_of([tool_use_block("mcp__demo__echo", {"text": "hi"}, "m1")]), text_turn("echoed")]
+    )
+    proc = lathe(
+        ["-p", "echo", "--output-format", "stream-json", "--allowedTools", "mcp__demo"],
+        repo,
+        env_for(fake_api),
+        timeout=90,
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = lines(proc.stdout)
+    assert out[0]["mcp_servers"] == [{"name": "demo", "status": "connected"}]
+    assert "mcp__demo__echo" in out[0]["tools"]
+    result = out[2]["message"]["content"][0]
+    assert result["tool_use_id"] == "m1" and "echo: hi" in json.dumps(result["content"])
+    # The MCP tool came after every built-in in the request, behind the cache breakpoint.
+    tools = fake_api.bodies()[0]["tools"]
+    marked = [i for i, t in enumerate(tools) if "cache_control" in t]
+    assert len(marked) == 1 and not tools[marked[0]]["name"].startswith("mcp__")
+    assert all(t["name"].startswith("mcp__demo__") for t in tools[marked[0] + 1 :])
+    assert "mcp__demo__echo" in [t["name"] for t in tools]
