@@ -102,12 +102,14 @@ class LoadedSettings:
 
     def merged(self, trusted: bool = True) -> Settings:
         """Scalars: highest source wins. Lists and tables merge. Untrusted project files give
-        no hooks."""
+        no hooks, no MCP servers and no environment."""
         hooks: dict[str, list[dict[str, Any]]] = {}
         servers: dict[str, dict[str, Any]] = {}
         env: dict[str, str] = {}
         model: str | None = None
         theme: str | None = None
+        keymap: dict[str, str] = {}
+        progress_panel: str | None = None
         for src in self.sources:
             s = src.settings
             if s is None:
@@ -120,10 +122,14 @@ class LoadedSettings:
                         bucket.extend(entries)
                     else:
                         bucket.append(entries)
-            servers.update(s.mcp.servers)
-            env.update(s.env)
+                # Servers start programs and env changes what every program sees: an untrusted
+                # project gets neither, like its hooks.
+                servers.update(s.mcp.servers)
+                env.update(s.env)
             model = s.model or model
             theme = s.theme or theme
+            keymap.update(s.keymap)
+            progress_panel = s.progress_panel or progress_panel
         return Settings.model_validate(
             {
                 "hooks": hooks,
@@ -131,6 +137,8 @@ class LoadedSettings:
                 "env": env,
                 "model": model,
                 "theme": theme,
+                "keymap": keymap,
+                "progress_panel": progress_panel,
             }
         )
 

@@ -72,4 +72,8 @@ class Settings(BaseModel):
     theme: str | None = None
     """Colour theme name."""
     env: dict[str, str] = Field(default_factory=dict)
-    """Environment variables for tools and hooks."""
+    """Environment variables set for the session (its tools, hooks and MCP servers)."""
+    keymap: dict[str, str] = Field(default_factory=dict)
+    """TUI key remapping: binding id -> keys, e.g. `interrupt_esc = "ctrl+g"`."""
+    progress_panel: Literal["bottom", "top", "hidden"] | None = None
+    """Where the live tool-progress panel sits in the TUI."""

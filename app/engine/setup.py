@@ -106,6 +106,9 @@ def build_session(
             raise SetupError(str(problem))
         warnings.append(str(problem))
     merged = loaded.merged(trusted=is_trusted_now)
+    if env is None and merged.env:
+        # Settings' `env` applies to the whole session: tools, hooks, MCP servers, the client.
+        os.environ.update(merged.env)
     decider = RuleDecider(permissions)
 
     try:
