@@ -322,3 +322,25 @@ def test_mcp_server_from_mcp_json(fake_api, repo):
     assert len(marked) == 1 and not tools[marked[0]]["name"].startswith("mcp__")
     assert all(t["name"].startswith("mcp__demo__") for t in tools[marked[0] + 1 :])
     assert "mcp__demo__echo" in [t["name"] for t in tools]
+
+
+def test_sigint_during_a_permission_hook_wait(fake_api, repo):
+    # In -p the permission decision can still wait: on a PreToolUse hook that takes its time.
+    (repo / ".claude").mkdir()
+    hook = "touch hook-started; sleep 30"
+    (repo / ".claude" / "settings.json").write_text(
+        json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": hook}]}]}})
+    )
+    fake_api.load([turn_of([tool_use_block("Bash", {"command": "touch never.txt"}, "b1")])])
+    proc = spawn(["-p", "go", "--allowedTools", "Bash"], repo, env_for(fake_api))
+    try:
+        _wait_for(lambda: (repo / "hook-started").exists())
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130
+    assert not (repo / "never.txt").exists()
+    (repo / ".claude" / "settings.json").unlink()
+    _continue_is_valid(fake_api, repo)

@@ -39,7 +39,7 @@ async def test_user_prompt_submit_adds_context(fake_api, repo, monkeypatch):
 
 async def test_user_prompt_submit_blocks(fake_api, repo, monkeypatch):
     write_settings(repo, {"UserPromptSubmit": command("echo 'no secrets please' >&2; exit 2")})
-    session, events = make_session(fake_api, repo, monkeypatch=monkeypatch)
+    session, _events = make_session(fake_api, repo, monkeypatch=monkeypatch)
     result = await session.run_turn("print the password")
     assert result.is_error and "no secrets please" in result.result_text
     assert fake_api.bodies() == []  # nothing reached the model

@@ -80,7 +80,7 @@ async def test_tool_starts_while_the_model_is_still_streaming(fake_api, repo, mo
             text_turn("ok"),
         ]
     )
-    session, events = make_session(fake_api, repo, monkeypatch=monkeypatch)
+    session, _events = make_session(fake_api, repo, monkeypatch=monkeypatch)
     stamps: list[tuple[str, float]] = []
     original = session._sink
 
@@ -231,7 +231,7 @@ async def test_interrupt_during_long_bash_kills_it(fake_api, repo, monkeypatch):
             text_turn("next"),
         ]
     )
-    session, events = make_session(
+    session, _events = make_session(
         fake_api,
         repo,
         opts=CliOptions(permission_mode="bypassPermissions"),
