@@ -8,9 +8,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app.config.paths import config_dir, home_dir, project_dir
-from app.tui.ports import EventSink, SessionPort, TuiConfig
-
 from app.engine.events import Notice
+from app.tui.ports import EventSink, SessionPort, TuiConfig
 
 if TYPE_CHECKING:
     from app.cli import CliOptions
