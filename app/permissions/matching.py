@@ -113,25 +113,52 @@ def path_rule_root(rule: Rule, project_dir: str, home: str) -> tuple[str, str]:
     return os.path.normpath(root), pattern
 
 
-def path_matches(rule: Rule, path: str, project_dir: str, home: str) -> bool:
-    """Gitignore semantics, anchored at the rule's root; `path` is absolute and normalised."""
+@dataclass(frozen=True)
+class CompiledPathRule:
+    """A path rule with its root and regexes resolved once per permission context, so checking a
+    path is a prefix test and a few regex searches (no hashing of the rule per call)."""
+
+    rule: Rule
+    root: str
+    pattern: str
+    regexes: tuple[tuple[re.Pattern[str], bool], ...]
+
+
+def compile_path_rule(rule: Rule, project_dir: str, home: str) -> CompiledPathRule:
     root, pattern = path_rule_root(rule, project_dir, home)
+    return CompiledPathRule(rule, root, pattern, _spec(pattern))
+
+
+def relative_to_root(root: str, path: str) -> str | None:
+    """`path` relative to a rule's root ("." for the root itself), or None when outside it."""
     if root == "/":
-        rel = path.lstrip("/")
-    else:
-        if path == root:
-            rel = "."
-        elif path.startswith(root + os.sep):
-            rel = path[len(root) + 1 :]
-        else:
-            return False
+        return path.lstrip("/")
+    if path == root:
+        return "."
+    if path.startswith(root) and path[len(root) : len(root) + 1] == os.sep:
+        return path[len(root) + 1 :]
+    return None
+
+
+def rel_matches(c: CompiledPathRule, rel: str) -> bool:
     if rel in ("", "."):
-        return pattern in ("/**", "**", "/")
+        return c.pattern in ("/**", "**", "/")
     matched = False
-    for regex, include in _spec(pattern):
+    for regex, include in c.regexes:
         if regex.search(rel):
             matched = include
     return matched
+
+
+def compiled_matches(c: CompiledPathRule, path: str) -> bool:
+    """Gitignore semantics, anchored at the rule's root; `path` is absolute and normalised."""
+    rel = relative_to_root(c.root, path)
+    return rel is not None and rel_matches(c, rel)
+
+
+def path_matches(rule: Rule, path: str, project_dir: str, home: str) -> bool:
+    """Gitignore semantics, anchored at the rule's root; `path` is absolute and normalised."""
+    return compiled_matches(compile_path_rule(rule, project_dir, home), path)
 
 
 # --- WebFetch --------------------------------------------------------------------------------

@@ -6,7 +6,13 @@ from collections.abc import Iterable
 from typing import Literal
 
 from app.permissions.context import PermissionContext
-from app.permissions.matching import path_matches
+from app.permissions.matching import (
+    CompiledPathRule,
+    compile_path_rule,
+    compiled_matches,
+    rel_matches,
+    relative_to_root,
+)
 from app.permissions.rules import EDIT_TOOLS, READ_TOOLS, Rule
 
 Access = Literal["read", "write"]
@@ -24,16 +30,19 @@ def _path_rules(rules: Iterable[Rule], access: Access, behavior: str) -> list[Ru
     return [r for r in rules if r.specifier is not None and r.tool in fams]
 
 
-def _cached(pc: PermissionContext, access: Access, behavior: str) -> list[Rule]:
-    """The path rules of one behavior and access, filtered once per context snapshot."""
-    cache: dict[tuple[str, str], list[Rule]] | None = pc.__dict__.get("_path_index")
+def _cached(pc: PermissionContext, access: Access, behavior: str) -> list[CompiledPathRule]:
+    """The path rules of one behavior and access, filtered and compiled once per context snapshot."""
+    cache: dict[tuple[str, str], list[CompiledPathRule]] | None = pc.__dict__.get("_path_index")
     if cache is None:
         cache = {}
         object.__setattr__(pc, "_path_index", cache)
     key = (access, behavior)
     if key not in cache:
         rules = {"allow": pc.allow, "deny": pc.deny, "ask": pc.ask}[behavior]
-        cache[key] = _path_rules(rules, access, behavior)
+        cache[key] = [
+            compile_path_rule(r, pc.project_dir, pc.home)
+            for r in _path_rules(rules, access, behavior)
+        ]
     return cache[key]
 
 
@@ -41,10 +50,17 @@ def first_match(
     pc: PermissionContext, behavior: str, access: Access, cands: tuple[str, ...]
 ) -> Rule | None:
     """A deny or ask rule matching any reading of the path."""
-    for rule in _cached(pc, access, behavior):
+    # Many rules share a root: each path is made relative to a root once, not once per rule.
+    rels: dict[tuple[str, str], str | None] = {}
+    for compiled in _cached(pc, access, behavior):
         for c in cands:
-            if path_matches(rule, c, pc.project_dir, pc.home):
-                return rule
+            key = (compiled.root, c)
+            if key in rels:
+                rel = rels[key]
+            else:
+                rel = rels[key] = relative_to_root(compiled.root, c)
+            if rel is not None and rel_matches(compiled, rel):
+                return compiled.rule
     return None
 
 
@@ -53,10 +69,10 @@ def allow_match(pc: PermissionContext, access: Access, cands: tuple[str, ...]) -
     rules = _cached(pc, access, "allow")
     found: Rule | None = None
     for c in cands:
-        hit = next((r for r in rules if path_matches(r, c, pc.project_dir, pc.home)), None)
+        hit = next((r for r in rules if compiled_matches(r, c)), None)
         if hit is None:
             return None
-        found = found or hit
+        found = found or hit.rule
     return found
 
 

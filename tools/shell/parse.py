@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from tools.shell.fastparse import fast_split
+
 MAX_COMMAND_CHARS = 10_000
 
 # Tab and newline are ordinary shell whitespace; every other control character could hide part
@@ -113,6 +115,25 @@ def analyze(command: str) -> ShellAnalysis:
     has_subst_syntax = any(s in command for s in _SUBSTITUTION_SYNTAX)
     if not command.strip():
         return ShellAnalysis(command, parsed=True)
+    fast = fast_split(command)
+    if fast is not None:
+        return ShellAnalysis(
+            command,
+            parts=tuple(
+                SimpleCommand(
+                    text=text,
+                    words=tuple(words),
+                    assignments=tuple(assignments),
+                    redirects=tuple(Redirect(op, target) for op, target in redirects),
+                )
+                for text, assignments, words, redirects in fast
+            ),
+            parsed=True,
+        )
+    return _parse_with_bashlex(command, opaque, has_subst_syntax)
+
+
+def _parse_with_bashlex(command: str, opaque: bool, has_subst_syntax: bool) -> ShellAnalysis:
     try:
         import bashlex  # ~0.15 s to import: paid on the first Bash command, not at start-up
 
