@@ -23,7 +23,6 @@ from app.execution.interfaces import DenyingPrompter, Prompter
 from app.hooks.config import hook_sources_from_settings, parse_hook_sources
 from app.hooks.runner import CommandHookRunner
 from app.mcp.config import load_mcp_config
-from app.mcp.manager import McpManager
 from app.model.client import MissingCredentials, open_backend
 from app.model.request import build_system
 from app.model.scenario import ScenarioError
@@ -131,7 +130,11 @@ def build_session(
     # delays the first frame or, in the TUI, the first prompt.
     mcp_config = load_mcp_config(merged.mcp.servers, project, env, trusted=is_trusted_now)
     warnings.extend(str(p) for p in mcp_config.problems)
-    mcp = McpManager.from_config(mcp_config, cwd=str(start), env=environ)
+    mcp = None
+    if mcp_config.servers:
+        from app.mcp.manager import McpManager  # the MCP SDK loads only when a server is configured
+
+        mcp = McpManager.from_config(mcp_config, cwd=str(start), env=environ)
 
     resumed: LoadedTranscript | None = None
     if opts.continue_session or opts.resume:

@@ -6,32 +6,37 @@ for the headless init line; `describe_servers(manager.servers())` for `/mcp`;
 `split_deferred(pool.tools)` for the request's tools.
 """
 
-from app.mcp.bridge import McpTool, mcp_tool_name, normalize_name
-from app.mcp.config import McpConfig, McpProblem, ServerSpec, load_mcp_config
-from app.mcp.connection import McpOptions, ServerStatus
-from app.mcp.deferred import (
-    DeferredSplit,
-    deferred_tools_text,
-    loaded_tool_names,
-    split_deferred,
-)
-from app.mcp.manager import McpManager, ServerInfo, describe_servers
+from __future__ import annotations
 
-__all__ = [
-    "DeferredSplit",
-    "McpConfig",
-    "McpManager",
-    "McpOptions",
-    "McpProblem",
-    "McpTool",
-    "ServerInfo",
-    "ServerSpec",
-    "ServerStatus",
-    "deferred_tools_text",
-    "describe_servers",
-    "load_mcp_config",
-    "loaded_tool_names",
-    "mcp_tool_name",
-    "normalize_name",
-    "split_deferred",
-]
+import importlib
+from typing import Any
+
+# Names resolved on first use: importing `app.mcp.config` or `app.mcp.deferred` must not load the
+# MCP SDK (about half a second), which only a session with servers needs.
+_EXPORTS = {
+    "DeferredSplit": "app.mcp.deferred",
+    "McpConfig": "app.mcp.config",
+    "McpManager": "app.mcp.manager",
+    "McpOptions": "app.mcp.connection",
+    "McpProblem": "app.mcp.config",
+    "McpTool": "app.mcp.bridge",
+    "ServerInfo": "app.mcp.manager",
+    "ServerSpec": "app.mcp.config",
+    "ServerStatus": "app.mcp.connection",
+    "deferred_tools_text": "app.mcp.deferred",
+    "describe_servers": "app.mcp.manager",
+    "load_mcp_config": "app.mcp.config",
+    "loaded_tool_names": "app.mcp.deferred",
+    "mcp_tool_name": "app.mcp.bridge",
+    "normalize_name": "app.mcp.bridge",
+    "split_deferred": "app.mcp.deferred",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'app.mcp' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
