@@ -40,28 +40,6 @@ class UsageError(Exception):
     """Bad usage: exit code 2 with the message."""
 
 
-def _split_rules(values: Sequence[str] | None) -> list[str]:
-    """Rules given as several arguments and/or comma-separated, without splitting inside ( )."""
-    rules: list[str] = []
-    for value in values or ():
-        depth = 0
-        current = ""
-        for ch in value:
-            if ch == "(":
-                depth += 1
-            elif ch == ")":
-                depth = max(0, depth - 1)
-            if ch == "," and depth == 0:
-                if current.strip():
-                    rules.append(current.strip())
-                current = ""
-            else:
-                current += ch
-        if current.strip():
-            rules.append(current.strip())
-    return rules
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="lathe",
@@ -164,8 +142,9 @@ def parse_args(argv: Sequence[str]) -> CliOptions:
         model=ns.model,
         model_script=ns.model_script,
         permission_mode=ns.permission_mode,
-        allowed_tools=_split_rules(ns.allowed_tools),
-        disallowed_tools=_split_rules(ns.disallowed_tools),
+        # Kept as given: the permission layer splits comma-separated rules (one parser for both).
+        allowed_tools=list(ns.allowed_tools or ()),
+        disallowed_tools=list(ns.disallowed_tools or ()),
         settings=ns.settings,
         add_dirs=list(ns.add_dirs),
         max_turns=ns.max_turns,
