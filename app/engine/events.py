@@ -114,6 +114,13 @@ class TurnEnded:
 
 
 @dataclass(frozen=True)
+class QueuedPromptsDelivered:
+    """Prompts typed while tools ran went to the model with this batch's results."""
+
+    prompts: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class AppEvent:
     """Anything a tool emitted through `context.emit` (e.g. TodoWrite's TodoListChanged)."""
 
@@ -147,4 +154,5 @@ EngineEvent = (
     | TurnEnded
     | AppEvent
     | RawStreamEvent
+    | QueuedPromptsDelivered
 )

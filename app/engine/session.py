@@ -74,6 +74,9 @@ class Session:
         self._turn_task: asyncio.Task[Any] | None = None
         self.last_result: TurnEnded | None = None
         self._pending_context: list[str] = []
+        # Prompts sent while a turn runs, and the executor of the batch running now.
+        self._queued_prompts: list[str] = []
+        self.executor: Any = None
         self._started_hooks = False
 
     # -- what front ends read ------------------------------------------------------------------
@@ -196,6 +199,20 @@ class Session:
         if self._turn_abort is None:
             return False
         return self._turn_abort.abort("user_interrupt")
+
+    def send_while_running(self, prompt: str) -> bool:
+        """A prompt typed while the turn runs: tools declared "cancel" stop, "block" tools finish,
+        and the prompt goes to the model with this batch's results. False when no turn runs."""
+        if self._turn_abort is None:
+            return False
+        self._queued_prompts.append(prompt)
+        if self.executor is not None:
+            self.executor.interrupt_for_user_message()
+        return True
+
+    def take_queued_prompts(self) -> list[str]:
+        queued, self._queued_prompts = self._queued_prompts, []
+        return queued
 
     def clear(self) -> None:
         """Forget the conversation (/clear); the transcript keeps what was said."""

@@ -20,6 +20,7 @@ from app.engine.events import (
     AssistantMessage,
     ErrorOccurred,
     Interrupted,
+    QueuedPromptsDelivered,
     Notice,
     RawStreamEvent,
     RequestStarted,
@@ -121,6 +122,11 @@ async def run_turn(session: Session, prompt: str, abort: AbortController) -> Tur
                 user_content.extend(r.extra_content)
             if response.interrupted:
                 user_content.append({"type": "text", "text": INTERRUPTED_FOR_TOOL_USE})
+            else:
+                queued = session.take_queued_prompts()
+                user_content.extend({"type": "text", "text": q} for q in queued)
+                if queued:
+                    session.emit(QueuedPromptsDelivered(tuple(queued)))
             results_message = {"role": "user", "content": user_content}
             session.append(results_message)
             session.emit(ToolResultsMessage(results_message))
@@ -244,6 +250,7 @@ async def _respond(session: Session, abort: AbortController, turn: int) -> Respo
         if abort.signal.aborted:
             return ResponseOutcome({"role": "assistant", "content": []}, None, interrupted=True)
         executor = StreamingToolExecutor(session.deps, session.context, abort.signal, session.emit)
+        session.executor = executor
         acc = StreamAccumulator()
         results: list[CallOutcome] = []
         try:

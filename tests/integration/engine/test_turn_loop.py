@@ -340,3 +340,29 @@ async def test_assistant_messages_are_emitted(fake_api, repo, monkeypatch):
     result = await session.run_turn("hi")
     assert isinstance(events.events[-1], TurnEnded) and result.result_text == "hello there"
     assert events.of(AssistantMessage)[0].message["content"][0]["text"] == "hello there"
+
+
+async def test_prompt_sent_while_tools_run_goes_with_the_results(fake_api, repo, monkeypatch):
+    from app.engine.events import QueuedPromptsDelivered
+
+    fake_api.load(
+        [turn_of([tool("Bash", "b1", command="sleep 0.4; echo finished")]), text_turn("saw it")]
+    )
+    session, events = make_session(
+        fake_api,
+        repo,
+        opts=CliOptions(permission_mode="bypassPermissions"),
+        monkeypatch=monkeypatch,
+    )
+    task = asyncio.ensure_future(session.run_turn("run"))
+    while not events.of(ToolStarted):
+        await asyncio.sleep(0.005)
+    assert session.send_while_running("and then list the files")
+    result = await asyncio.wait_for(task, 10)
+    assert result.result_text == "saw it"
+    last = fake_api.bodies()[-1]["messages"][-1]["content"]
+    # Bash declares "block": it finished; the prompt follows its result in the same message.
+    assert last[0]["tool_use_id"] == "b1" and "finished" in last[0]["content"]
+    assert any(b.get("text") == "and then list the files" for b in last[1:])
+    assert events.of(QueuedPromptsDelivered)[0].prompts == ("and then list the files",)
+    assert not session.send_while_running("idle now")  # no turn runs
