@@ -60,7 +60,11 @@ def run() -> list[Row]:
                 [f"tool77 sub77 --n {i} && ls src | wc -l > out{i}.txt" for i in range(2000)],
                 True,
             ),
-            ("Bash call, 200 rules, parse cached", ["tool77 sub77 --flag x && ls src | wc -l"], False),
+            (
+                "Bash call, 200 rules, parse cached",
+                ["tool77 sub77 --flag x && ls src | wc -l"],
+                False,
+            ),
             (
                 "Bash call, 200 rules, quoted args (bashlex parse)",
                 [f"tool77 sub77 --msg 'n {i}' && ls src | wc -l" for i in range(2000)],

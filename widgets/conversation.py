@@ -1,21 +1,24 @@
 """The scrolling conversation, windowed so long sessions stay fast.
 
 Only the newest `live_limit` blocks are live widgets. Older finished blocks are frozen: their
-collapsed rendering is folded into `ArchiveChunk` statics of `chunk_size` blocks each, so a
-10,000-message session costs a few hundred cheap widgets and stays scrollable end to end.
+collapsed rendering goes into one `ArchiveView` above the live blocks, so a 10,000-message
+session costs a few dozen widgets and stays scrollable end to end.
 """
 
 from __future__ import annotations
 
-from collections import deque
+from bisect import bisect_right
+from collections import OrderedDict, deque
 from collections.abc import Iterable
 from typing import Protocol, runtime_checkable
 
-from rich.console import Group, RenderableType
+from rich.console import RenderableType
 from rich.padding import Padding
+from textual.app import ComposeResult
 from textual.containers import VerticalScroll
+from textual.geometry import Size
+from textual.strip import Strip
 from textual.widget import Widget
-from textual.widgets import Static
 
 
 @runtime_checkable
@@ -26,22 +29,81 @@ class Freezable(Protocol):
     def frozen(self) -> RenderableType: ...
 
 
-class ArchiveChunk(Static):
-    DEFAULT_CSS = """
-    ArchiveChunk { height: auto; }
+class ArchiveView(Widget):
+    """Every frozen block of the conversation in ONE widget, drawn line by line.
+
+    The layout cost of a container grows with its number of children, so the archive must not be
+    many widgets. Heights are measured once per item and width (a prefix sum maps a screen line to
+    its item); lines are rendered only for what is on screen, through a small cache. Appending an
+    item re-measures that item only.
     """
 
+    DEFAULT_CSS = """
+    ArchiveView { height: auto; }
+    """
+    CACHE_ITEMS = 256
+
     def __init__(self) -> None:
-        super().__init__("")
+        super().__init__()
         self.items: list[RenderableType] = []
+        self._width = 0
+        self._starts: list[int] = []  # first line of each measured item
+        self._total = 0
+        self._lines: OrderedDict[int, list[Strip]] = OrderedDict()
 
-    def add(self, renderable: RenderableType, *, render: bool = True) -> None:
-        self.items.append(Padding(renderable, (0, 1, 1, 1)))
-        if render:
-            self.update(Group(*self.items))
+    def add(self, renderables: Iterable[RenderableType]) -> None:
+        self.items.extend(Padding(r, (0, 1, 1, 1)) for r in renderables)
+        self.refresh(layout=True)
 
-    def render_items(self) -> None:
-        self.update(Group(*self.items))
+    def clear(self) -> None:
+        self.items.clear()
+        self._starts.clear()
+        self._total = 0
+        self._lines.clear()
+        self.refresh(layout=True)
+
+    def _render_item(self, index: int, width: int) -> list[Strip]:
+        console = self.app.console
+        options = console.options.update(width=width, height=None)
+        lines = console.render_lines(self.items[index], options, pad=True, new_lines=False)
+        return [Strip(line, width) for line in lines]
+
+    def _measure(self, width: int) -> None:
+        if width != self._width:
+            self._width = width
+            self._starts.clear()
+            self._total = 0
+            self._lines.clear()
+        for index in range(len(self._starts), len(self.items)):
+            strips = self._render_item(index, width)
+            self._starts.append(self._total)
+            self._total += len(strips)
+            self._cache(index, strips)
+
+    def _cache(self, index: int, strips: list[Strip]) -> None:
+        self._lines[index] = strips
+        self._lines.move_to_end(index)
+        while len(self._lines) > self.CACHE_ITEMS:
+            self._lines.popitem(last=False)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        self._measure(width)
+        return self._total
+
+    def render_line(self, y: int) -> Strip:
+        width = self.content_size.width
+        if width <= 0:
+            return Strip.blank(0)
+        self._measure(width)
+        if y < 0 or y >= self._total:
+            return Strip.blank(width)
+        index = bisect_right(self._starts, y) - 1
+        strips = self._lines.get(index)
+        if strips is None:
+            strips = self._render_item(index, width)
+        self._cache(index, strips)
+        offset = y - self._starts[index]
+        return strips[offset] if offset < len(strips) else Strip.blank(width)
 
 
 class Conversation(VerticalScroll):
@@ -53,16 +115,16 @@ class Conversation(VerticalScroll):
     }
     """
 
-    def __init__(
-        self, *, live_limit: int = 40, chunk_size: int = 100, id: str | None = None
-    ) -> None:
+    def __init__(self, *, live_limit: int = 40, id: str | None = None) -> None:
         super().__init__(id=id)
         self.live_limit = live_limit
-        self.chunk_size = chunk_size
         self._live: deque[Widget] = deque()
-        self._chunks: list[ArchiveChunk] = []
+        self.archive = ArchiveView()
         # Blocks added before the widget is mounted (start-up notices) wait here.
         self._early: list[Widget] = []
+
+    def compose(self) -> ComposeResult:
+        yield self.archive
 
     def on_mount(self) -> None:
         self.anchor()
@@ -76,7 +138,7 @@ class Conversation(VerticalScroll):
 
     @property
     def archived_count(self) -> int:
-        return sum(len(c.items) for c in self._chunks)
+        return len(self.archive.items)
 
     def add_block(self, block: Widget) -> Widget:
         if not self.is_attached:
@@ -88,13 +150,8 @@ class Conversation(VerticalScroll):
         return block
 
     def load_history(self, renderables: Iterable[RenderableType]) -> None:
-        """Put already-finished history straight into archive chunks (resuming a session)."""
-        touched: set[int] = set()
-        for renderable in renderables:
-            self._archive(renderable, render=False)
-            touched.add(len(self._chunks) - 1)
-        for index in touched:
-            self._chunks[index].render_items()
+        """Put already-finished history straight into the archive (resuming a session)."""
+        self.archive.add(renderables)
 
     def _freeze_overflow(self) -> None:
         while len(self._live) > self.live_limit:
@@ -104,20 +161,12 @@ class Conversation(VerticalScroll):
             if not isinstance(oldest, Freezable) or not oldest.finished:
                 return
             self._live.popleft()
-            self._archive(oldest.frozen())
+            self.archive.add([oldest.frozen()])
             oldest.remove()
-
-    def _archive(self, renderable: RenderableType, *, render: bool = True) -> None:
-        if not self._chunks or len(self._chunks[-1].items) >= self.chunk_size:
-            chunk = ArchiveChunk()
-            if self._live:
-                self.mount(chunk, before=self._live[0])
-            else:
-                self.mount(chunk)
-            self._chunks.append(chunk)
-        self._chunks[-1].add(renderable, render=render)
 
     def clear_blocks(self) -> None:
         self._live.clear()
-        self._chunks.clear()
-        self.remove_children()
+        self.archive.clear()
+        for child in list(self.children):
+            if child is not self.archive:
+                child.remove()

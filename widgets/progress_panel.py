@@ -11,15 +11,23 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from rich.console import Group, RenderableType
-from rich.table import Table
+from rich.console import RenderableType
 from rich.text import Text
+from textual.geometry import Size
 from textual.widget import Widget
 
 from widgets.tool_block import format_elapsed
 
 RowState = Literal["queued", "running", "done", "error"]
 BAR_WIDTH = 12
+# icon + space, elapsed column (" 12.3s  "), bar with percentage, separator.
+FIXED_COLUMNS = 2 + 9 + BAR_WIDTH + 5 + 1
+ROW_ICONS: dict[str, tuple[str, str]] = {
+    "queued": ("○", "dim"),
+    "running": ("◐", "yellow"),
+    "done": ("●", "green"),
+    "error": ("✗", "red"),
+}
 
 
 @dataclass
@@ -81,13 +89,18 @@ class ProgressPanel(Widget):
             self.prune()
             self._changed()
 
-    def _changed(self) -> None:
-        self.set_class(bool(self.rows), "-active")
-        self.refresh(layout=True)
+    def _changed(self, *, rows_changed: bool = False) -> None:
+        # Only a row coming or going changes the panel's height; everything else is a repaint,
+        # which Textual coalesces into one per frame however many events arrive.
+        if rows_changed:
+            self.set_class(bool(self.rows), "-active")
+            self.refresh(layout=True)
+        else:
+            self.refresh()
 
     def queued(self, tool_use_id: str, name: str, summary: str) -> None:
         self.rows[tool_use_id] = ProgressRow(tool_use_id, name, summary)
-        self._changed()
+        self._changed(rows_changed=True)
 
     def started(self, tool_use_id: str, at: float) -> None:
         row = self.rows.get(tool_use_id)
@@ -128,17 +141,17 @@ class ProgressPanel(Widget):
         for key in gone:
             del self.rows[key]
         if gone:
-            self._changed()
+            self._changed(rows_changed=True)
 
     def end_turn(self) -> None:
         """The turn is over: whatever never finished will not; finished rows linger as usual."""
         for key in [k for k, r in self.rows.items() if r.finished_at is None]:
             del self.rows[key]
-        self._changed()
+        self._changed(rows_changed=True)
 
     def clear(self) -> None:
         self.rows.clear()
-        self._changed()
+        self._changed(rows_changed=True)
 
     def counts(self) -> str:
         running = sum(1 for r in self.rows.values() if r.state == "running")
@@ -148,40 +161,47 @@ class ProgressPanel(Widget):
             parts.append(f"{queued} queued")
         return ", ".join(parts)
 
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        # Known without rendering: the header and one line per row. Textual would otherwise
+        # render the whole panel just to measure it on every layout.
+        return 1 + len(self.rows)
+
     def render(self) -> RenderableType:
+        """Plain lines of fixed columns: far cheaper than a rich Table, re-rendered each frame
+        while tools report."""
         now = self.clock()
-        table = Table.grid(padding=(0, 1), expand=True)
-        table.add_column(width=1)
-        table.add_column(ratio=2, no_wrap=True, overflow="ellipsis")
-        table.add_column(width=7, justify="right")
-        table.add_column(width=BAR_WIDTH + 5, no_wrap=True)
-        table.add_column(ratio=3, no_wrap=True, overflow="ellipsis")
+        width = max(self.content_size.width, 40)
+        flexible = width - FIXED_COLUMNS
+        label_width = max(8, flexible * 2 // 5)
+        line_width = max(0, flexible - label_width)
+        out = Text(no_wrap=True, overflow="crop")
+        out.append(f"Tools: {self.counts()}", style="bold")
         for row in self.rows.values():
-            icon, style = {
-                "queued": ("○", "dim"),
-                "running": ("◐", "yellow"),
-                "done": ("●", "green"),
-                "error": ("✗", "red"),
-            }[row.state]
+            icon, style = ROW_ICONS[row.state]
             if row.elapsed is not None:
                 elapsed = format_elapsed(row.elapsed)
             elif row.started_at is not None:
                 elapsed = format_elapsed(max(0.0, now - row.started_at))
             else:
                 elapsed = ""
+            out.append("\n")
+            out.append(icon, style=style)
+            out.append(" ")
             label = Text(row.name, style="bold")
             if row.summary:
-                label.append(f" {row.summary}", style="")
-            progress = bar(row.fraction) if row.fraction is not None else Text("")
-            table.add_row(
-                Text(icon, style=style),
-                label,
-                Text(elapsed, style="dim"),
-                progress,
-                Text(row.last_line, style="dim"),
-            )
-        header = Text(f"Tools: {self.counts()}", style="bold")
-        return Group(header, table)
+                label.append(f" {row.summary}")
+            label.truncate(label_width, overflow="ellipsis", pad=True)
+            out.append_text(label)
+            out.append(f" {elapsed:>7} ", style="dim")
+            if row.fraction is not None:
+                out.append_text(bar(row.fraction))
+            else:
+                out.append(" " * (BAR_WIDTH + 5))
+            out.append(" ")
+            last = Text(row.last_line, style="dim")
+            last.truncate(line_width, overflow="ellipsis")
+            out.append_text(last)
+        return out
 
 
 def _last_line(output: str) -> str:

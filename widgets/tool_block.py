@@ -81,6 +81,9 @@ def _body(state: ToolCallState, expanded: bool) -> RenderableType | None:
         return render_diff(state.diff, EXPANDED_LINES if expanded else 20)
     if state.output_tail and not state.finished:
         lines = state.output_tail.rstrip("\n").splitlines()[-TAIL_LINES:]
+        # Always TAIL_LINES high while running: the block does not grow line by line, so a new
+        # output line is a repaint, never a relayout of the conversation.
+        lines += [""] * (TAIL_LINES - len(lines))
         return Text("\n".join(f"  {line}" for line in lines), style="dim", no_wrap=True)
     source = state.result_text or state.output_tail
     if not source or not state.finished:
@@ -138,14 +141,12 @@ class ToolBlock(Widget, can_focus=True):
         return self.state.finished
 
     def update_state(self, **changes: object) -> None:
-        lines_before = self.state.output_tail.count("\n")
+        had_tail = bool(self.state.output_tail)
         for key, value in changes.items():
             setattr(self.state, key, value)
-        # A new output line within the shown tail keeps the block's height: skip the layout pass
-        # (the costly part when 16 tools report 50 times a second).
-        same_height = set(changes) == {"output_tail"} and min(lines_before, 5) == min(
-            self.state.output_tail.count("\n"), 5
-        )
+        # More output keeps the block's height (the tail has a fixed height): skip the layout
+        # pass, the costly part when 16 tools report 50 times a second.
+        same_height = set(changes) == {"output_tail"} and had_tail
         self.refresh(layout=not same_height)
 
     def action_toggle(self) -> None:

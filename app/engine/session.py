@@ -105,6 +105,24 @@ class Session:
     def running(self) -> bool:
         return self._turn_abort is not None
 
+    def set_model(self, model: str) -> None:
+        """`/model NAME`: later requests use NAME (the offline models answer whatever is asked)."""
+        self.backend.model = model
+
+    def describe_permissions(self) -> str:
+        """`/permissions`: the rules by source, deny and ask first, with where each came from."""
+        decider = self.parts.extra.get("decider")
+        context = getattr(decider, "context", None)
+        if context is None:
+            return "No rules loaded."
+        lines: list[str] = []
+        for source, rules in context.rules_by_source().items():
+            lines.append(f"{source}:")
+            lines.extend(f"  {r.behavior:<5} {r.display()}" for r in rules)
+        if not context.trusted:
+            lines.append("(this folder is not trusted: its allow rules and hooks are ignored)")
+        return "\n".join(lines) if lines else "No rules: every non-read-only call asks."
+
     def set_sink(self, sink: Callable[[EngineEvent], None]) -> None:
         self._sink = sink
 
@@ -155,6 +173,16 @@ class Session:
         self.pool = pool
         self.context = replace(self.context, tools=pool.tools)
         self.deps.tools = pool.tools
+
+    async def reconnect_mcp(self, name: str) -> str:
+        """`/mcp reconnect NAME`: connect a server again; returns a line saying how it went."""
+        manager = self.parts.mcp
+        if manager is None:
+            return "No MCP servers configured."
+        info = await manager.reconnect(name)
+        self.refresh_tools()
+        detail = f": {info.error}" if info.error else f", {len(info.tools)} tools"
+        return f"{info.name}: {info.status}{detail}"
 
     def mcp_status(self) -> list[dict[str, str]]:
         manager = self.parts.mcp

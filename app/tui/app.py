@@ -11,6 +11,7 @@ from textual.events import AppBlur
 
 from app.tui.app_base import AppBase
 from app.tui.commands import COMMANDS, SlashCommands
+from app.tui.live_settings import LiveSettings
 from app.tui.permission_queue import PermissionQueue
 from app.tui.ports import SessionFactory, SessionPort, TuiConfig
 from app.tui.screens.main import MainScreen
@@ -19,7 +20,7 @@ from app.tui.turns import TurnControl
 from widgets.prompt_input import PromptInput
 
 
-class LatheApp(TurnControl, PermissionQueue, SlashCommands, AppBase):
+class LatheApp(TurnControl, PermissionQueue, LiveSettings, SlashCommands, AppBase):
     TITLE = "lathe"
     # Ctrl+C is three bindings on one key; check_action enables exactly one of them at a time, so
     # the footer names what Ctrl+C will do now.
@@ -83,6 +84,7 @@ class LatheApp(TurnControl, PermissionQueue, SlashCommands, AppBase):
         self.main.status_bar.set(
             model=self.session.model, permission_mode=self.session.permission_mode
         )
+        self.start_settings_watch()
         if self.config.initial_prompt:
             self.submit_prompt(self.config.initial_prompt)
         self._send_queued()

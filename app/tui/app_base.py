@@ -6,7 +6,7 @@ methods here that raise are implemented by exactly one mixin.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from textual.app import App
 
@@ -56,4 +56,10 @@ class AppBase(App[int]):
         raise NotImplementedError
 
     def open_dialog_prompt(self) -> PermissionPrompt | None:
+        raise NotImplementedError
+
+    def notice(self, text: str, level: Literal["info", "warning", "error"] = "info") -> None:
+        raise NotImplementedError
+
+    def apply_theme(self, name: str) -> bool:
         raise NotImplementedError

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Literal
 
@@ -131,11 +131,34 @@ class SlashCommands(AppBase):
         self.notice("Tools: " + (", ".join(names) if names else "none (no session yet)"))
 
     def cmd_mcp(self, arg: str) -> None:
-        servers = list(self.config.mcp_servers()) if self.config.mcp_servers else []
+        """`/mcp` lists the servers and their state; `/mcp reconnect NAME` connects one again."""
+        words = arg.split()
+        if words[:1] == ["reconnect"] and len(words) == 2:
+            reconnect = getattr(self.session, "reconnect_mcp", None)
+            if not callable(reconnect):
+                self.notice("No session yet.", "warning")
+                return
+            self.run_worker(self._reconnect(reconnect, words[1]), exit_on_error=False)
+            return
+        status = getattr(self.session, "mcp_status", None)
+        servers = [(s["name"], s["status"]) for s in status()] if callable(status) else []
+        if not servers and self.config.mcp_servers:
+            servers = list(self.config.mcp_servers())
         if not servers:
             self.notice("No MCP servers configured.")
             return
-        self.notice("MCP servers: " + ", ".join(f"{n} ({s})" for n, s in servers))
+        self.notice(
+            "MCP servers: "
+            + ", ".join(f"{n} ({s})" for n, s in servers)
+            + "\n/mcp reconnect NAME connects one again."
+        )
+
+    async def _reconnect(self, reconnect: Callable[[str], Awaitable[str]], name: str) -> None:
+        self.notice(f"Reconnecting {name}…")
+        try:
+            self.notice(await reconnect(name))
+        except Exception as exc:
+            self.notice(f"Could not reconnect {name}: {exc}", "error")
 
     def cmd_quit(self, arg: str) -> None:
         self.exit(0)

@@ -10,6 +10,7 @@ from app.engine.events import (
     Interrupted,
     Notice,
     PermissionRequested,
+    QueuedPromptsDelivered,
     RequestStarted,
     Retrying,
     TextDelta,
@@ -102,6 +103,10 @@ class EventRouter(AppBase):
                 self.usage = event
             case Notice():
                 self._notice(event.text, event.level)
+            case QueuedPromptsDelivered():
+                self._finish_assistant(None)
+                for prompt in event.prompts:
+                    screen.conversation.add_block(UserBlock(prompt))
             case ErrorOccurred():
                 self._finish_assistant(None)
                 self._notice(event.message, "error")

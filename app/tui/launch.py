@@ -3,9 +3,10 @@ hand it a factory that builds the engine's Session after the first paint."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from app.config.paths import config_dir, home_dir, project_dir
 from app.engine.events import Notice
@@ -13,6 +14,7 @@ from app.tui.ports import EventSink, SessionPort, TuiConfig
 
 if TYPE_CHECKING:
     from app.cli import CliOptions
+    from app.config.loader import CliOverrides
     from app.execution.interfaces import PermissionPrompt
 
 
@@ -44,7 +46,6 @@ def has_credentials() -> bool:
 async def build_session(opts: CliOptions, sink: EventSink) -> SessionPort:
     """Build the engine's Session for the TUI. Called on the App's loop after the first paint
     (and after the trust question), so importing the anthropic SDK does not delay the first frame."""
-    import asyncio
 
     from app.engine.prompter import EventPrompter
     from app.engine.setup import build_session as build
@@ -65,7 +66,35 @@ async def build_session(opts: CliOptions, sink: EventSink) -> SessionPort:
     session, warnings = await asyncio.to_thread(make)
     for warning in warnings:
         sink(Notice(warning, "warning"))
+    start_mcp = getattr(session, "start_mcp", None)
+    if callable(start_mcp):
+        # Servers connect in the background: the first prompt never waits for a slow one, and
+        # their tools join the pool as they come up.
+        task = asyncio.get_running_loop().create_task(start_mcp())
+        _BACKGROUND.add(task)
+        task.add_done_callback(_BACKGROUND.discard)
     return session
+
+
+_BACKGROUND: set[asyncio.Task[None]] = set()
+
+
+def cli_overrides(opts: CliOptions) -> CliOverrides:
+    """The command line's part of the settings, as app.engine.setup builds it."""
+    from app.config.loader import CliOverrides
+    from app.permissions.modes import parse_mode
+
+    try:
+        mode = parse_mode(opts.permission_mode) if opts.permission_mode else None
+    except Exception:  # a bad --permission-mode is reported when the session is built
+        mode = None
+    return CliOverrides(
+        settings_file=opts.settings,
+        allowed_tools=tuple(opts.allowed_tools),
+        disallowed_tools=tuple(opts.disallowed_tools),
+        permission_mode=mode,
+        add_dirs=tuple(str(Path(d).expanduser().resolve()) for d in opts.add_dirs),
+    )
 
 
 def make_config(opts: CliOptions, cwd: Path | None = None) -> TuiConfig:
@@ -73,14 +102,22 @@ def make_config(opts: CliOptions, cwd: Path | None = None) -> TuiConfig:
     project = project_dir(start)
     offline = not has_credentials() and not opts.model and not opts.model_script
     theme = "lathe-dark"
+    keymap: dict[str, str] = {}
+    placement: Literal["bottom", "top", "hidden"] = "bottom"
+    cli = cli_overrides(opts)
     try:
         from app.config.loader import load_settings
+        from app.tui.settings_watch import keymap_from
 
-        merged = load_settings(start).merged()
+        loaded = load_settings(start, cli)
+        merged = loaded.merged()
         theme = merged.theme or theme
+        keymap = keymap_from(loaded)
+        placement = merged.progress_panel or placement
     except Exception:  # a broken settings file is reported by the session, not here
         pass
     from app.permissions.trust import is_trusted, set_trusted
+    from app.tui.settings_watch import SettingsReloader
 
     return TuiConfig(
         folder=folder_label(start),
@@ -93,6 +130,9 @@ def make_config(opts: CliOptions, cwd: Path | None = None) -> TuiConfig:
         offline_demo=offline,
         ask_trust_for=None if is_trusted(project) else str(project),
         on_trust=lambda folder, yes: set_trusted(folder, yes),
+        keymap=keymap,
+        progress_placement=placement,
+        settings_reloader=SettingsReloader(project, cli, trusted=lambda: is_trusted(project)),
     )
 
 

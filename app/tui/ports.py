@@ -9,9 +9,12 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from app.engine.events import EngineEvent, TurnEnded
+
+if TYPE_CHECKING:
+    from app.tui.settings_watch import SettingsReloader
 
 
 class SessionPort(Protocol):
@@ -75,3 +78,5 @@ class TuiConfig:
     on_resume: Callable[[str], None] | None = None
     mcp_servers: Callable[[], Sequence[tuple[str, str]]] | None = None
     keymap: dict[str, str] = field(default_factory=dict)
+    # Watches the settings files once the session runs (None: no live reload, as in tests).
+    settings_reloader: SettingsReloader | None = None

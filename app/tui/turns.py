@@ -30,6 +30,12 @@ class TurnControl(EventRouter, AppBase):
             return
         if not hasattr(self, "_queued_prompts"):
             self._queued_prompts = deque()
+        send_now = getattr(self.session, "send_while_running", None)
+        if self.turn_running and callable(send_now) and send_now(text):
+            # The engine hands it to the model with the running batch's results (tools declared
+            # "cancel" stop for it); what is left when the turn ends starts the next turn.
+            self.handle_engine_event(Notice(f"Sent with the running turn: {text[:60]}"))
+            return
         if self.session is None or self.turn_running:
             self._queued_prompts.append(text)
             why = "the session is starting" if self.session is None else "after this turn"
@@ -52,6 +58,10 @@ class TurnControl(EventRouter, AppBase):
             self.turn_running = False
             self.set_activity("")
             self.drop_resolved_permissions()
+            take = getattr(session, "take_queued_prompts", None)
+            leftover = take() if callable(take) else []
+            if leftover:
+                self._queued_prompts.appendleft("\n\n".join(leftover))
             self._send_queued()
 
     def _send_queued(self) -> None:

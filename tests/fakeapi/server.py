@@ -37,6 +37,17 @@ class RecordedRequest:
     status: int
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """A client that hangs up mid-stream (an interrupt, a dropped stream) is part of the tests,
+    not an error worth a traceback on stderr."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        import sys
+
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 class FakeAPI:
     def __init__(
         self,
@@ -54,7 +65,7 @@ class FakeAPI:
         self.requests_log = Path(requests_log) if requests_log else None
         self.api_key = api_key  # when set, requests must carry it (x-api-key or Bearer)
         self.stopping = threading.Event()
-        self._server = ThreadingHTTPServer(("127.0.0.1", port), _Handler)
+        self._server = _QuietServer(("127.0.0.1", port), _Handler)
         self._server.daemon_threads = True
         self._server.fake = self  # type: ignore[attr-defined]
         self._thread: threading.Thread | None = None

@@ -172,3 +172,27 @@ async def test_bell_when_a_dialog_waits_while_unfocused() -> None:
         app.enqueue_permission(scenes.bash_prompt())
         await pilot.pause()
         assert rings == [1]
+
+
+async def test_dialog_footer_shows_its_own_keys() -> None:
+    from textual.widgets import Footer
+    from textual.widgets._footer import FooterKey
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.enqueue_permission(scenes.bash_prompt())
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, PermissionScreen)
+        assert screen.query_one(Footer).is_mounted
+        shown = {
+            b.binding.action
+            for b in screen.active_bindings.values()
+            if b.binding.show and b.enabled
+        }
+        assert {"allow_once", "allow_always", "deny", "feedback"} <= shown
+        assert not shown & {"cycle_mode", "toggle_mouse", "quit_twice", "clear_prompt"}
+        footer = screen.query_one(Footer)
+        labels = {key.description for key in footer.query(FooterKey)}
+        assert {"Allow once", "Always allow", "Deny", "Feedback"} <= labels
+        assert not labels & {"Mode", "Mouse", "Quit", "Clear"}

@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Static
+from textual.widgets import Button, Footer, Input, Static
 
 from app.execution.interfaces import PermissionPrompt
 from app.tui import answers
@@ -26,7 +26,7 @@ class PermissionScreen(ModalScreen[PermissionDecision | None]):
         Binding("1,y", "allow_once", "Allow once", id="permission.allow_once"),
         Binding("2,a", "allow_always", "Always allow", id="permission.allow_always"),
         Binding("3,n", "deny", "Deny", id="permission.deny"),
-        Binding("escape", "deny", "Deny", show=False, id="permission.escape"),
+        Binding("escape", "deny", "Deny", id="permission.escape"),
         Binding("tab", "feedback", "Feedback", id="permission.feedback"),
     ]
 
@@ -67,6 +67,8 @@ class PermissionScreen(ModalScreen[PermissionDecision | None]):
             yield Input(
                 placeholder="Tell the model what to do instead (Enter sends)", id="feedback"
             )
+        # The dialog's own footer: the main screen's keys do not answer it.
+        yield Footer()
 
     def _choices(self) -> Text:
         text = Text()

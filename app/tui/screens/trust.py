@@ -8,7 +8,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Static
+from textual.widgets import Button, Footer, Static
 
 
 class TrustScreen(ModalScreen[bool]):
@@ -35,6 +35,7 @@ class TrustScreen(ModalScreen[bool]):
             with Horizontal(id="buttons"):
                 yield Button("1 Yes, trust this folder", id="yes", variant="success", compact=True)
                 yield Button("2 No, continue without", id="no", variant="error", compact=True)
+        yield Footer()
 
     def on_mount(self) -> None:
         for button in self.query(Button):
