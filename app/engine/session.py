@@ -242,9 +242,13 @@ class Session:
         queued, self._queued_prompts = self._queued_prompts, []
         return queued
 
-    def clear(self) -> None:
-        """Forget the conversation (/clear); the transcript keeps what was said."""
+    def clear(self) -> bool:
+        """Forget the conversation (/clear); the transcript keeps what was said. Refused (False)
+        while a turn runs: its requests need the messages they started with."""
+        if self._turn_abort is not None:
+            return False
         self.messages = []
+        return True
 
     async def close(self, reason: str = "exit") -> None:
         if self.parts.session_hooks is not None and self._started_hooks:

@@ -72,6 +72,11 @@ class SlashCommands(AppBase):
         self.notice(HELP_TEXT)
 
     def cmd_clear(self, arg: str) -> None:
+        """Start a fresh conversation: the model forgets it too (the transcript keeps it)."""
+        forget = getattr(self.session, "clear", None)
+        if callable(forget) and forget() is False:
+            self.notice("A turn is running: interrupt it first (Esc), then /clear.", "warning")
+            return
         self.main.conversation.clear_blocks()
 
     def cmd_model(self, arg: str) -> None:

@@ -5,17 +5,19 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from app.config.paths import config_dir, home_dir, project_dir
 from app.engine.events import Notice
-from app.tui.ports import EventSink, SessionPort, TuiConfig
+from app.tui.ports import EventSink, SessionPort, SessionSummary, TuiConfig
 
 if TYPE_CHECKING:
     from app.cli import CliOptions
     from app.config.loader import CliOverrides
     from app.execution.interfaces import PermissionPrompt
+    from app.transcript import LoadedTranscript
 
 
 def git_branch(folder: Path) -> str:
@@ -50,7 +52,7 @@ async def build_session(opts: CliOptions, sink: EventSink) -> SessionPort:
     from app.engine.prompter import EventPrompter
     from app.engine.setup import build_session as build
 
-    def make() -> tuple[SessionPort, list[str]]:
+    def make() -> tuple[SessionPort, list[str], LoadedTranscript | None]:
         holder: dict[str, EventPrompter] = {}
 
         class _Deferred:
@@ -60,12 +62,17 @@ async def build_session(opts: CliOptions, sink: EventSink) -> SessionPort:
         setup = build(opts, interactive=True, sink=sink, prompter=_Deferred())
         decider = setup.session.parts.extra["decider"]
         holder["p"] = EventPrompter(sink, decider)
-        return setup.session, setup.warnings
+        return setup.session, setup.warnings, setup.resumed
 
     # Building imports the SDK and reads settings: off the UI thread, so the screen stays live.
-    session, warnings = await asyncio.to_thread(make)
+    session, warnings, resumed = await asyncio.to_thread(make)
     for warning in warnings:
         sink(Notice(warning, "warning"))
+    if resumed is not None:
+        from app.tui.history import replay
+
+        replay(resumed.messages, sink)
+        sink(Notice(f"Resumed session {resumed.session_id} ({len(resumed.messages)} messages)"))
     start_mcp = getattr(session, "start_mcp", None)
     if callable(start_mcp):
         # Servers connect in the background: the first prompt never waits for a slow one, and
@@ -140,10 +147,40 @@ def run_tui(opts: CliOptions) -> int:
     from app.tui.app import LatheApp
 
     config = make_config(opts)
+    project = project_dir(Path.cwd())
 
     async def factory(sink: EventSink) -> SessionPort:
         return await build_session(opts, sink)
 
     app = LatheApp(config, session_factory=factory)
+
+    def list_saved() -> list[SessionSummary]:
+        from app.transcript import list_sessions
+
+        return [
+            SessionSummary(
+                s.session_id,
+                s.first_prompt or "(no prompt)",
+                time.strftime("%Y-%m-%d %H:%M", time.localtime(s.modified)),
+                s.messages,
+            )
+            for s in list_sessions(project)
+        ]
+
+    def resume(session_id: str) -> None:
+        # A new Session on the chosen transcript replaces the current one (which is closed).
+        opts.resume, opts.continue_session = session_id, False
+        old = app.session
+        app.session = None
+        app.main.conversation.clear_blocks()
+        close = getattr(old, "close", None)
+        if callable(close):
+            app.run_worker(close(), exit_on_error=False)
+        app.call_after_refresh(app._start_session)
+
+    config.list_sessions = list_saved
+    config.on_resume = resume
+    if opts.resume_picker and not opts.prompt:
+        config.initial_prompt = "/resume"
     result = app.run()
     return result if isinstance(result, int) else 0

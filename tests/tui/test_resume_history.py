@@ -1,0 +1,56 @@
+"""A resumed conversation is shown as it was left: prompts, answers and finished tool blocks."""
+
+from __future__ import annotations
+
+from app.engine.events import AssistantMessage, TurnStarted
+from app.execution.events import ToolFinished, ToolQueued
+from app.tui.history import replay_events
+
+MESSAGES = [
+    {"role": "user", "content": "read the readme"},
+    {
+        "role": "assistant",
+        "content": [
+            {"type": "text", "text": "Reading it."},
+            {
+                "type": "tool_use",
+                "id": "t1",
+                "name": "Read",
+                "input": {"file_path": "/p/README.md"},
+            },
+        ],
+    },
+    {
+        "role": "user",
+        "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "1\thello"}],
+    },
+    {"role": "assistant", "content": [{"type": "text", "text": "It says hello."}]},
+    {
+        "role": "user",
+        "content": [{"type": "text", "text": "<system-reminder>\nctx\n</system-reminder>"}],
+    },
+]
+
+
+def test_replay_turns_messages_into_events() -> None:
+    events = replay_events(MESSAGES)
+    kinds = [type(e) for e in events]
+    assert kinds == [TurnStarted, AssistantMessage, ToolQueued, ToolFinished, AssistantMessage]
+    assert events[0].prompt == "read the readme"
+    finished = events[3]
+    assert finished.outcome.result_block["content"] == "1\thello" and not finished.outcome.is_error
+
+
+async def test_resumed_history_renders_in_the_app() -> None:
+    from tests.tui.conftest import make_app
+    from widgets.message_blocks import AssistantBlock
+    from widgets.tool_block import ToolBlock
+
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        for event in replay_events(MESSAGES):
+            app.handle_engine_event(event)
+        await pilot.pause()
+        texts = [b.markdown_text for b in app.main.conversation.query(AssistantBlock)]
+        assert texts == ["Reading it.", "It says hello."]
+        assert [b.state.tool_use_id for b in app.main.conversation.query(ToolBlock)] == ["t1"]
