@@ -90,6 +90,10 @@ class Session:
         return self.backend.offline
 
     @property
+    def tool_pool_tools(self) -> tuple[Any, ...]:
+        return self.pool.tools
+
+    @property
     def tool_names(self) -> list[str]:
         return self.pool.names
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from app.engine.events import AssistantMessage, EngineEvent, TurnStarted
+from app.engine.events import AssistantMessage, EngineEvent, TurnEnded, TurnStarted
 from app.execution.events import ToolFinished, ToolQueued
 from app.execution.outcome import CallOutcome
 
@@ -21,7 +21,10 @@ def _blocks(message: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [b for b in content or [] if isinstance(b, Mapping)]
 
 
-def replay_events(messages: Iterable[Mapping[str, Any]]) -> list[EngineEvent]:
+def replay_events(
+    messages: Iterable[Mapping[str, Any]],
+    summarize: Callable[[str, Mapping[str, Any]], str] | None = None,
+) -> list[EngineEvent]:
     messages = list(messages)
     results: dict[str, Mapping[str, Any]] = {}
     for message in messages:
@@ -51,21 +54,46 @@ def replay_events(messages: Iterable[Mapping[str, Any]]) -> list[EngineEvent]:
             tool_id = str(block.get("id", ""))
             raw_input = block.get("input")
             tool_input: Mapping[str, Any] = raw_input if isinstance(raw_input, Mapping) else {}
-            events.append(ToolQueued(tool_id, str(block.get("name", "")), tool_input, "", False))
+            name = str(block.get("name", ""))
+            summary = summarize(name, tool_input) if summarize is not None else ""
+            events.append(ToolQueued(tool_id, name, tool_input, summary, False))
             result = results.get(tool_id)
             if result is not None:
                 outcome = CallOutcome(
                     tool_use_id=tool_id,
-                    tool_name=str(block.get("name", "")),
+                    tool_name=name,
                     result_block=dict(result),
                     is_error=bool(result.get("is_error")),
                     data=result.get("content"),
                     input=dict(tool_input),
                 )
                 events.append(ToolFinished(tool_id, outcome, 0.0))
+    if events:
+        # Close the replayed history as a finished turn: nothing is running.
+        events.append(TurnEnded(None, "", False, "success", 0))
     return events
 
 
-def replay(messages: Iterable[Mapping[str, Any]], sink: Callable[[EngineEvent], None]) -> None:
-    for event in replay_events(messages):
+def replay(
+    messages: Iterable[Mapping[str, Any]],
+    sink: Callable[[EngineEvent], None],
+    summarize: Callable[[str, Mapping[str, Any]], str] | None = None,
+) -> None:
+    for event in replay_events(messages, summarize):
         sink(event)
+
+
+def tool_summarizer(tools: Iterable[Any]) -> Callable[[str, Mapping[str, Any]], str]:
+    """Summaries from the session's own tools (a tool that is gone, or bad input: no summary)."""
+    by_name = {t.name: t for t in tools}
+
+    def summarize(name: str, tool_input: Mapping[str, Any]) -> str:
+        tool = by_name.get(name)
+        if tool is None:
+            return ""
+        try:
+            return str(tool.summary(tool.parse_input(tool_input)))
+        except Exception:
+            return ""
+
+    return summarize

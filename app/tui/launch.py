@@ -69,9 +69,9 @@ async def build_session(opts: CliOptions, sink: EventSink) -> SessionPort:
     for warning in warnings:
         sink(Notice(warning, "warning"))
     if resumed is not None:
-        from app.tui.history import replay
+        from app.tui.history import replay, tool_summarizer
 
-        replay(resumed.messages, sink)
+        replay(resumed.messages, sink, tool_summarizer(getattr(session, "tool_pool_tools", ())))
         sink(Notice(f"Resumed session {resumed.session_id} ({len(resumed.messages)} messages)"))
     start_mcp = getattr(session, "start_mcp", None)
     if callable(start_mcp):

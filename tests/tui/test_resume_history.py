@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.engine.events import AssistantMessage, TurnStarted
+from app.engine.events import AssistantMessage, TurnEnded, TurnStarted
 from app.execution.events import ToolFinished, ToolQueued
 from app.tui.history import replay_events
 
@@ -35,7 +35,14 @@ MESSAGES = [
 def test_replay_turns_messages_into_events() -> None:
     events = replay_events(MESSAGES)
     kinds = [type(e) for e in events]
-    assert kinds == [TurnStarted, AssistantMessage, ToolQueued, ToolFinished, AssistantMessage]
+    assert kinds == [
+        TurnStarted,
+        AssistantMessage,
+        ToolQueued,
+        ToolFinished,
+        AssistantMessage,
+        TurnEnded,
+    ]
     assert events[0].prompt == "read the readme"
     finished = events[3]
     assert finished.outcome.result_block["content"] == "1\thello" and not finished.outcome.is_error
@@ -54,3 +61,12 @@ async def test_resumed_history_renders_in_the_app() -> None:
         texts = [b.markdown_text for b in app.main.conversation.query(AssistantBlock)]
         assert texts == ["Reading it.", "It says hello."]
         assert [b.state.tool_use_id for b in app.main.conversation.query(ToolBlock)] == ["t1"]
+
+
+def test_summaries_come_from_the_tools() -> None:
+    from app.tui.history import tool_summarizer
+    from tools.read import ReadTool
+
+    events = replay_events(MESSAGES, tool_summarizer([ReadTool()]))
+    queued = next(e for e in events if isinstance(e, ToolQueued))
+    assert "README.md" in queued.summary
