@@ -84,4 +84,8 @@ def build_report(
             pass
     head = "\n".join(p for p in (stdout.head, stderr.head, note_text) if p)
     preview = make_preview(head[: PREVIEW_CHARS * 2], PREVIEW_CHARS)
-    return Report(persisted_message(total, persist_path, preview), total, str(persist_path))
+    text = persisted_message(total, persist_path, preview)
+    if note_text:
+        # The exit code and other notes must not hide in the file: the model reads them here too.
+        text += "\n" + note_text
+    return Report(text, total, str(persist_path))

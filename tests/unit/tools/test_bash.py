@@ -264,3 +264,10 @@ def test_declarations_follow_the_read_only_analysis() -> None:
     assert set(schema["properties"]) == {"command", "timeout", "description", "run_in_background"}
     assert schema["required"] == ["command"]
     assert "Bash" in tool.description() or len(tool.description()) > 500
+
+
+async def test_large_failing_output_says_its_exit_code(tmp_path: Path) -> None:
+    ctx = make_ctx(tmp_path)
+    data, is_error, _ = await run(ctx, command="seq 1 20000; exit 3")
+    assert is_error
+    assert "</persisted-output>\nExit code 3" in data.text
