@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from app.engine.events import (
     AppEvent,
     AssistantMessage,
@@ -22,8 +24,11 @@ from app.engine.events import (
 from app.execution.events import ToolFinished, ToolProgressed, ToolQueued, ToolStarted
 from app.tui.app_base import AppBase
 from app.tui.translate import MAX_TAIL_CHARS, message_text, outcome_view, plan_items
-from widgets.message_blocks import AssistantBlock, NoticeBlock, NoticeLevel, UserBlock
+from widgets.message_blocks import NoticeBlock, NoticeLevel, UserBlock
 from widgets.tool_block import ToolBlock, ToolCallState
+
+if TYPE_CHECKING:
+    from widgets.assistant_block import AssistantBlock
 
 INTERRUPTED_TEXT = "Interrupted · tell lathe what to do instead"
 
@@ -41,6 +46,8 @@ class EventRouter(AppBase):
             case TextDelta():
                 self._streamed = True
                 if self._assistant is None:
+                    from widgets.assistant_block import AssistantBlock
+
                     self._assistant = AssistantBlock()
                     screen.conversation.add_block(self._assistant)
                 self._assistant.feed(event.text)
@@ -132,6 +139,8 @@ class EventRouter(AppBase):
         if block is not None:
             block.finish(full_text)
         elif full_text:
+            from widgets.assistant_block import AssistantBlock
+
             done = AssistantBlock(full_text)
             done.finish()
             self.main.conversation.add_block(done)
