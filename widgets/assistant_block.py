@@ -47,6 +47,11 @@ class AssistantBlock(Markdown):
             chunk = "".join(self._pending)
             self._pending.clear()
             await self.append(chunk)
+            # A paragraph updated in place keeps the height it had unless its layout is redone:
+            # without this a fast stream could leave the answer cut at its first lines.
+            if self.children:
+                self.children[-1].refresh(layout=True)
+            self.refresh(layout=True)
 
     def finish(self, full_text: str | None = None) -> None:
         """The message is complete; `full_text`, if given, replaces what the deltas built."""
