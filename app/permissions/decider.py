@@ -162,6 +162,10 @@ def _decide_path(
     path = next((observable[f] for f in _PATH_FIELDS if isinstance(observable.get(f), str)), None)
     if path is None:
         path = tool.permission_target(input) or cwd
+    if "\x00" in path:
+        # No file has a NUL in its name; a rule could never match what the OS would open.
+        text = "the path contains a NUL character"
+        return PermissionDecision.deny(text, DecisionReason("check", text, part=repr(path)))
     if is_unc(path):
         text = (
             f"{path} is a network (UNC) path; touching it could send credentials to a remote host"

@@ -234,5 +234,7 @@ def mcp_matches(rule: Rule, tool_name: str, strict: bool = False) -> bool:
         rest = tool_name[len(prefix) :]
         if not tool_name.startswith(prefix) or not rest:
             return False
-        return not (strict and "__" in rest)
+        # `mcp__gh___x` is tool `_x` of gh or tool `x` of a server named `gh_` (`gh.` normalised):
+        # a leading `_` is as ambiguous as an inner `__`.
+        return not (strict and ("__" in rest or rest.startswith("_")))
     return tool_name == f"mcp__{server}__{tool}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Literal
 
@@ -82,3 +83,24 @@ def deny_for(pc: PermissionContext, access: Access, cands: tuple[str, ...]) -> R
 
 def ask_for(pc: PermissionContext, access: Access, cands: tuple[str, ...]) -> Rule | None:
     return first_match(pc, "ask", access, cands)
+
+
+def deny_below(pc: PermissionContext, folder: str) -> Rule | None:
+    """A Read deny rule that could match some file below `folder` (for commands that read a whole
+    tree, like `grep -r`). Errs towards finding one: a pattern that floats (`.env`, `*.pem`) matches
+    at any depth, an anchored one is compared on its literal start."""
+    for compiled in _cached(pc, "read", "deny"):
+        root = compiled.root
+        if root == folder or root.startswith(folder.rstrip("/") + "/") or folder == "/":
+            return compiled.rule
+        rel = relative_to_root(root, folder)
+        if rel is None:
+            continue
+        pattern = compiled.pattern
+        if not pattern.startswith("/") and "/" not in pattern.rstrip("/"):
+            return compiled.rule
+        literal = re.split(r"[*?\[]", pattern.lstrip("/"), maxsplit=1)[0]
+        start = "" if rel == "." else rel + "/"
+        if literal.startswith(start) or start.startswith(literal):
+            return compiled.rule
+    return None

@@ -29,6 +29,7 @@ PROTECTED_FILES = frozenset(
         "config.fish",
     }
 )
+_PROTECTED_FILES_LOWER = frozenset(f.lower() for f in PROTECTED_FILES)
 # Reads that never end or block: never auto-approved.
 DEVICE_PATHS = frozenset(
     {
@@ -89,14 +90,15 @@ def in_working_dirs(path: str, cwd: str, home: str, folders: tuple[str, ...]) ->
 
 def protected_reason(path: str) -> str:
     """Why writing `path` is never auto-approved, or ""."""
-    parts = path.split("/")
+    # Compared case-blind: on macOS and Windows `.Git/config` is `.git/config`.
+    parts = path.lower().split("/")
     for part in parts[:-1]:
         if part in PROTECTED_DIRS:
             return f"{part}/ is a protected folder"
     name = parts[-1]
     if name in PROTECTED_DIRS:
         return f"{name}/ is a protected folder"
-    if name in PROTECTED_FILES:
+    if name in PROTECTED_FILES or name.lower() in _PROTECTED_FILES_LOWER:
         return f"{name} is a protected file"
     return ""
 

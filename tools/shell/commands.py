@@ -109,8 +109,36 @@ DANGEROUS_VARS = frozenset(
 )
 
 
+# Variables added after a red-team pass: each makes an allowed command run or write something else.
+# `GIT_EXTERNAL_DIFF=cmd git diff`, `GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor ... git
+# status` and `GIT_TRACE=/path git status` all run or write through a read-only git command, so
+# every GIT_ variable counts except the author and committer identity.
+_MORE_DANGEROUS_VARS = frozenset(
+    {
+        "RIPGREP_CONFIG_PATH",  # a config file with `--pre=cmd`
+        "XDG_CONFIG_HOME",  # git reads $XDG_CONFIG_HOME/git/config (core.fsmonitor, core.pager)
+        "LESSCLOSE",
+        "GCONV_PATH",  # glibc loads iconv modules from here
+        "GLIBC_TUNABLES",
+        "LOCPATH",
+        "ZDOTDIR",
+        "INPUTRC",
+    }
+)
+_SAFE_GIT_PREFIXES = ("GIT_AUTHOR_", "GIT_COMMITTER_")
+
+
 def is_dangerous_var(name: str) -> bool:
-    return name in DANGEROUS_VARS or name.startswith(("LD_", "DYLD_", "BASH_FUNC_"))
+    if name.startswith("GIT_") and not name.startswith(_SAFE_GIT_PREFIXES):
+        return True
+    # npm reads every npm_config_* variable as a setting (`npm_config_script_shell=./x`).
+    if name.lower().startswith("npm_config_"):
+        return True
+    return (
+        name in DANGEROUS_VARS
+        or name in _MORE_DANGEROUS_VARS
+        or name.startswith(("LD_", "DYLD_", "BASH_FUNC_"))
+    )
 
 
 _ASSIGNMENT_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")

@@ -19,7 +19,7 @@ _TOKEN = re.compile(
     r"""
     (?P<space>[ \t]+)
     | (?P<op>&&|\|\||\||;)
-    | (?P<dup>[0-9]*>&[0-9]+)
+    | (?P<dup>[0-9]*>&[0-9]+(?![^\s|&;<>]))  # `>&2x` writes a file `2x`; `2>&1-` moves fd 1
     | (?P<redir>&>>|&>|[0-9]*>>|[0-9]*>\||[0-9]*>|[0-9]*<)
     | (?P<word>[^\s|&;<>]+)
     """,
@@ -81,6 +81,10 @@ def fast_split(
                 if text in _RESERVED:
                     return None
                 match = _ASSIGNMENT.match(text)
+                if match and not words and redirects:
+                    return (
+                        None  # `>x A=1 ls`: bash assigns, bashlex sees a word; let bashlex decide
+                    )
                 if match and not words:
                     name, _, value = text.partition("=")
                     assignments.append((name.rstrip("+"), value))

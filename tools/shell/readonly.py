@@ -106,9 +106,14 @@ _BAD_OPTS: dict[str, tuple[str, ...]] = {
         "-fls",
     ),
     "fd": ("-x", "-X", "--exec", "--exec-batch"),
-    "sort": ("-o", "--output"),
-    "tree": ("-o",),
-    "rg": ("--pre", "--pre-glob"),
+    # `--compress-program` runs a program; `-o` writes a file.
+    "sort": ("-o", "--output", "--compress-program"),
+    # `-R` (with -H) writes an `00Tree.html` into every folder.
+    "tree": ("-o", "-R"),
+    # `--hostname-bin` runs a program to learn the host name.
+    "rg": ("--pre", "--pre-glob", "--hostname-bin"),
+    # `-C` compiles a magic file and writes it next to the source.
+    "file": ("-C", "--compile"),
     "date": ("-s", "--set"),
     "hostname": ("-F", "--file", "-b", "--boot"),
     "jq": ("--rawfile", "--slurpfile"),
@@ -136,6 +141,11 @@ _GIT_READ_ONLY = frozenset(
     }
 )
 _GIT_BAD_OPTS = ("--output", "--ext-diff", "--textconv", "-o", "--open-files-in-pager", "-O")
+# Long options that are themselves prefixes of a bad option (getopt would not read them as an
+# abbreviation because they are complete options of their own).
+_WHOLE_OPTIONS = frozenset({"--text"})
+# Short options checked also when glued to other flags or to their value (`-fo`, `-ofile`).
+_GLUED = ("-o", "-s", "-O", "-F", "-b", "-x", "-X", "-R", "-C")
 
 
 def takes_path_args(name: str) -> bool:
@@ -157,6 +167,10 @@ def read_only_words(words: tuple[str, ...]) -> bool:
         if args[0] == "reflog" and len(args) > 1 and args[1] in ("expire", "delete"):
             return False
         return not any(_opt_is(a, _GIT_BAD_OPTS) for a in args[1:])
+    if name in ("hostname", "date") and any(
+        not a.startswith("-") and not (name == "date" and a.startswith("+")) for a in args
+    ):
+        return False  # `hostname NAME` and `date MMDDhhmm` set, they do not read
     if name in ("env", "printenv"):
         return all(not _is_assignment(a) for a in args) and (name == "printenv" or not args)
     if name == "command":
@@ -168,12 +182,22 @@ def read_only_words(words: tuple[str, ...]) -> bool:
 
 
 def _opt_is(arg: str, options: tuple[str, ...]) -> bool:
+    key = arg.split("=", 1)[0]
     for opt in options:
         if arg == opt or arg.startswith(opt + "="):
             return True
+        # getopt_long and git accept any unambiguous abbreviation: `--outp=f` is `--output=f`.
+        if (
+            opt.startswith("--")
+            and key.startswith("--")
+            and len(key) > 2
+            and opt.startswith(key)
+            and key not in _WHOLE_OPTIONS
+        ):
+            return True
         # Short options glued to their value or to other flags: `-ofile`, `-no`.
         glued = len(opt) == 2 and arg.startswith("-") and not arg.startswith("--")
-        if glued and opt[1] in arg[1:] and opt in ("-o", "-s", "-O", "-F", "-b", "-x", "-X"):
+        if glued and opt[1] in arg[1:] and opt in _GLUED:
             return True
     return False
 

@@ -10,8 +10,24 @@ from tools.shell.parse import _parse_with_bashlex, analyze
 
 WORD_CHARS = "abcxyz019_./:=@%+,-"
 words = st.text(alphabet=WORD_CHARS, min_size=1, max_size=6)
-names = st.sampled_from(["ls", "git", "npm", "rm", "cat", "echo", "FOO=1", "A=b", "x=", "2", "if", "time", "done"])
-redirects = st.sampled_from(["", " > out", ">out", " >> log", " 2>&1", " 2> err", " < in", " &> all", " >| f", "2>x", " >&2"])
+names = st.sampled_from(
+    ["ls", "git", "npm", "rm", "cat", "echo", "FOO=1", "A=b", "x=", "2", "if", "time", "done"]
+)
+redirects = st.sampled_from(
+    [
+        "",
+        " > out",
+        ">out",
+        " >> log",
+        " 2>&1",
+        " 2> err",
+        " < in",
+        " &> all",
+        " >| f",
+        "2>x",
+        " >&2",
+    ]
+)
 ops = st.sampled_from([" && ", " || ", " | ", "; ", "|", "&&", ";", " & ", " && && "])
 spaces = st.sampled_from(["", " ", "\t", "  "])
 
@@ -29,7 +45,10 @@ def commands(draw: st.DrawFn) -> str:
 
 
 def shape(analysis):
-    return [(p.text, p.words, p.assignments, tuple((r.op, r.target) for r in p.redirects)) for p in analysis.parts]
+    return [
+        (p.text, p.words, p.assignments, tuple((r.op, r.target) for r in p.redirects))
+        for p in analysis.parts
+    ]
 
 
 @settings(max_examples=600, deadline=None)
@@ -44,8 +63,23 @@ def test_fast_path_agrees_with_bashlex(command: str) -> None:
 
 
 def test_fast_path_refuses_everything_it_cannot_see() -> None:
-    for command in ["echo $HOME", "ls *.py", "echo 'a b'", 'echo "x"', "a & b", "ls ~", "echo a\\ b",
-                    "cat <<EOF", "f() { ls; }", "(ls)", "ls # c", "echo !x", "a\nb", "echo `id`", "x && "]:
+    for command in [
+        "echo $HOME",
+        "ls *.py",
+        "echo 'a b'",
+        'echo "x"',
+        "a & b",
+        "ls ~",
+        "echo a\\ b",
+        "cat <<EOF",
+        "f() { ls; }",
+        "(ls)",
+        "ls # c",
+        "echo !x",
+        "a\nb",
+        "echo `id`",
+        "x && ",
+    ]:
         assert fast_split(command) is None, command
 
 
