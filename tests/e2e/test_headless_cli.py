@@ -329,7 +329,15 @@ def test_sigint_during_a_permission_hook_wait(fake_api, repo):
     (repo / ".claude").mkdir()
     hook = "touch hook-started; sleep 30"
     (repo / ".claude" / "settings.json").write_text(
-        json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": hook}]}]}})
+        json.dumps(
+            {
+                "hooks": {
+                    "PreToolUse": [
+                        {"matcher": "Bash", "hooks": [{"type": "command", "command": hook}]}
+                    ]
+                }
+            }
+        )
     )
     fake_api.load([turn_of([tool_use_block("Bash", {"command": "touch never.txt"}, "b1")])])
     proc = spawn(["-p", "go", "--allowedTools", "Bash"], repo, env_for(fake_api))

@@ -18,6 +18,8 @@ def test_example_settings_load_cleanly() -> None:
     assert settings.permissions.allow and settings.permissions.deny and settings.permissions.ask
     hooks = parse_hook_sources([("user", str(EXAMPLE), settings.hooks)], trusted=True)
     assert not hooks.problems and len(hooks.handlers) == 2
-    servers, server_problems = parse_servers(settings.mcp.servers, str(EXAMPLE), {"HOME": "/h", "SEARCH_TOKEN": "t"})
+    servers, server_problems = parse_servers(
+        settings.mcp.servers, str(EXAMPLE), {"HOME": "/h", "SEARCH_TOKEN": "t"}
+    )
     assert not server_problems and {s.name for s in servers} == {"files", "search"}
     assert settings.keymap and settings.progress_panel == "bottom"
