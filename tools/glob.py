@@ -21,7 +21,7 @@ from tools.base import (
     ToolResult,
 )
 from tools.decisions import ValidationResult
-from tools.files.common import absolute_for_rules, backfill_path, check_path
+from tools.files.common import absolute_for_rules, backfill_path, check_path, readable
 from tools.search.glob_files import glob_python, glob_rg, split_pattern
 from tools.search.rg import use_rg
 
@@ -137,6 +137,8 @@ class GlobTool(Tool[GlobInput]):
         else:
             abort = context.abort
             paths = await asyncio.to_thread(glob_python, query, lambda: abort.aborted)
+        # Files that Read deny rules cover are not listed either.
+        paths = readable(paths, context)
         shown = tuple(paths[:MAX_RESULTS])
         elapsed = int((time.monotonic() - started) * 1000)
         return ToolResult(data=GlobResult(shown, len(paths), len(paths) > MAX_RESULTS, elapsed))

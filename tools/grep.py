@@ -19,7 +19,7 @@ from tools.base import (
     ToolResult,
 )
 from tools.decisions import ValidationResult
-from tools.files.common import absolute_for_rules, backfill_path, check_path
+from tools.files.common import absolute_for_rules, backfill_path, check_path, readable
 from tools.search import grep_py, grep_rg
 from tools.search.globs import split_glob_param, type_table
 from tools.search.grep_model import GrepQuery, GrepResult, OutputMode, format_hits
@@ -209,6 +209,9 @@ class GrepTool(Tool[GrepInput]):
             abort = context.abort
             hits = await asyncio.to_thread(grep_py.search, query, lambda: abort.aborted)
             partial, backend = False, "python"
+        # Files that Read deny rules cover (`.env`) never show up in results.
+        allowed = set(readable([h.path for h in hits], context))
+        hits = [h for h in hits if h.path in allowed]
         head_limit = DEFAULT_HEAD_LIMIT if input.head_limit is None else input.head_limit
         result = await asyncio.to_thread(
             format_hits, query, hits, head_limit, input.offset or 0, partial, backend

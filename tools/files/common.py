@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from typing import Any, Literal
 
 from tools.base import ToolContext
@@ -43,3 +44,14 @@ def check_path(
         )
         return path, ValidationResult.failure(message, error_code=3)
     return path, None
+
+
+def readable(paths: Iterable[str], context: ToolContext, tool_name: str = "Read") -> list[str]:
+    """The paths a Read deny rule does not cover: a search must not show what Read may not."""
+    view = context.permissions
+    out: list[str] = []
+    for path in paths:
+        absolute = path if os.path.isabs(path) else context.resolve_path(path)
+        if view.check_path(tool_name, absolute, "read").behavior != "deny":
+            out.append(path)
+    return out
