@@ -8,20 +8,29 @@ the mode. What decided is named in the reason: the part, the rule and its source
 
 from __future__ import annotations
 
-import itertools
-import os
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Literal
 
+from app.permissions.bash_paths import (
+    _cd_dirs,
+    _decision_serial,
+    _expand,
+    _inside_all,
+    _link_escapes,
+    _outside,
+    _path_args,
+    _protected,
+    _recursive_deny,
+    _redirect_need,
+    _serial,
+)
 from app.permissions.context import BashRuleIndex, PermissionContext
 from app.permissions.matching import bash_matches, bash_pattern, canonical
 from app.permissions.messages import PLAN_MODE_MESSAGE, part_reason, rule_reason
-from app.permissions.pathcheck import allow_match, ask_for, deny_below, deny_for
-from app.permissions.paths import DEVICE_PATHS, inside, protected_reason
+from app.permissions.pathcheck import deny_for
 from app.permissions.rules import Rule
-from app.permissions.shellpaths import Unknowable, expand_word, glob_may_be_protected, has_glob
+from app.permissions.shellpaths import has_glob
 from app.permissions.suggest import bash_suggestion, dedupe
 from tools.decisions import DecisionReason, PermissionDecision
 from tools.shell import (
@@ -36,8 +45,7 @@ from tools.shell import (
     is_read_only_part,
 )
 from tools.shell.commands import is_dangerous_var
-from tools.shell.parse import HARMLESS_TARGETS
-from tools.shell.readonly import NO_PATH_ARGS, takes_path_args
+from tools.shell.readonly import takes_path_args
 
 ACCEPT_EDITS_COMMANDS = frozenset({"mkdir", "touch", "mv", "cp", "rmdir", "ln"})
 _MAX_DEPTH = 4
@@ -110,112 +118,6 @@ def _match_rules(
 
 
 # --- path arguments ----------------------------------------------------------------------------
-
-
-def _path_args(words: tuple[str, ...]) -> list[str]:
-    """Arguments that may name files: non-options, the value of every `--opt=VALUE`, and values
-    glued to short options (`grep -f.env`, `cp -t/tmp`): bash does not know which options take a
-    file, so neither can we."""
-    if not words or words[0] in NO_PATH_ARGS:
-        return []
-    out: list[str] = []
-    after_dashdash = False
-    for w in words[1:]:
-        if after_dashdash or not w.startswith("-"):
-            out.append(w)
-        elif w == "--":
-            after_dashdash = True
-        elif w.startswith("--"):
-            if "=" in w:
-                out.append(w.split("=", 1)[1])
-        else:
-            # A value may follow any run of flag letters: `-rf.env` is `-r -f .env`.
-            for k in range(2, len(w)):
-                if not w[k - 1].isalnum():
-                    break
-                value = w[k:]
-                if len(value) > 1 or value == "~":
-                    out.append(value)
-    return out
-
-
-_decision_serial = itertools.count()
-_serial = [0]
-
-
-def _expand(path: str, cwd: str, home: str) -> tuple[str, ...]:
-    """Every path a shell word can name (braces, `~+`, globs, links), or () when unknowable.
-
-    Memoised within one decision only (the serial changes per decision): the file system may
-    change between two calls, and a stale answer about a symlink would be a hole."""
-    return _expand_once(path, cwd, home, _serial[0])
-
-
-@lru_cache(maxsize=512)
-def _expand_once(path: str, cwd: str, home: str, serial: int) -> tuple[str, ...]:
-    try:
-        return tuple(expand_word(path, cwd, home))
-    except Unknowable:
-        return ()
-
-
-def _cd_dirs(analysis: ShellAnalysis, cwd: str, home: str) -> list[str]:
-    """The working folder and every folder a `cd` of the command may move to (for deny rules)."""
-    dirs = [cwd]
-    for part in (*analysis.parts, *analysis.nested):
-        words = allow_form(part.words) or part.words
-        if len(words) == 2 and words[0] in ("cd", "pushd") and 1 not in part.dynamic:
-            for d in list(dirs):
-                for new in _expand(words[1], d, home):
-                    if new not in dirs and len(dirs) < 32:
-                        dirs.append(new)
-    return dirs
-
-
-_RECURSIVE_GREPS = frozenset({"grep", "egrep", "fgrep", "rg", "diff"})
-
-
-def _reads_recursively(words: tuple[str, ...]) -> bool:
-    """grep -r/-R, diff -r and rg read the content of every file below their folder arguments."""
-    if not words or words[0] not in _RECURSIVE_GREPS:
-        return False
-    if words[0] == "rg":
-        return True
-    for prev, w in itertools.pairwise(words):
-        if w in ("--recursive", "--dereference-recursive", "--directories=recurse"):
-            return True
-        if prev in ("-d", "--directories") and w == "recurse":
-            return True  # `grep -d recurse`
-        if w.startswith("-") and not w.startswith("--") and ("r" in w[1:] or "R" in w[1:]):
-            return True
-    return False
-
-
-def _recursive_deny(words: tuple[str, ...], cwds: list[str], pc: PermissionContext) -> str:
-    """Why a recursive read of a folder would reach a file a Read deny rule protects, or ""."""
-    if not _reads_recursively(words):
-        return ""
-    args = [a for a in _path_args(words) if not a.startswith("-")]
-    pattern_given = any(
-        w in ("-e", "-f", "--regexp", "--file") or w.startswith(("--regexp=", "--file="))
-        for w in words[1:]
-    )
-    if words[0] != "diff" and not pattern_given:
-        args = args[1:]  # the first operand of grep and rg is the pattern
-    args = args or ["."]
-    for arg in args:
-        for c in cwds:
-            for cand in _expand(arg, c, pc.home) or (arg,):
-                rule = deny_below(pc, cand)
-                if rule is not None:
-                    return (
-                        f"reads every file below {cand}, including what {rule.display()} from "
-                        f"{rule.source} denies"
-                    )
-    return ""
-
-
-# --- the decision --------------------------------------------------------------------------------
 
 
 def decide_bash(
@@ -455,136 +357,6 @@ def _verdicts(
                 )
             )
     return out
-
-
-def _fed_by_xargs(words: tuple[str, ...], form: tuple[str, ...]) -> bool:
-    """Did stripping wrappers remove an `xargs` (which appends arguments read from input)?"""
-    return "xargs" in words[: max(0, len(words) - len(form))]
-
-
-def _link_escapes(words: tuple[str, ...], cwds: list[str], dirs: tuple[str, ...], home: str) -> str:
-    """`ln -s TARGET LINK`: TARGET is resolved from the link's folder, not from the cwd, so
-    `cd src && ln -s .. ../up` makes a link to outside the working folders."""
-    if not words or words[0] != "ln":
-        return ""
-    symbolic = any(
-        w in ("--symbolic",) or (w.startswith("-") and not w.startswith("--") and "s" in w)
-        for w in words[1:]
-    )
-    args = [w for w in words[1:] if not w.startswith("-")]
-    if not symbolic or len(args) < 2:
-        return "ln without an explicit link name" if symbolic else ""
-    *targets, link = args
-    for c in cwds:
-        link_paths = _expand(link, c, home)
-        bases = {os.path.dirname(x) for x in link_paths} | set(link_paths)
-        for target in targets:
-            for base in bases:
-                cands = _expand(target, base, home)
-                if not cands or not all(inside(x, dirs) for x in cands):
-                    return f"makes a link to {target}, outside the working folders"
-    return ""
-
-
-def _inside_all(path: str, dirs: tuple[str, ...], home: str) -> bool:
-    cands = _expand(path, "/", home)
-    return bool(cands) and all(inside(c, dirs) for c in cands)
-
-
-def _outside(
-    words: tuple[str, ...],
-    part: SimpleCommand,
-    cwds: list[str],
-    cwd_known: bool,
-    dirs: tuple[str, ...],
-    pc: PermissionContext,
-    check_all: bool = False,
-) -> str:
-    """Why a path argument cannot be shown to lie inside the working folders, or ""."""
-    args = _path_args(words)
-    if words and words[0] not in NO_PATH_ARGS and not args:
-        args = ["."]  # `ls`, `git status`: the working folder itself
-    if words and words[0] not in NO_PATH_ARGS and _fed_by_xargs(part.words, words):
-        return "takes its file arguments from its input through xargs, so they are not known"
-    for i, w in enumerate(part.words[1:], start=1):
-        if i in part.dynamic and (not words or words[0] not in NO_PATH_ARGS):
-            return f"uses {w}, a path only known at run time"
-    for r in part.redirects:
-        if r.reads and r.target is not None:
-            args.append(r.target)
-    for arg in args:
-        if not cwd_known and not arg.startswith(("/", "~")):
-            return f"uses {arg} after a cd whose target is not known"
-        for c in cwds:
-            cands = list(_expand(arg, c, pc.home))
-            if not cands:
-                try:
-                    expand_word(arg, c, pc.home)
-                except Unknowable as exc:
-                    return f"uses {arg}: {exc}"
-            for cand in cands:
-                if cand in DEVICE_PATHS:
-                    return f"uses the device {cand}"
-                if not inside(cand, dirs):
-                    return f"reads {cand}, outside the working folders"
-            if check_all and (
-                glob_may_be_protected(arg) or any(protected_reason(x) for x in cands)
-            ):
-                return "touches a protected path"
-    return ""
-
-
-def _protected(
-    part: SimpleCommand, words: tuple[str, ...], cwds: list[str], pc: PermissionContext
-) -> str:
-    targets = [r.target for r in part.redirects if r.writes and r.target and not r.dynamic]
-    if not is_read_only_part(part):
-        targets += _path_args(words) if words and words[0] not in NO_PATH_ARGS else []
-    for t in targets:
-        if t in HARMLESS_TARGETS:
-            continue
-        if glob_may_be_protected(t):
-            return f"writes to {t}, a pattern that can name a protected path"
-        for c in cwds:
-            # The expansion holds the literal path, every glob and brace reading, and link targets.
-            why = next(
-                (protected_reason(x) for x in _expand(t, c, pc.home) if protected_reason(x)), ""
-            )
-            if why:
-                return f"writes to a protected path ({why})"
-    return ""
-
-
-def _redirect_need(
-    part: SimpleCommand,
-    cwds: list[str],
-    cwd_known: bool,
-    dirs: tuple[str, ...],
-    pc: PermissionContext,
-    allowed_by: str,
-) -> str:
-    for r in part.redirects:
-        if not r.writes:
-            continue
-        if r.dynamic:
-            return "redirects output to a target only known at run time"
-        if r.target is None or r.target in HARMLESS_TARGETS:
-            continue
-        if not cwd_known and not r.target.startswith(("/", "~")):
-            return f"writes to {r.target} after a cd whose target is not known"
-        for c in cwds:
-            cands = _expand(r.target, c, pc.home)
-            if not cands:
-                return f"writes to {r.target}, a path only known at run time"
-            if allow_match(pc, "write", cands) is not None:
-                continue
-            if ask_for(pc, "write", cands) is not None:
-                return f"writes to {cands[0]}, which a rule says to ask about"
-            if not all(inside(x, dirs) for x in cands):
-                return f"writes to {cands[0]}, outside the working folders"
-            if allowed_by == "check" and pc.mode not in ("acceptEdits", "bypassPermissions"):
-                return f"writes to {cands[0]}"
-    return ""
 
 
 def _combine(verdicts: list[_Verdict], pc: PermissionContext) -> PermissionDecision:
