@@ -96,10 +96,10 @@ class EventRouter(AppBase):
                 self.enqueue_permission(event.prompt)
             case Retrying():
                 self._notice(
-                    f"Retrying in {event.delay_s:.0f}s (attempt {event.attempt}): {event.reason}",
+                    f"Retrying in {_seconds(event.delay_s)} (attempt {event.attempt}): {event.reason}",
                     "retry",
                 )
-                self.set_activity(f"retrying in {event.delay_s:.0f}s")
+                self.set_activity(f"retrying in {_seconds(event.delay_s)}")
             case UsageUpdated():
                 screen.status_bar.set(
                     input_tokens=event.input_tokens,
@@ -147,3 +147,8 @@ class EventRouter(AppBase):
 
     def _notice(self, text: str, level: NoticeLevel) -> None:
         self.main.conversation.add_block(NoticeBlock(text, level))
+
+
+def _seconds(delay: float) -> str:
+    """"0.4s", "2.5s", "12s": a short backoff must not read as "0s"."""
+    return f"{delay:.1f}s" if delay < 10 else f"{delay:.0f}s"
