@@ -9,16 +9,44 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import OrderedDict, deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Protocol, runtime_checkable
 
-from rich.console import RenderableType
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.padding import Padding
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.geometry import Size
 from textual.strip import Strip
 from textual.widget import Widget
+
+
+class Deferred:
+    """A renderable built only when it is first drawn, with a cheap height estimate meanwhile.
+
+    A resumed 10,000-message session becomes thousands of these: building and measuring every
+    one up front (markdown parsing, wrapping) would cost seconds before the first frame.
+    """
+
+    def __init__(self, build: Callable[[], RenderableType], estimate: Callable[[int], int]) -> None:
+        self._build = build
+        self._built: RenderableType | None = None
+        self.estimate_lines = estimate
+
+    @property
+    def renderable(self) -> RenderableType:
+        if self._built is None:
+            self._built = self._build()
+        return self._built
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield self.renderable
+
+
+def estimate_text_lines(text: str, width: int) -> int:
+    """Lines `text` takes when wrapped at `width` (ignoring word boundaries: an estimate)."""
+    width = max(1, width)
+    return sum(max(1, -(-len(line) // width)) for line in text.split("\n"))
 
 
 @runtime_checkable
@@ -46,21 +74,33 @@ class ArchiveView(Widget):
     def __init__(self) -> None:
         super().__init__()
         self.items: list[RenderableType] = []
+        # What each item's height is based on: a Deferred's estimate until it is first drawn.
+        self._deferred: list[Deferred | None] = []
         self._width = 0
+        self._heights: list[int] = []
+        self._exact: list[bool] = []
         self._starts: list[int] = []  # first line of each measured item
         self._total = 0
         self._lines: OrderedDict[int, list[Strip]] = OrderedDict()
 
     def add(self, renderables: Iterable[RenderableType]) -> None:
-        self.items.extend(Padding(r, (0, 1, 1, 1)) for r in renderables)
+        for r in renderables:
+            self.items.append(Padding(r, (0, 1, 1, 1)))
+            self._deferred.append(r if isinstance(r, Deferred) else None)
         self.refresh(layout=True)
 
     def clear(self) -> None:
         self.items.clear()
+        self._deferred.clear()
+        self._reset()
+        self.refresh(layout=True)
+
+    def _reset(self) -> None:
+        self._heights.clear()
+        self._exact.clear()
         self._starts.clear()
         self._total = 0
         self._lines.clear()
-        self.refresh(layout=True)
 
     def _render_item(self, index: int, width: int) -> list[Strip]:
         console = self.app.console
@@ -71,14 +111,32 @@ class ArchiveView(Widget):
     def _measure(self, width: int) -> None:
         if width != self._width:
             self._width = width
-            self._starts.clear()
-            self._total = 0
-            self._lines.clear()
+            self._reset()
         for index in range(len(self._starts), len(self.items)):
-            strips = self._render_item(index, width)
+            deferred = self._deferred[index]
+            if deferred is not None:
+                # Padding adds a column each side and a blank line below.
+                height, exact = deferred.estimate_lines(max(1, width - 2)) + 1, False
+            else:
+                strips = self._render_item(index, width)
+                self._cache(index, strips)
+                height, exact = len(strips), True
             self._starts.append(self._total)
-            self._total += len(strips)
-            self._cache(index, strips)
+            self._heights.append(height)
+            self._exact.append(exact)
+            self._total += height
+
+    def _correct(self, index: int, height: int) -> None:
+        """An estimated item was drawn: use its real height from now on."""
+        self._exact[index] = True
+        delta = height - self._heights[index]
+        if not delta:
+            return
+        self._heights[index] = height
+        for later in range(index + 1, len(self._starts)):
+            self._starts[later] += delta
+        self._total += delta
+        self.refresh(layout=True)
 
     def _cache(self, index: int, strips: list[Strip]) -> None:
         self._lines[index] = strips
@@ -101,6 +159,8 @@ class ArchiveView(Widget):
         strips = self._lines.get(index)
         if strips is None:
             strips = self._render_item(index, width)
+            if not self._exact[index]:
+                self._correct(index, len(strips))
         self._cache(index, strips)
         offset = y - self._starts[index]
         return strips[offset] if offset < len(strips) else Strip.blank(width)

@@ -23,6 +23,7 @@ from app.engine.events import (
 )
 from app.execution.events import ToolFinished, ToolProgressed, ToolQueued, ToolStarted
 from app.tui.app_base import AppBase
+from app.tui.history import ReplayedHistory, archived_renderables
 from app.tui.translate import MAX_TAIL_CHARS, message_text, outcome_view, plan_items
 from widgets.message_blocks import NoticeBlock, NoticeLevel, UserBlock
 from widgets.tool_block import ToolBlock, ToolCallState
@@ -39,10 +40,12 @@ class EventRouter(AppBase):
     # is already on screen, possibly split around tool blocks); else it is shown whole.
     _streamed: bool = False
 
-    def handle_engine_event(self, event: EngineEvent) -> None:
+    def handle_engine_event(self, event: EngineEvent | ReplayedHistory) -> None:
         """The session's sink. Runs on the App's loop; must stay cheap (no awaiting)."""
         screen = self.main
         match event:
+            case ReplayedHistory():
+                self._load_history(event.events)
             case TextDelta():
                 self._streamed = True
                 if self._assistant is None:
@@ -133,6 +136,17 @@ class EventRouter(AppBase):
             case _:
                 pass  # RawStreamEvent: only the headless stream-json printer wants these
 
+    def _load_history(self, events: tuple[EngineEvent, ...]) -> None:
+        """Old blocks go to the archive as renderables; the newest are shown as live blocks."""
+        conversation = self.main.conversation
+        keep = max(0, len(events) - conversation.live_limit * 2)
+        # Cut where a block starts, so a tool's queued and finished events stay together.
+        while 0 < keep < len(events) and isinstance(events[keep], ToolFinished):
+            keep += 1
+        conversation.load_history(archived_renderables(events[:keep]))
+        for event in events[keep:]:
+            self.handle_engine_event(event)
+
     def _finish_assistant(self, full_text: str | None) -> None:
         block = self._assistant
         self._assistant = None
@@ -150,5 +164,5 @@ class EventRouter(AppBase):
 
 
 def _seconds(delay: float) -> str:
-    """"0.4s", "2.5s", "12s": a short backoff must not read as "0s"."""
+    """ "0.4s", "2.5s", "12s": a short backoff must not read as "0s"."""
     return f"{delay:.1f}s" if delay < 10 else f"{delay:.0f}s"

@@ -7,7 +7,10 @@ block carrying its recorded tool_result, so a resumed session looks like the one
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
+
+from rich.console import RenderableType
 
 from app.engine.events import AssistantMessage, EngineEvent, TurnEnded, TurnStarted
 from app.execution.events import ToolFinished, ToolQueued
@@ -74,13 +77,20 @@ def replay_events(
     return events
 
 
+@dataclass(frozen=True)
+class ReplayedHistory:
+    """A resumed conversation for the TUI, as events. The router archives all but the newest
+    blocks straight away (no widget each), so a 10,000-message session opens in a blink."""
+
+    events: tuple[EngineEvent, ...]
+
+
 def replay(
     messages: Iterable[Mapping[str, Any]],
-    sink: Callable[[EngineEvent], None],
+    sink: Callable[[Any], None],
     summarize: Callable[[str, Mapping[str, Any]], str] | None = None,
 ) -> None:
-    for event in replay_events(messages, summarize):
-        sink(event)
+    sink(ReplayedHistory(tuple(replay_events(messages, summarize))))
 
 
 def tool_summarizer(tools: Iterable[Any]) -> Callable[[str, Mapping[str, Any]], str]:
@@ -97,3 +107,50 @@ def tool_summarizer(tools: Iterable[Any]) -> Callable[[str, Mapping[str, Any]], 
             return ""
 
     return summarize
+
+
+def archived_renderables(events: Iterable[EngineEvent]) -> list[RenderableType]:
+    """What the conversation's archive shows for replayed events: the renderables its blocks
+    freeze into, each built only when first drawn (with a cheap height estimate until then)."""
+    from rich.markdown import Markdown as RichMarkdown
+
+    from app.tui.translate import message_text, outcome_view
+    from widgets.conversation import Deferred, estimate_text_lines
+    from widgets.message_blocks import UserBlock
+    from widgets.tool_block import ToolCallState, render_tool
+
+    def text_estimate(text: str) -> Callable[[int], int]:
+        return lambda width: estimate_text_lines(text, width)
+
+    def user(prompt: str) -> Callable[[], RenderableType]:
+        return lambda: UserBlock(prompt).frozen()
+
+    def markdown(text: str) -> Callable[[], RenderableType]:
+        return lambda: RichMarkdown(text)
+
+    def tool(state: ToolCallState) -> Callable[[], RenderableType]:
+        return lambda: render_tool(state, False)
+
+    def lines(n: int) -> Callable[[int], int]:
+        return lambda width: n
+
+    out: list[RenderableType] = []
+    pending: dict[str, ToolCallState] = {}
+    for event in events:
+        if isinstance(event, TurnStarted):
+            prompt = event.prompt
+            out.append(Deferred(user(prompt), text_estimate("> " + prompt)))
+        elif isinstance(event, AssistantMessage):
+            text = message_text(event.message)
+            if text:
+                out.append(Deferred(markdown(text), text_estimate(text)))
+        elif isinstance(event, ToolQueued):
+            pending[event.tool_use_id] = ToolCallState(event.tool_use_id, event.name, event.summary)
+        elif isinstance(event, ToolFinished):
+            state = pending.pop(event.tool_use_id, None)
+            if state is not None:
+                for key, value in outcome_view(event.outcome).items():
+                    setattr(state, key, value)
+                shown = min(len(state.result_text.splitlines()), 4)
+                out.append(Deferred(tool(state), lines(1 + shown)))
+    return out

@@ -70,3 +70,25 @@ def test_summaries_come_from_the_tools() -> None:
     events = replay_events(MESSAGES, tool_summarizer([ReadTool()]))
     queued = next(e for e in events if isinstance(e, ToolQueued))
     assert "README.md" in queued.summary
+
+
+async def test_long_history_is_archived_and_still_scrolls_to_the_start() -> None:
+    from app.tui.history import ReplayedHistory
+    from bench.bench_tui import _transcript
+    from tests.tui.conftest import make_app
+    from widgets.tool_block import ToolBlock
+
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.handle_engine_event(ReplayedHistory(tuple(replay_events(_transcript(500)))))
+        await pilot.pause()
+        conversation = app.main.conversation
+        # Most of it is archived data, only the newest blocks are widgets.
+        assert conversation.archived_count > 1000
+        assert len(conversation.query(ToolBlock)) < 60
+        conversation.scroll_home(animate=False)
+        await pilot.pause()
+        await pilot.pause()
+        assert "step 0: look at file 0" in "\n".join(
+            conversation.archive.render_line(y).text for y in range(6)
+        )
