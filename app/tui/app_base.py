@@ -30,6 +30,7 @@ class AppBase(App[int]):
         self.session = None
         self.usage = None
         self._tool_blocks = {}
+        self._dirty_tails: set[str] = set()
 
     @property
     def permission_mode(self) -> str:

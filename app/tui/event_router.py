@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from textual.timer import Timer
+
 from app.engine.events import (
     AppEvent,
     AssistantMessage,
@@ -34,8 +36,13 @@ if TYPE_CHECKING:
 INTERRUPTED_TEXT = "Interrupted · tell lathe what to do instead"
 
 
+TAIL_HZ = 10
+
+
 class EventRouter(AppBase):
     _assistant: AssistantBlock | None = None
+    _dirty_tails: set[str]
+    _tail_timer: Timer | None = None
     # Whether this response's text arrived as deltas: then AssistantMessage adds nothing (its text
     # is already on screen, possibly split around tool blocks); else it is shown whole.
     _streamed: bool = False
@@ -61,8 +68,15 @@ class EventRouter(AppBase):
                 )
                 block = self._tool_blocks.get(event.tool_use_id)
                 if block is not None and progress.output:
-                    tail = (block.state.output_tail + progress.output)[-MAX_TAIL_CHARS:]
-                    block.update_state(output_tail=tail)
+                    # The panel shows the newest line at once; the block's tail in the
+                    # conversation is repainted at most TAIL_HZ times a second, so 16 busy tools
+                    # do not make every frame redraw 16 blocks.
+                    block.state.output_tail = (block.state.output_tail + progress.output)[
+                        -MAX_TAIL_CHARS:
+                    ]
+                    self._dirty_tails.add(event.tool_use_id)
+                    if self._tail_timer is None:
+                        self._tail_timer = self.set_timer(1 / TAIL_HZ, self._flush_tails)
             case TurnStarted():
                 self._assistant = None
                 screen.conversation.add_block(UserBlock(event.prompt))
@@ -135,6 +149,14 @@ class EventRouter(AppBase):
                     screen.plan.set_items(items)
             case _:
                 pass  # RawStreamEvent: only the headless stream-json printer wants these
+
+    def _flush_tails(self) -> None:
+        self._tail_timer = None
+        dirty, self._dirty_tails = self._dirty_tails, set()
+        for tool_use_id in dirty:
+            block = self._tool_blocks.get(tool_use_id)
+            if block is not None:
+                block.update_state(output_tail=block.state.output_tail)
 
     def _load_history(self, events: tuple[EngineEvent, ...]) -> None:
         """Old blocks go to the archive as renderables; the newest are shown as live blocks."""
