@@ -37,6 +37,9 @@ INTERRUPTED_TEXT = "Interrupted · tell lathe what to do instead"
 
 
 TAIL_HZ = 10
+# A resumed conversation keeps only its last few blocks as widgets (what fits on a screen); the
+# rest is archived data. Every live widget is layout work on each later append.
+REPLAY_LIVE_EVENTS = 12
 
 
 class EventRouter(AppBase):
@@ -161,7 +164,7 @@ class EventRouter(AppBase):
     def _load_history(self, events: tuple[EngineEvent, ...]) -> None:
         """Old blocks go to the archive as renderables; the newest are shown as live blocks."""
         conversation = self.main.conversation
-        keep = max(0, len(events) - conversation.live_limit * 2)
+        keep = max(0, len(events) - REPLAY_LIVE_EVENTS)
         # Cut where a block starts, so a tool's queued and finished events stay together.
         while 0 < keep < len(events) and isinstance(events[keep], ToolFinished):
             keep += 1

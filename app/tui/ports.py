@@ -69,7 +69,9 @@ class TuiConfig:
     progress_placement: Literal["bottom", "top", "hidden"] = "bottom"
     progress_linger_s: float = 1.5
     progress_tick_s: float | None = 0.25
-    live_blocks: int = 40
+    # Blocks kept as widgets (clickable); older ones are archived. Each live widget is layout work
+    # on every append, and a screen shows far fewer than this.
+    live_blocks: int = 24
     cursor_blink: bool = True
     clock: Callable[[], float] = time.monotonic
     ask_trust_for: str | None = None
