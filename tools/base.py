@@ -392,6 +392,17 @@ class Tool(Generic[InputT]):
         return name == self.name or name in self.aliases
 
 
+class ReadOnlyTool(Tool[InputT]):
+    """A tool that only looks: it may run beside any other safe tool, and the permission system
+    may allow it without asking. An explicit declaration, so the defaults stay fail-closed."""
+
+    def is_read_only(self, input: InputT) -> bool:
+        return True
+
+    def is_concurrency_safe(self, input: InputT) -> bool:
+        return True
+
+
 class JsonSchemaTool(Tool[dict[str, Any]]):
     """A tool whose input is described by a JSON Schema (MCP tools), validated with jsonschema."""
 

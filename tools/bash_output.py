@@ -13,7 +13,7 @@ from tools.base import (
     CanUseTool,
     InterruptBehavior,
     ProgressCallback,
-    Tool,
+    ReadOnlyTool,
     ToolClass,
     ToolContext,
     ToolInput,
@@ -55,16 +55,10 @@ def format_read(read: ShellRead) -> str:
     return "\n\n".join(parts)
 
 
-class BashOutputTool(Tool[BashOutputInput]):
+class BashOutputTool(ReadOnlyTool[BashOutputInput]):
     name = "BashOutput"
     search_hint = "read background shell output logs status"
     input_model = BashOutputInput
-
-    def is_read_only(self, input: BashOutputInput) -> bool:
-        return True
-
-    def is_concurrency_safe(self, input: BashOutputInput) -> bool:
-        return True
 
     def interrupt_behavior(self) -> InterruptBehavior:
         return "cancel"

@@ -14,7 +14,7 @@ from pydantic import Field, field_validator
 from tools.base import (
     CanUseTool,
     ProgressCallback,
-    Tool,
+    ReadOnlyTool,
     ToolClass,
     ToolContext,
     ToolInput,
@@ -71,16 +71,10 @@ class GlobResult:
         return body + ("\n" + TRUNCATED_NOTE if self.truncated else "")
 
 
-class GlobTool(Tool[GlobInput]):
+class GlobTool(ReadOnlyTool[GlobInput]):
     name = "Glob"
     search_hint = "find files by name pattern wildcard"
     input_model = GlobInput
-
-    def is_concurrency_safe(self, input: GlobInput) -> bool:
-        return True
-
-    def is_read_only(self, input: GlobInput) -> bool:
-        return True
 
     def interrupt_behavior(self) -> Literal["cancel", "block"]:
         return "cancel"

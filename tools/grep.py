@@ -12,7 +12,7 @@ from pydantic import Field, field_validator
 from tools.base import (
     CanUseTool,
     ProgressCallback,
-    Tool,
+    ReadOnlyTool,
     ToolClass,
     ToolContext,
     ToolInput,
@@ -116,16 +116,10 @@ class GrepInput(ToolInput):
     _nones = field_validator("path", "glob", "file_type", mode="before")(_none_like)
 
 
-class GrepTool(Tool[GrepInput]):
+class GrepTool(ReadOnlyTool[GrepInput]):
     name = "Grep"
     search_hint = "search file contents regex ripgrep"
     input_model = GrepInput
-
-    def is_concurrency_safe(self, input: GrepInput) -> bool:
-        return True
-
-    def is_read_only(self, input: GrepInput) -> bool:
-        return True
 
     def interrupt_behavior(self) -> Literal["cancel", "block"]:
         return "cancel"

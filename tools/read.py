@@ -14,7 +14,7 @@ from pydantic import Field, field_validator
 from tools.base import (
     CanUseTool,
     ProgressCallback,
-    Tool,
+    ReadOnlyTool,
     ToolClass,
     ToolContext,
     ToolError,
@@ -85,18 +85,12 @@ class ReadResult:
     size_bytes: int = 0
 
 
-class ReadTool(Tool[ReadInput]):
+class ReadTool(ReadOnlyTool[ReadInput]):
     name = "Read"
     search_hint = "read file contents lines image pdf notebook"
     input_model = ReadInput
     # Persisting Read's output to a file would only make the model Read that file.
     max_result_size_chars: ClassVar[float] = float("inf")
-
-    def is_concurrency_safe(self, input: ReadInput) -> bool:
-        return True
-
-    def is_read_only(self, input: ReadInput) -> bool:
-        return True
 
     def interrupt_behavior(self) -> Literal["cancel", "block"]:
         return "cancel"

@@ -13,6 +13,7 @@ from tools.base import (
     CanUseTool,
     InterruptBehavior,
     ProgressCallback,
+    ReadOnlyTool,
     Tool,
     ToolClass,
     ToolContext,
@@ -96,16 +97,10 @@ def select(tools: tuple[Tool[Any], ...], names: list[str]) -> tuple[list[Tool[An
     return found, missing
 
 
-class ToolSearchTool(Tool[ToolSearchInput]):
+class ToolSearchTool(ReadOnlyTool[ToolSearchInput]):
     name = "ToolSearch"
     search_hint = "find search discover load deferred tools mcp"
     input_model = ToolSearchInput
-
-    def is_read_only(self, input: ToolSearchInput) -> bool:
-        return True
-
-    def is_concurrency_safe(self, input: ToolSearchInput) -> bool:
-        return True
 
     def interrupt_behavior(self) -> InterruptBehavior:
         return "cancel"

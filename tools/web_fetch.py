@@ -14,7 +14,7 @@ from tools.base import (
     CanUseTool,
     InterruptBehavior,
     ProgressCallback,
-    Tool,
+    ReadOnlyTool,
     ToolClass,
     ToolContext,
     ToolInput,
@@ -40,16 +40,10 @@ class WebFetchInput(ToolInput):
     prompt: str = Field(description="The prompt to run on the fetched content")
 
 
-class WebFetchTool(Tool[WebFetchInput]):
+class WebFetchTool(ReadOnlyTool[WebFetchInput]):
     name = "WebFetch"
     search_hint = "fetch web page url http download documentation internet"
     input_model = WebFetchInput
-
-    def is_read_only(self, input: WebFetchInput) -> bool:
-        return True
-
-    def is_concurrency_safe(self, input: WebFetchInput) -> bool:
-        return True
 
     def interrupt_behavior(self) -> InterruptBehavior:
         return "cancel"

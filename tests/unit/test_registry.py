@@ -129,3 +129,38 @@ def test_alias_lookup():
 @pytest.mark.parametrize("name", ["Read", "Bash"])
 def test_empty_pool_breakpoint(name):
     assert registry.assemble_tool_pool([], [make(f"mcp__s__{name}")]).builtin_breakpoint == -1
+
+
+SAMPLE_INPUTS = {
+    "Read": {"file_path": "/p/a.py"},
+    "Glob": {"pattern": "*.py"},
+    "Grep": {"pattern": "x"},
+    "BashOutput": {"bash_id": "b1"},
+    "WebFetch": {"url": "https://example.com", "prompt": "p"},
+    "ToolSearch": {"query": "x"},
+    "Write": {"file_path": "/p/a.py", "content": ""},
+    "Edit": {"file_path": "/p/a.py", "old_string": "a", "new_string": "b"},
+    "TaskStop": {"shell_id": "b1"},
+}
+
+
+@pytest.mark.parametrize(
+    ("name", "safe"),
+    [
+        ("Read", True),
+        ("Glob", True),
+        ("Grep", True),
+        ("BashOutput", True),
+        ("WebFetch", True),
+        ("ToolSearch", True),
+        ("Write", False),
+        ("Edit", False),
+        ("TaskStop", False),
+    ],
+)
+def test_base_tool_declarations(name: str, safe: bool) -> None:
+    tool = registry.find_tool(registry.get_all_base_tools(), name)
+    assert tool is not None
+    parsed = tool.parse_input(SAMPLE_INPUTS[name])
+    assert tool.is_read_only(parsed) is safe
+    assert tool.is_concurrency_safe(parsed) is safe
