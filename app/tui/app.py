@@ -95,6 +95,16 @@ class LatheApp(TurnControl, PermissionQueue, LiveSettings, SlashCommands, AppBas
         self._send_queued()
         await asyncio.sleep(0)
 
+    async def on_unmount(self) -> None:
+        """Quitting ends the session properly: SessionEnd hooks run, background shells and MCP
+        servers stop, the transcript file closes. A slow close never holds the exit long."""
+        close = getattr(self.session, "close", None)
+        if callable(close):
+            try:
+                await asyncio.wait_for(close(), 5)
+            except Exception:
+                pass
+
     def _trust_answered(self, trusted: bool | None) -> None:
         folder = self.config.ask_trust_for
         if folder and self.config.on_trust is not None:
