@@ -174,3 +174,27 @@ async def test_user_theme_dir_is_used_by_the_app(tmp_path: Path) -> None:
     app = make_app(user_theme_dir=str(tmp_path), theme="mine")
     async with app.run_test(size=SIZE):
         assert app.theme == "mine"
+
+
+class McpSession(ScriptedSession):
+    reconnected: list[str] = []
+
+    def mcp_status(self) -> list[dict[str, str]]:
+        return [{"name": "files", "status": "failed"}, {"name": "search", "status": "connected"}]
+
+    async def reconnect_mcp(self, name: str) -> str:
+        self.reconnected.append(name)
+        return f"{name}: connected, 3 tools"
+
+
+async def test_mcp_lists_servers_and_reconnects() -> None:
+    app = make_app()
+    session = McpSession(app)
+    app.session = session
+    async with app.run_test(size=SIZE) as pilot:
+        await run_command(app, pilot, "/mcp")
+        assert any("files (failed)" in t and "search (connected)" in t for t in notices(app))
+        await run_command(app, pilot, "/mcp reconnect files")
+        await pilot.pause()
+        assert session.reconnected == ["files"]
+        assert any("files: connected, 3 tools" in t for t in notices(app))
