@@ -34,6 +34,7 @@ class CliOptions:
     continue_session: bool = False
     resume: str | None = None
     resume_picker: bool = False
+    bare: bool = False
 
 
 class UsageError(Exception):
@@ -130,6 +131,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SESSION_ID",
         help="resume a session; without an id the TUI shows a picker",
     )
+    parser.add_argument(
+        "--bare",
+        action="store_true",
+        help="simple mode: only the Bash, Read and Edit tools (like LATHE_SIMPLE=1)",
+    )
     parser.add_argument("--version", action="version", version=f"lathe {__version__}")
     return parser
 
@@ -150,6 +156,7 @@ def parse_args(argv: Sequence[str]) -> CliOptions:
         max_turns=ns.max_turns,
         continue_session=ns.continue_session,
         include_partial_messages=ns.include_partial_messages,
+        bare=ns.bare,
     )
     if ns.print_prompt is not None:
         opts.print_mode = True

@@ -124,7 +124,7 @@ def build_session(
         raise SetupError(str(exc)) from None
 
     base = get_all_base_tools()
-    builtins = get_tools(decider, base_tools=base)
+    builtins = get_tools(decider, base_tools=base, simple=True if opts.bare else None)
     pool = assemble_tool_pool(builtins, (), decider)
     # MCP servers connect after the session exists (Session.start_mcp), so a slow one never
     # delays the first frame or, in the TUI, the first prompt.

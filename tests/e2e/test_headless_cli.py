@@ -352,3 +352,11 @@ def test_sigint_during_a_permission_hook_wait(fake_api, repo):
     assert not (repo / "never.txt").exists()
     (repo / ".claude" / "settings.json").unlink()
     _continue_is_valid(fake_api, repo)
+
+
+def test_bare_offers_only_bash_read_edit(fake_api, repo):
+    fake_api.load([text_turn("ok")])
+    proc = lathe(["-p", "hi", "--bare", "--output-format", "stream-json"], repo, env_for(fake_api))
+    assert proc.returncode == 0, proc.stderr
+    assert lines(proc.stdout)[0]["tools"] == ["Bash", "Edit", "Read"]
+    assert [t["name"] for t in fake_api.bodies()[0]["tools"]] == ["Bash", "Edit", "Read"]
