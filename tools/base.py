@@ -191,6 +191,9 @@ class ToolOptions:
 
 
 EventSink = Callable[[object], None]
+# A one-off question to a small, fast model (WebFetch answers its prompt from a page with it).
+# None where no model can be asked (offline models): tools then fall back to doing without.
+SideQuery = Callable[[str], Awaitable[str]]
 
 
 def _drop_event(event: object) -> None:
@@ -216,6 +219,7 @@ class ToolContext:
     options: ToolOptions = field(default_factory=ToolOptions)
     tools: tuple[Tool[Any], ...] = ()
     emit: EventSink = _drop_event
+    side_query: SideQuery | None = None
     abort: AbortSignal = field(default_factory=AbortSignal)
     tool_use_id: str = ""
     # Free-form state that context modifiers carry between calls (kept small and immutable).

@@ -98,6 +98,11 @@ class WebFetchTool(ReadOnlyTool[WebFetchInput]):
             return ToolResult(str(exc), is_error=True)
         if isinstance(outcome, CrossHostRedirect):
             return ToolResult(_redirect_text(outcome, input.prompt))
+        answered = await answer_from_page(
+            outcome, input.prompt, options.web_fetch_max_bytes, context
+        )
+        if answered is not None:
+            return answered
         return _page_result(outcome, input.prompt, options.web_fetch_max_bytes)
 
 
@@ -145,25 +150,34 @@ def _truncate(text: str, limit: int) -> tuple[str, bool]:
     return cut, True
 
 
-def _page_result(page: Page, prompt: str, max_bytes: int) -> ToolResult:
-    header = (
+def _header(page: Page, max_bytes: int) -> str:
+    return (
         f"URL: {page.url}\nStatus: {page.status} {page.reason}\n"
         f"Content-Type: {page.content_type or 'unknown'}\nSize: {len(page.body)} bytes"
         + (f" (cut at the {max_bytes}-byte limit)" if page.truncated else "")
     )
-    if not _is_text(page.content_type):
-        return ToolResult(
-            f"{header}\n\nThe response is binary ({page.content_type}); WebFetch shows only text "
-            "and HTML pages."
-        )
+
+
+def _page_text(page: Page) -> tuple[str, str]:
+    """(title, text): HTML turned into Markdown, other text as it is."""
     text = _decode(page)
-    title = ""
     if page.content_type in ("text/html", "application/xhtml+xml") or (
         not page.content_type and "<html" in text[:1000].lower()
     ):
         from tools.web.markdown import html_to_markdown
 
-        title, text = html_to_markdown(text)
+        return html_to_markdown(text)
+    return "", text
+
+
+def _page_result(page: Page, prompt: str, max_bytes: int) -> ToolResult:
+    header = _header(page, max_bytes)
+    if not _is_text(page.content_type):
+        return ToolResult(
+            f"{header}\n\nThe response is binary ({page.content_type}); WebFetch shows only text "
+            "and HTML pages."
+        )
+    title, text = _page_text(page)
     if page.status >= 400:
         snippet, _ = _truncate(text, 1000)
         return ToolResult(
@@ -186,4 +200,45 @@ def _page_result(page: Page, prompt: str, max_bytes: int) -> ToolResult:
             + (f"; the download stopped at {max_bytes} bytes" if page.truncated else "")
             + ".]"
         )
+    return ToolResult("\n".join(lines))
+
+
+def side_query_prompt(text: str, prompt: str) -> str:
+    return (
+        f"Web page content:\n---\n{text}\n---\n\n{prompt}\n\n"
+        "Answer from the content above only, concisely. Quote exactly what matters (code, "
+        "commands, numbers); say so plainly when the page does not answer the question."
+    )
+
+
+async def answer_from_page(
+    page: Page, prompt: str, max_bytes: int, context: ToolContext
+) -> ToolResult | None:
+    """The small model's answer to `prompt` over the page, or None to fall back to the page."""
+    ask = context.side_query
+    if ask is None or not _is_text(page.content_type) or page.status >= 400:
+        return None
+    title, text = _page_text(page)
+    body, _ = _truncate(text, MAX_CONTENT_CHARS)
+    if not body.strip():
+        return None
+    job = asyncio.ensure_future(ask(side_query_prompt(body, prompt)))
+    stop = asyncio.ensure_future(context.abort.wait())
+    try:
+        await asyncio.wait({job, stop}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stop.cancel()
+    if not job.done():
+        job.cancel()
+        return ToolResult("Fetching was interrupted.", is_error=True)
+    try:
+        answer = job.result()
+    except Exception:
+        return None  # the page itself is still worth returning
+    if not answer.strip():
+        return None
+    lines = [_header(page, max_bytes)]
+    if title:
+        lines.append(f"Title: {title}")
+    lines.append(f"\n{answer.strip()}")
     return ToolResult("\n".join(lines))

@@ -58,7 +58,14 @@ class Session:
         self.parts = parts
         self.backend = parts.backend
         self.pool = parts.pool
-        self.context = replace(parts.context, tools=parts.pool.tools, emit=self._emit_app_event)
+        from app.engine.side_query import make_side_query
+
+        self.context = replace(
+            parts.context,
+            tools=parts.pool.tools,
+            emit=self._emit_app_event,
+            side_query=make_side_query(self),
+        )
         self.messages: list[dict[str, Any]] = list(parts.messages)
         self.session_id = parts.session_id
         self.usage = UsageTracker()

@@ -184,3 +184,31 @@ async def test_declarations(tmp_path: Path) -> None:
     assert tool.is_read_only(parsed) and tool.is_concurrency_safe(parsed)
     text, is_error = await fetch(make_ctx(tmp_path), "not a url")
     assert is_error and "Invalid URL" in text
+
+
+async def test_side_query_answers_the_prompt_from_the_page(server: str, tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    asked: list[str] = []
+
+    async def side_query(prompt: str) -> str:
+        asked.append(prompt)
+        return "The list has two items: one and two."
+
+    ctx = replace(make_ctx(tmp_path), side_query=side_query)
+    text, is_error = await fetch(ctx, f"{server}/page", "list the items")
+    assert not is_error
+    assert "The list has two items: one and two." in text
+    assert "Title: Test Page" in text and "URL: " in text
+    # The small model saw the page as Markdown, and the prompt.
+    assert "- one\n- two" in asked[0] and "list the items" in asked[0]
+
+
+async def test_side_query_failure_falls_back_to_the_page(server: str, tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    async def failing(prompt: str) -> str:
+        raise RuntimeError("429 rate limited")
+
+    text, is_error = await fetch(replace(make_ctx(tmp_path), side_query=failing), f"{server}/page")
+    assert not is_error and "- one\n- two" in text
