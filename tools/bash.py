@@ -31,6 +31,7 @@ from tools.process.report import build_report, describe_exit
 from tools.process.runner import run_command
 from tools.process.throttle import ProgressThrottle
 from tools.shell import is_read_only_command
+from tools.shell.destructive import is_destructive_command
 
 # Tab and newline are ordinary shell syntax; every other control character (ESC sequences, CR,
 # backspace, NUL, C1 controls) and the invisible format characters (zero-width, bidi overrides)
@@ -107,6 +108,12 @@ class BashTool(Tool[BashInput]):
 
     def is_concurrency_safe(self, input: BashInput) -> bool:
         return _read_only(input.command)
+
+    def is_destructive(self, input: BashInput) -> bool:
+        try:
+            return is_destructive_command(input.command)
+        except Exception:  # an analysis that crashes must fail closed
+            return True
 
     def interrupt_behavior(self) -> InterruptBehavior:
         # As Claude Code: "block". A message typed while a command runs waits for it, because

@@ -196,3 +196,18 @@ async def test_dialog_footer_shows_its_own_keys() -> None:
         labels = {key.description for key in footer.query(FooterKey)}
         assert {"Allow once", "Always allow", "Deny", "Feedback"} <= labels
         assert not labels & {"Mode", "Mouse", "Quit", "Clear"}
+
+
+@pytest.mark.parametrize(("command", "warned"), [("rm -rf build", True), ("npm run test", False)])
+async def test_destructive_commands_are_flagged(command: str, warned: bool) -> None:
+    from dataclasses import replace
+
+    from tools.bash import BashTool
+
+    app = make_app()
+    prompt = replace(scenes.bash_prompt(), tool=BashTool(), input={"command": command})
+    async with app.run_test(size=SIZE) as pilot:
+        app.enqueue_permission(prompt)
+        await pilot.pause()
+        assert isinstance(app.screen, PermissionScreen)
+        assert bool(app.screen.query("#destructive")) is warned

@@ -56,6 +56,14 @@ class PermissionScreen(ModalScreen[PermissionDecision | None]):
             reason = p.reason.describe() if p.reason else p.message
             if reason:
                 yield Static(Text(f"Why: {reason}", style="italic"), id="reason")
+            if _destructive(p):
+                yield Static(
+                    Text(
+                        "⚠ This destroys data (deletes, overwrites or rewrites history).",
+                        style="bold",
+                    ),
+                    id="destructive",
+                )
             yield Static(self._choices(), id="choices")
             with Horizontal(id="buttons"):
                 yield Button("1 Allow once", id="allow-once", variant="success", compact=True)
@@ -152,3 +160,12 @@ class PermissionScreen(ModalScreen[PermissionDecision | None]):
     @on(Button.Pressed, "#deny")
     def _clicked_deny(self) -> None:
         self.answer(answers.deny(self._feedback_text()))
+
+
+def _destructive(prompt: PermissionPrompt) -> bool:
+    """The tool's own declaration for this input (an input that does not parse shows no warning:
+    the call will be refused at its schema stage anyway)."""
+    try:
+        return bool(prompt.tool.is_destructive(prompt.tool.parse_input(prompt.input)))
+    except Exception:
+        return False

@@ -1,0 +1,47 @@
+"""Bash declares the commands that destroy data (the UI warns louder before approving them)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tools.bash import BashTool
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "rm -rf build",
+        "timeout 5 rm x",
+        "git reset --hard HEAD~1",
+        "git clean -fdx",
+        "git push --force origin main",
+        "git branch -D old",
+        "find . -name '*.pyc' -delete",
+        "echo x > important.txt",
+        "dd if=/dev/zero of=disk.img",
+        "ls $(rm -rf /)",
+        "mkfs.ext4 /dev/sdb1",
+        "git checkout -- .",
+        "git stash drop",
+        "/bin/rm a",
+    ],
+)
+def test_destructive(command: str) -> None:
+    tool = BashTool()
+    assert tool.is_destructive(tool.parse_input({"command": command})), command
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "ls -la",
+        "git status",
+        "git push origin main",
+        "echo hi > /dev/null",
+        "npm test",
+        "cat a >> log",
+    ],
+)
+def test_not_destructive(command: str) -> None:
+    tool = BashTool()
+    assert not tool.is_destructive(tool.parse_input({"command": command})), command
