@@ -122,6 +122,10 @@ async def _main(opts: CliOptions, out: IO[str], err: IO[str]) -> int:
             pass
         await session.close()
     obj = result_object(session, result, started, interrupted=sigint["hit"])
+    if result.subtype == "error_max_turns":
+        # API errors and blocked prompts are told on stderr as they happen; this end is not an
+        # event, and in text mode stdout stays empty, so exit 1 would otherwise come unexplained.
+        print(f"lathe: {result.result_text}", file=err)
     if opts.output_format == "text":
         if not result.is_error and not sigint["hit"]:
             out.write(result.result_text.rstrip("\n") + "\n")

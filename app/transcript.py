@@ -68,6 +68,10 @@ class TranscriptWriter:
             }
         )
 
+    def append_clear(self, session_id: str) -> None:
+        """/clear: the file keeps what was said, and loading starts again after this line."""
+        self.append({"type": "clear", "session_id": session_id, "timestamp": time.time()})
+
     def close(self) -> None:
         if self._fh is not None:
             self._fh.close()
@@ -114,6 +118,9 @@ def load_transcript(path: Path) -> LoadedTranscript:
             continue
         if record.get("type") == "session":
             meta.update(record)
+        elif record.get("type") == "clear":
+            # /clear: the model forgot everything before this line, so must a resume.
+            messages = []
         elif record.get("type") == "message" and _valid_message(record.get("message")):
             messages.append(record["message"])
         elif record.get("type") == "message":
@@ -137,10 +144,57 @@ def _valid_message(message: Any) -> bool:
     )
 
 
+RESUMED_START = "(The start of this conversation could not be read from the transcript.)"
+
+
+def _tool_use_ids(message: dict[str, Any] | None) -> set[Any]:
+    if (
+        message is None
+        or message["role"] != "assistant"
+        or not isinstance(message["content"], list)
+    ):
+        return set()
+    return {
+        b.get("id")
+        for b in message["content"]
+        if isinstance(b, dict) and b.get("type") == "tool_use"
+    }
+
+
+def _drop_orphans(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+    """A skipped (garbled) line can take an assistant message with it, leaving the tool_results
+    that answered it orphaned, or leave the conversation opening with the assistant: the API
+    refuses both with a 400, so the orphans go and a placeholder prompt opens the conversation."""
+    out: list[dict[str, Any]] = []
+    dropped = 0
+    for message in messages:
+        if message["role"] == "user" and isinstance(message["content"], list):
+            known = _tool_use_ids(out[-1] if out else None)
+            seen: set[Any] = set()
+            content = []
+            for block in message["content"]:
+                if isinstance(block, dict) and block.get("type") == "tool_result":
+                    tid = block.get("tool_use_id")
+                    if tid not in known or tid in seen:
+                        dropped += 1
+                        continue
+                    seen.add(tid)
+                content.append(block)
+            if not content:
+                continue
+            if len(content) != len(message["content"]):
+                message = {**message, "content": content}
+        if not out and message["role"] != "user":
+            out.append({"role": "user", "content": [{"type": "text", "text": RESUMED_START}]})
+            dropped += 1
+        out.append(message)
+    return out, dropped
+
+
 def repair_messages(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
     """Give every tool_use a tool_result in the next user message; drop orphan tool_results."""
+    messages, repaired = _drop_orphans(messages)
     out: list[dict[str, Any]] = []
-    repaired = 0
     i = 0
     while i < len(messages):
         message = messages[i]

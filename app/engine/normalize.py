@@ -13,7 +13,15 @@ from typing import Any
 def _blocks(content: Any) -> list[dict[str, Any]]:
     if isinstance(content, str):
         return [{"type": "text", "text": content}] if content else []
-    return [dict(b) for b in content or []]
+    # A resumed transcript may hold anything (a hand edit, another tool's writer): a block that is
+    # not an object, or an empty text block, would crash the request or earn a 400, so it goes.
+    return [
+        dict(b)
+        for b in content or []
+        if isinstance(b, dict)
+        and isinstance(b.get("type"), str)
+        and not (b["type"] == "text" and not b.get("text"))
+    ]
 
 
 def normalize_for_api(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:

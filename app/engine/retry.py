@@ -45,6 +45,15 @@ def classify(exc: BaseException) -> ErrorInfo:
     """Map an exception from the SDK or the transport to retryable-or-not with a clear message."""
     import anthropic
 
+    if isinstance(exc, anthropic.APIStatusError) and exc.status_code < 400:
+        # An `error` event inside a 200 stream (overloaded mid-response): the SDK raises it as a
+        # status error carrying the stream's 200, so the status says nothing; the body's error
+        # type does (overloaded_error is the commonest and is transient).
+        kind = _error_type(getattr(exc, "body", None))
+        retryable = kind in _RETRYABLE_TYPES or "overloaded" in str(exc).lower()
+        return ErrorInfo(
+            retryable, f"API error mid-stream ({kind or 'error'}): {_api_message(exc)}"
+        )
     if isinstance(exc, anthropic.APIStatusError):
         status = exc.status_code
         retry_after = _retry_after(exc.response.headers if exc.response is not None else {})
@@ -56,18 +65,23 @@ def classify(exc: BaseException) -> ErrorInfo:
         return ErrorInfo(True, f"Connection error: {exc}")
     if isinstance(exc, anthropic.APIError):
         # An `error` event inside the stream (overloaded mid-response) is transient.
-        body = getattr(exc, "body", None)
-        kind = ""
-        if isinstance(body, dict):
-            kind = str((body.get("error") or {}).get("type", ""))
-        retryable = (
-            kind in ("overloaded_error", "api_error", "rate_limit_error", "")
-            or "overloaded" in str(exc).lower()
-        )
+        kind = _error_type(getattr(exc, "body", None))
+        retryable = kind in (*_RETRYABLE_TYPES, "") or "overloaded" in str(exc).lower()
         return ErrorInfo(retryable, f"API error: {exc}")
     if _is_transport_error(exc):
         return ErrorInfo(True, f"The connection broke mid-stream: {type(exc).__name__}: {exc}")
     return ErrorInfo(False, f"{type(exc).__name__}: {exc}")
+
+
+_RETRYABLE_TYPES = ("overloaded_error", "api_error", "rate_limit_error")
+
+
+def _error_type(body: Any) -> str:
+    if isinstance(body, dict):
+        error = body.get("error")
+        if isinstance(error, dict):
+            return str(error.get("type", ""))
+    return ""
 
 
 def _is_transport_error(exc: BaseException) -> bool:

@@ -223,9 +223,11 @@ class Session:
 
         if self._turn_abort is not None:
             raise RuntimeError("a turn is already running")
-        await self.start("resume" if self.messages else "startup")
+        # The controller exists before the SessionStart hooks run: a Ctrl+C while a slow hook
+        # runs must interrupt this turn, not be dropped as "idle" and let the turn go on.
         self._turn_abort = AbortController()
         try:
+            await self.start("resume" if self.messages else "startup")
             result = await run_turn(self, prompt, self._turn_abort)
         finally:
             self._turn_abort = None
@@ -259,6 +261,9 @@ class Session:
         if self._turn_abort is not None:
             return False
         self.messages = []
+        if self.parts.transcript is not None:
+            # Without this mark, --continue after /clear would bring the forgotten part back.
+            self.parts.transcript.append_clear(self.session_id)
         return True
 
     async def close(self, reason: str = "exit") -> None:

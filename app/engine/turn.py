@@ -68,7 +68,8 @@ async def run_turn(session: Session, prompt: str, abort: AbortController) -> Tur
     for extra in session.take_pending_context():
         content.append({"type": "text", "text": f"<system-reminder>\n{extra}\n</system-reminder>"})
     hooks = session.parts.session_hooks
-    if hooks is not None:
+    # Interrupted already (during the SessionStart hooks): no prompt hook for a prompt not sent.
+    if hooks is not None and not abort.signal.aborted:
         verdict = await hooks.user_prompt_submit(prompt, session.context)
         _notices(session, verdict.messages)
         if verdict.blocked:
@@ -261,6 +262,7 @@ async def _respond(session: Session, abort: AbortController, turn: int) -> Respo
             info = classify(exc)
             executor.discard()
             await executor.wait_all()
+            _count_usage(session, acc)
             last_error = info.message
             if not info.retryable or attempt + 1 >= attempts:
                 if info.retryable:
@@ -335,6 +337,17 @@ async def _stream_once(
     _record_assistant(session, message)
     # The stream is over: wait for the tools still running, in order.
     await _drain(executor, results)
+    _count_usage(session, acc)
+    interrupted = abort.signal.aborted
+    return ResponseOutcome(message, acc.stop_reason, results, interrupted=interrupted)
+
+
+def _count_usage(session: Session, acc: StreamAccumulator) -> None:
+    """Add a response's usage to the totals. Also called for a response cut by an interrupt or a
+    broken stream: once message_start arrived, its input tokens were billed, and /cost and the
+    result's usage must say so."""
+    if not acc.started:
+        return
     session.usage.add(acc.model or session.backend.model, acc.usage)
     totals = session.usage.totals()
     session.emit(
@@ -346,8 +359,6 @@ async def _stream_once(
             session.usage.total_cost_usd,
         )
     )
-    interrupted = abort.signal.aborted
-    return ResponseOutcome(message, acc.stop_reason, results, interrupted=interrupted)
 
 
 async def _drain(executor: StreamingToolExecutor, results: list[CallOutcome]) -> None:
@@ -397,6 +408,7 @@ async def _finish_interrupted(
 ) -> ResponseOutcome:
     """The user interrupted mid-stream: keep what was said, give every started tool its result."""
     await _drain(executor, results)
+    _count_usage(session, acc)
     session.context = executor.context
     message = acc.message(partial=True)
     # Only tool_use blocks the executor knows about stay: each has exactly one result.
