@@ -21,7 +21,7 @@ from tools.base import (
 )
 from tools.decisions import ValidationResult
 from tools.files import textfile
-from tools.files.common import absolute_for_rules, backfill_path, check_path
+from tools.files.common import PathArgument, check_path
 from tools.files.diff import FileChange, changed_line_range, snippet, unified_diff
 from tools.files.paths import missing_file_message
 from tools.files.readstate import record_written
@@ -42,19 +42,13 @@ class EditInput(ToolInput):
     )
 
 
-class EditTool(Tool[EditInput]):
+class EditTool(PathArgument, Tool[EditInput]):
     name = "Edit"
     search_hint = "modify file replace string"
     input_model = EditInput
 
     def classify(self, input: EditInput) -> ToolClass:
         return "write"
-
-    def permission_target(self, input: EditInput) -> str | None:
-        return absolute_for_rules(input.file_path)
-
-    def backfill_observable_input(self, input: dict[str, Any], context: ToolContext) -> None:
-        backfill_path(input, "file_path", context)
 
     def summary(self, input: EditInput) -> str:
         if input.old_string == "":

@@ -21,7 +21,7 @@ from tools.base import (
     ToolResult,
 )
 from tools.decisions import ValidationResult
-from tools.files.common import absolute_for_rules, backfill_path, check_path, readable
+from tools.files.common import PathArgument, check_path, readable
 from tools.search.glob_files import glob_python, glob_rg, split_pattern
 from tools.search.rg import use_rg
 
@@ -71,22 +71,17 @@ class GlobResult:
         return body + ("\n" + TRUNCATED_NOTE if self.truncated else "")
 
 
-class GlobTool(ReadOnlyTool[GlobInput]):
+class GlobTool(PathArgument, ReadOnlyTool[GlobInput]):
     name = "Glob"
     search_hint = "find files by name pattern wildcard"
     input_model = GlobInput
+    path_field = "path"
 
     def interrupt_behavior(self) -> Literal["cancel", "block"]:
         return "cancel"
 
     def classify(self, input: GlobInput) -> ToolClass:
         return "search"
-
-    def permission_target(self, input: GlobInput) -> str | None:
-        return absolute_for_rules(input.path) if input.path else None
-
-    def backfill_observable_input(self, input: dict[str, Any], context: ToolContext) -> None:
-        backfill_path(input, "path", context)
 
     def summary(self, input: GlobInput) -> str:
         return f'"{input.pattern}"' + (f" in {input.path}" if input.path else "")

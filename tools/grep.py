@@ -19,7 +19,7 @@ from tools.base import (
     ToolResult,
 )
 from tools.decisions import ValidationResult
-from tools.files.common import absolute_for_rules, backfill_path, check_path, readable
+from tools.files.common import PathArgument, check_path, readable
 from tools.search import grep_py, grep_rg
 from tools.search.globs import split_glob_param, type_table
 from tools.search.grep_model import GrepQuery, GrepResult, OutputMode, format_hits
@@ -116,22 +116,17 @@ class GrepInput(ToolInput):
     _nones = field_validator("path", "glob", "file_type", mode="before")(_none_like)
 
 
-class GrepTool(ReadOnlyTool[GrepInput]):
+class GrepTool(PathArgument, ReadOnlyTool[GrepInput]):
     name = "Grep"
     search_hint = "search file contents regex ripgrep"
     input_model = GrepInput
+    path_field = "path"
 
     def interrupt_behavior(self) -> Literal["cancel", "block"]:
         return "cancel"
 
     def classify(self, input: GrepInput) -> ToolClass:
         return "search"
-
-    def permission_target(self, input: GrepInput) -> str | None:
-        return absolute_for_rules(input.path) if input.path else None
-
-    def backfill_observable_input(self, input: dict[str, Any], context: ToolContext) -> None:
-        backfill_path(input, "path", context)
 
     def summary(self, input: GrepInput) -> str:
         where = f" in {input.path}" if input.path else ""

@@ -23,7 +23,7 @@ from tools.base import (
 )
 from tools.decisions import ValidationResult
 from tools.files import media
-from tools.files.common import absolute_for_rules, backfill_path, check_path
+from tools.files.common import PathArgument, check_path
 from tools.files.lines import format_numbered, read_window
 from tools.files.paths import (
     extension,
@@ -85,7 +85,7 @@ class ReadResult:
     size_bytes: int = 0
 
 
-class ReadTool(ReadOnlyTool[ReadInput]):
+class ReadTool(PathArgument, ReadOnlyTool[ReadInput]):
     name = "Read"
     search_hint = "read file contents lines image pdf notebook"
     input_model = ReadInput
@@ -97,12 +97,6 @@ class ReadTool(ReadOnlyTool[ReadInput]):
 
     def classify(self, input: ReadInput) -> ToolClass:
         return "read"
-
-    def permission_target(self, input: ReadInput) -> str | None:
-        return absolute_for_rules(input.file_path)
-
-    def backfill_observable_input(self, input: dict[str, Any], context: ToolContext) -> None:
-        backfill_path(input, "file_path", context)
 
     def summary(self, input: ReadInput) -> str:
         where = input.file_path

@@ -21,7 +21,7 @@ from tools.base import (
 )
 from tools.decisions import ValidationResult
 from tools.files import textfile
-from tools.files.common import absolute_for_rules, backfill_path, check_path
+from tools.files.common import PathArgument, check_path
 from tools.files.diff import FileChange, changed_line_range, snippet, unified_diff
 from tools.files.readstate import record_written, staleness
 
@@ -42,19 +42,13 @@ def file_state_error(path: str, context: ToolContext) -> str | None:
     return None
 
 
-class WriteTool(Tool[WriteInput]):
+class WriteTool(PathArgument, Tool[WriteInput]):
     name = "Write"
     search_hint = "create or overwrite a file"
     input_model = WriteInput
 
     def classify(self, input: WriteInput) -> ToolClass:
         return "write"
-
-    def permission_target(self, input: WriteInput) -> str | None:
-        return absolute_for_rules(input.file_path)
-
-    def backfill_observable_input(self, input: dict[str, Any], context: ToolContext) -> None:
-        backfill_path(input, "file_path", context)
 
     def summary(self, input: WriteInput) -> str:
         lines = input.content.count("\n") + (0 if input.content.endswith("\n") else 1)

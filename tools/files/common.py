@@ -55,3 +55,17 @@ def readable(paths: Iterable[str], context: ToolContext, tool_name: str = "Read"
         if view.check_path(tool_name, absolute, "read").behavior != "deny":
             out.append(path)
     return out
+
+
+class PathArgument:
+    """For tools whose input names one path (`path_field`): rules match its absolute form, and
+    observers (hooks, rules) see it absolute with `~` expanded. Mixed in before the Tool base."""
+
+    path_field: str = "file_path"
+
+    def permission_target(self, input: Any) -> str | None:
+        value = getattr(input, self.path_field, None)
+        return absolute_for_rules(value) if value else None
+
+    def backfill_observable_input(self, input: dict[str, Any], context: ToolContext) -> None:
+        backfill_path(input, self.path_field, context)
