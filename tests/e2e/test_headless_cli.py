@@ -264,9 +264,11 @@ def test_kill_9_then_resume(fake_api, repo):
     _wait_for(lambda: (repo / "started.txt").exists())
     assert proc.stdout is not None
     session_id = json.loads(proc.stdout.readline())["session_id"]
+    path = project_transcripts_dir(repo) / f"{session_id}.jsonl"
+    # The tool starts mid-stream; the assistant message is on disk once the stream completed.
+    _wait_for(lambda: path.exists() and '"long"' in path.read_text())
     proc.kill()
     proc.wait(timeout=10)
-    path = project_transcripts_dir(repo) / f"{session_id}.jsonl"
     loaded = load_transcript(path)
     assert loaded.repaired == 1  # the tool_use left without a result got a synthetic one
     fake_api.load([text_turn("resumed fine")])

@@ -196,10 +196,11 @@ class _Handler(BaseHTTPRequestHandler):
             body: Any = json.loads(raw)
         except json.JSONDecodeError:
             body = raw.decode("utf-8", "replace")
-        status = self._check(path, headers, body)
+        status, problem = self._check(path, headers, body)
         rec = RecordedRequest(path, headers, body, status)
         self.fake.record(rec)
         if status != 200:
+            self._error(status, problem)
             return
         turn = self.fake.next_turn()
         if turn.error is not None:
@@ -212,25 +213,22 @@ class _Handler(BaseHTTPRequestHandler):
             return
         self._stream(turn, body["model"], input_tokens)
 
-    def _check(self, path: str, headers: dict[str, str], body: Any) -> int:
-        """Answers the error itself and returns its status, or returns 200 for a good request."""
+    def _check(self, path: str, headers: dict[str, str], body: Any) -> tuple[int, str]:
+        """(200, "") for a good request, else the error's status and message (not yet sent: the
+        request is recorded first, so a test that got the answer always finds the record)."""
         if path != "/v1/messages":
-            self._error(404, f"Not found: POST {path}")
-            return 404
+            return 404, f"Not found: POST {path}"
         key = self.fake.api_key
         given = headers.get("x-api-key") or headers.get("authorization", "").removeprefix("Bearer ")
         if not given or (key is not None and given != key):
-            self._error(401, "invalid x-api-key")
-            return 401
+            return 401, "invalid x-api-key"
         if "anthropic-version" not in headers:
-            self._error(400, "anthropic-version: header is required")
-            return 400
+            return 400, "anthropic-version: header is required"
         try:
             validate_request(body)
         except RequestInvalid as exc:
-            self._error(400, str(exc))
-            return 400
-        return 200
+            return 400, str(exc)
+        return 200, ""
 
     def _stream(self, turn: Turn, model: str, input_tokens: int) -> None:
         self.send_response(200)
