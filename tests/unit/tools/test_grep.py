@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from tools.base import InputError, ToolContext, ToolError, ToolOptions, api_schema
+from tests.support.tool_calls import call_tool, make_context
+from tools.base import ToolContext, ToolError, api_schema
 from tools.grep import GrepInput, GrepTool
 from tools.search.grep_model import GrepResult
 from tools.search.rg import find_rg
@@ -56,28 +57,15 @@ def tree(tmp_path: Path) -> Path:
 
 
 def ctx(root: Path, backend: str) -> ToolContext:
-    return ToolContext(
-        cwd=str(root),
-        project_dir=str(root),
-        working_dirs=(str(root),),
-        options=ToolOptions(extra={"search_backend": backend}),
-    )
+    return make_context(root, extra={"search_backend": backend})
 
 
 async def run(raw: dict[str, Any], context: ToolContext) -> tuple[str, Any]:
-    try:
-        parsed = TOOL.parse_input(raw)
-    except InputError as exc:
-        return "input", exc.message
-    check = await TOOL.validate_input(parsed, context)
-    if not check.ok:
-        return "invalid", check.message
-    try:
-        result = await TOOL.call(parsed, context, None, {}, lambda p: None)  # type: ignore[arg-type]
-    except ToolError as exc:
-        return "error", exc.message
-    assert isinstance(result.data, GrepResult)
-    return "ok", TOOL.to_result_content(result.data)
+    kind, value = await call_tool(TOOL, raw, context)
+    if kind != "ok":
+        return kind, value
+    assert isinstance(value, GrepResult)
+    return "ok", TOOL.to_result_content(value)
 
 
 QUERIES: list[dict[str, Any]] = [

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from tools.base import InputError, ToolContext, ToolError, api_schema
+from tests.support.tool_calls import call_tool_text, make_context
+from tools.base import ToolContext, api_schema
 from tools.read import EMPTY_FILE, MAX_OUTPUT_CHARS, ReadInput, ReadResult, ReadTool
 
 TOOL = ReadTool()
@@ -20,23 +21,12 @@ PNG = base64.b64decode(
 
 
 def ctx(tmp_path: Path) -> ToolContext:
-    return ToolContext(cwd=str(tmp_path), project_dir=str(tmp_path), working_dirs=(str(tmp_path),))
+    return make_context(tmp_path)
 
 
 async def run(raw: dict[str, Any], context: ToolContext) -> tuple[str, Any]:
     """("input" | "invalid" | "error", message) or ("ok", content) for one model call."""
-    try:
-        parsed = TOOL.parse_input(raw)
-    except InputError as exc:
-        return "input", exc.message
-    check = await TOOL.validate_input(parsed, context)
-    if not check.ok:
-        return "invalid", check.message
-    try:
-        result = await TOOL.call(parsed, context, None, {}, lambda p: None)  # type: ignore[arg-type]
-    except ToolError as exc:
-        return "error", exc.message
-    return "ok", TOOL.to_result_content(result.data)
+    return await call_tool_text(TOOL, raw, context)
 
 
 async def test_numbered_lines_compact_form(tmp_path: Path) -> None:

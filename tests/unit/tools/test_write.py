@@ -7,7 +7,8 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from tools.base import InputError, Tool, ToolContext, ToolError
+from tests.support.tool_calls import call_tool, make_context
+from tools.base import Tool, ToolContext
 from tools.files.diff import FileChange
 from tools.files.readstate import CHANGED, NOT_READ
 from tools.read import ReadTool
@@ -18,22 +19,11 @@ READ = ReadTool()
 
 
 def ctx(tmp_path: Path) -> ToolContext:
-    return ToolContext(cwd=str(tmp_path), project_dir=str(tmp_path), working_dirs=(str(tmp_path),))
+    return make_context(tmp_path)
 
 
 async def run(tool: Tool[Any], raw: dict[str, Any], context: ToolContext) -> tuple[str, Any]:
-    try:
-        parsed = tool.parse_input(raw)
-    except InputError as exc:
-        return "input", exc.message
-    check = await tool.validate_input(parsed, context)
-    if not check.ok:
-        return "invalid", check.message
-    try:
-        result = await tool.call(parsed, context, None, {}, lambda p: None)  # type: ignore[arg-type]
-    except ToolError as exc:
-        return "error", exc.message
-    return "ok", result.data
+    return await call_tool(tool, raw, context)
 
 
 async def test_creates_new_file_and_parents(tmp_path: Path) -> None:
