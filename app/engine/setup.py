@@ -12,7 +12,6 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from app.cli import CliOptions
 from app.config import CliOverrides, load_settings
@@ -230,7 +229,3 @@ def build_session(
         },
     )
     return SessionSetup(Session(parts, sink), warnings, resumed, is_trusted_now)
-
-
-def describe(session: Session) -> dict[str, Any]:
-    return {"model": session.model, "tools": session.tool_names, "mode": session.permission_mode}
