@@ -114,7 +114,7 @@ async def _main(opts: CliOptions, out: IO[str], err: IO[str]) -> int:
     except (NotImplementedError, RuntimeError):
         pass
     try:
-        result = await session.run_turn(opts.prompt or "")
+        result = await _run(session, opts.prompt or "")
     finally:
         try:
             loop.remove_signal_handler(signal.SIGINT)
@@ -135,6 +135,18 @@ async def _main(opts: CliOptions, out: IO[str], err: IO[str]) -> int:
     if sigint["hit"]:
         return 130
     return 1 if result.is_error else 0
+
+
+async def _run(session: Any, prompt: str) -> TurnEnded:
+    """The prompt, or the slash commands that make sense headless (`/compact [instructions]`
+    with --continue, as in Claude Code; `/context`)."""
+    command, _, arg = prompt.strip().partition(" ")
+    if command == "/compact":
+        result: TurnEnded = await session.compact(arg.strip())
+        return result
+    if command == "/context":
+        return TurnEnded(None, "\n".join(session.context_breakdown()), False, "success", 0)
+    return await session.run_turn(prompt)  # type: ignore[no-any-return]
 
 
 def result_object(

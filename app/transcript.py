@@ -86,6 +86,8 @@ class LoadedTranscript:
     meta: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     repaired: int = 0
+    # The messages before the last compaction (after the last /clear), for browsing only.
+    earlier: list[dict[str, Any]] = field(default_factory=list)
 
 
 class TranscriptError(Exception):
@@ -99,6 +101,7 @@ def load_transcript(path: Path) -> LoadedTranscript:
     except OSError as exc:
         raise TranscriptError(f"cannot read transcript {path}: {exc.strerror}") from None
     messages: list[dict[str, Any]] = []
+    earlier: list[dict[str, Any]] = []
     meta: dict[str, Any] = {}
     warnings: list[str] = []
     lines = raw.split(b"\n")
@@ -121,6 +124,11 @@ def load_transcript(path: Path) -> LoadedTranscript:
         elif record.get("type") == "clear":
             # /clear: the model forgot everything before this line, so must a resume.
             messages = []
+            earlier = []
+        elif record.get("type") == "compact" and isinstance(record.get("messages"), list):
+            # A compaction: the conversation goes on from the summary this line holds.
+            earlier.extend(messages)
+            messages = [m for m in record["messages"] if _valid_message(m)]
         elif record.get("type") == "message" and _valid_message(record.get("message")):
             messages.append(record["message"])
         elif record.get("type") == "message":
@@ -133,6 +141,7 @@ def load_transcript(path: Path) -> LoadedTranscript:
         meta=meta,
         warnings=warnings,
         repaired=repaired,
+        earlier=earlier,
     )
 
 

@@ -110,6 +110,7 @@ class LoadedSettings:
         theme: str | None = None
         keymap: dict[str, str] = {}
         progress_panel: str | None = None
+        context: dict[str, Any] = {}
         for src in self.sources:
             s = src.settings
             if s is None:
@@ -130,6 +131,8 @@ class LoadedSettings:
             theme = s.theme or theme
             keymap.update(s.keymap)
             progress_panel = s.progress_panel or progress_panel
+            # Each `[context]` key on its own: the highest source that sets it wins.
+            context.update(s.context.model_dump(exclude_none=True))
         return Settings.model_validate(
             {
                 "hooks": hooks,
@@ -139,6 +142,7 @@ class LoadedSettings:
                 "theme": theme,
                 "keymap": keymap,
                 "progress_panel": progress_panel,
+                "context": context,
             }
         )
 

@@ -56,6 +56,28 @@ class McpSettings(BaseModel):
     """`[mcp.servers.NAME]` tables: how to start or reach each server."""
 
 
+class ContextSettings(BaseModel):
+    """The `[context]` table: the model's window, automatic compaction, old tool results."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    window: int | None = Field(default=None, gt=0)
+    """The context window in tokens (default: 200000 for Claude models, or 1000000 with
+    `extended_window` on a model that offers it)."""
+    extended_window: bool | None = None
+    """Ask for the 1M-token window (the `context-1m-2025-08-07` beta) where the model has it."""
+    auto_compact: bool | None = None
+    """Summarise the conversation automatically when it nears the window (default true)."""
+    auto_compact_threshold: float | None = Field(default=None, gt=0, le=1)
+    """Share of the window (after reserving the output tokens) that triggers it (default 0.9)."""
+    clear_tool_results: bool | None = None
+    """Replace old Read/Grep/Glob/Bash outputs by a placeholder beyond a budget (default true)."""
+    tool_results_budget: int | None = Field(default=None, gt=0)
+    """Tokens of recent clearable tool output kept verbatim (default 40000)."""
+    reread_files_budget: int | None = Field(default=None, ge=0)
+    """Tokens of recently read files re-read from disk after a compaction (default 30000)."""
+
+
 class Settings(BaseModel):
     """One settings file. Unknown top-level keys are kept (reported as warnings by the loader)."""
 
@@ -77,3 +99,5 @@ class Settings(BaseModel):
     """TUI key remapping: binding id -> keys, e.g. `interrupt_esc = "ctrl+g"`."""
     progress_panel: Literal["bottom", "top", "hidden"] | None = None
     """Where the live tool-progress panel sits in the TUI."""
+    context: ContextSettings = Field(default_factory=ContextSettings)
+    """Context accounting and compaction."""

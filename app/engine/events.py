@@ -134,6 +134,44 @@ class RawStreamEvent:
     event: Mapping[str, Any]
 
 
+@dataclass(frozen=True)
+class ContextUpdated:
+    """How full the model's context is: `used` tokens of `window` (the API's count of the last
+    request plus an estimate of what was added since); compaction starts at `compact_at`."""
+
+    used: int
+    window: int
+    compact_at: int | None = None
+
+    @property
+    def left_fraction(self) -> float:
+        return max(0.0, 1.0 - self.used / self.window) if self.window else 1.0
+
+
+@dataclass(frozen=True)
+class CompactionStarted:
+    trigger: Literal["manual", "auto"]
+
+
+@dataclass(frozen=True)
+class CompactionFinished:
+    """The conversation was replaced by `summary` (and what survives: todos, files, memory)."""
+
+    trigger: Literal["manual", "auto"]
+    tokens_before: int
+    tokens_after: int
+    summary: str
+    duration_s: float
+
+
+@dataclass(frozen=True)
+class CompactionFailed:
+    """Compaction did not happen; the conversation is as it was and the session goes on."""
+
+    trigger: Literal["manual", "auto"]
+    message: str
+
+
 EngineEvent = (
     TurnStarted
     | RequestStarted
@@ -155,4 +193,8 @@ EngineEvent = (
     | AppEvent
     | RawStreamEvent
     | QueuedPromptsDelivered
+    | ContextUpdated
+    | CompactionStarted
+    | CompactionFinished
+    | CompactionFailed
 )

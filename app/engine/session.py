@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from app.engine.context import ContextConfig, ContextState
 from app.engine.events import EngineEvent, TurnEnded
 from app.execution.interfaces import HookRunner, NoHooks, PermissionDecider, Prompter
 from app.execution.pipeline import PipelineDeps
@@ -85,6 +86,10 @@ class Session:
         self._queued_prompts: list[str] = []
         self.executor: Any = None
         self._started_hooks = False
+        # Context accounting and compaction (app/engine/long_session.py does the work).
+        self.context_config = ContextConfig.from_settings(parts.extra.get("settings"))
+        self.context_state = ContextState()
+        self._fixed_tokens_cache: Any = None
 
     # -- what front ends read ------------------------------------------------------------------
 
@@ -255,12 +260,61 @@ class Session:
         queued, self._queued_prompts = self._queued_prompts, []
         return queued
 
+    # -- context ----------------------------------------------------------------------------------
+
+    def context_window(self) -> int:
+        from app.engine.long_session import window_of
+
+        return window_of(self)
+
+    def context_tokens(self) -> int:
+        from app.engine.long_session import tokens_in_use
+
+        return tokens_in_use(self)
+
+    def fixed_tokens(self) -> int:
+        from app.engine.long_session import fixed_tokens
+
+        return fixed_tokens(self)
+
+    def report_context(self) -> None:
+        """Emit a ContextUpdated with the tokens in use now (the TUI's meter)."""
+        from app.engine.long_session import report
+
+        report(self)
+
+    def context_breakdown(self) -> list[str]:
+        """`/context`: the window and what fills it, one line a part."""
+        from app.engine.long_session import breakdown
+
+        return breakdown(self).lines()
+
+    def replace_messages(self, messages: list[dict[str, Any]], record: dict[str, Any]) -> None:
+        from app.engine.long_session import replace_messages
+
+        replace_messages(self, messages, record)
+
+    async def compact(self, instructions: str = "") -> TurnEnded:
+        """`/compact [instructions]`. Refused while a turn runs (it needs the conversation)."""
+        from app.engine.long_session import run_manual
+
+        if self._turn_abort is not None:
+            raise RuntimeError("a turn is already running")
+        self._turn_abort = AbortController()
+        try:
+            result = await run_manual(self, instructions, self._turn_abort)
+        finally:
+            self._turn_abort = None
+        self.last_result = result
+        return result
+
     def clear(self) -> bool:
         """Forget the conversation (/clear); the transcript keeps what was said. Refused (False)
         while a turn runs: its requests need the messages they started with."""
         if self._turn_abort is not None:
             return False
         self.messages = []
+        self.context_state.forget_count()
         if self.parts.transcript is not None:
             # Without this mark, --continue after /clear would bring the forgotten part back.
             self.parts.transcript.append_clear(self.session_id)

@@ -183,6 +183,12 @@ def build_session(
         options=tool_options(environ),
     )
     system = build_system(start, project_root=project, config_dir=config_dir(env))
+    from app.engine.context import ContextConfig, beta_headers
+
+    betas = beta_headers(backend.model, ContextConfig.from_settings(merged))
+    if betas:
+        # The 1M-token window is a beta: every request of this client asks for it.
+        backend.client = backend.client.with_options(default_headers=betas)
 
     def get_mode() -> str:
         return decider.context.mode
@@ -226,6 +232,10 @@ def build_session(
             "settings": merged,
             "project_dir": str(project),
             "hook_config": hook_config,
+            # Compaction rebuilds the system prompt, re-reading the memory files from disk.
+            "rebuild_system": lambda: build_system(
+                start, project_root=project, config_dir=config_dir(env)
+            ),
         },
     )
     return SessionSetup(Session(parts, sink), warnings, resumed, is_trusted_now)

@@ -32,6 +32,7 @@ from app.engine.events import (
     TurnStarted,
     UsageUpdated,
 )
+from app.engine.long_session import TurnGuard
 from app.engine.normalize import normalize_for_api
 from app.engine.retry import backoff_delay, classify, max_retries
 from app.engine.stream import StreamAccumulator
@@ -94,13 +95,19 @@ async def run_turn(session: Session, prompt: str, abort: AbortController) -> Tur
     num_turns = 0
     denials: list[dict[str, Any]] = []
     stop_hook_active = False
+    guard = TurnGuard(session)  # context: clear old results, compact, recover an overflow
     while True:
         if abort.signal.aborted:
             session.append({"role": "user", "content": [{"type": "text", "text": INTERRUPTED}]})
             session.emit(Interrupted(during_tools=False))
             return _end(session, None, "", False, "interrupted", num_turns, denials, started)
         num_turns += 1
+        await guard.before_request(abort)
         response = await _respond(session, abort, num_turns)
+        if response.error is not None and await guard.recover(response.error, abort):
+            num_turns -= 1
+            continue
+        guard.after_response()
         if response.error is not None:
             session.emit(ErrorOccurred(response.error))
             return _end(

@@ -25,6 +25,7 @@ HookEvent = Literal[
     "Stop",
     "SessionStart",
     "SessionEnd",
+    "PreCompact",
 ]
 HOOK_EVENTS: tuple[HookEvent, ...] = (
     "PreToolUse",
@@ -34,14 +35,13 @@ HOOK_EVENTS: tuple[HookEvent, ...] = (
     "Stop",
     "SessionStart",
     "SessionEnd",
+    "PreCompact",
 )
 # Claude Code events lathe does not emit: configuring them is not an error, just inert.
-_KNOWN_ELSEWHERE = frozenset(
-    {"Notification", "SubagentStop", "PreCompact", "SubagentStart", "PermissionRequest"}
-)
+_KNOWN_ELSEWHERE = frozenset({"Notification", "SubagentStop", "SubagentStart", "PermissionRequest"})
 # Events whose matcher is meaningful, and what it is matched against.
 MATCHED_EVENTS: frozenset[str] = frozenset(
-    {"PreToolUse", "PostToolUse", "PostToolUseFailure", "SessionStart", "SessionEnd"}
+    {"PreToolUse", "PostToolUse", "PostToolUseFailure", "SessionStart", "SessionEnd", "PreCompact"}
 )
 DEFAULT_TIMEOUT_S = 600.0
 _EXACT_NAMES = re.compile(r"[A-Za-z0-9_|\-]+")

@@ -167,3 +167,13 @@ class SessionStartHookResult:
 class SessionEndHookResult:
     messages: tuple[HookMessage, ...] = ()
     cancelled: bool = False
+
+
+@dataclass(frozen=True)
+class PreCompactHookResult:
+    """PreCompact: `blocked` (exit 2, or `decision: "block"`) says why the compaction must not
+    happen; the conversation then stays as it is."""
+
+    blocked: str | None = None
+    messages: tuple[HookMessage, ...] = ()
+    cancelled: bool = False

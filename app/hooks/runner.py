@@ -22,6 +22,7 @@ from app.hooks.output import HookOutput, read_output
 from app.hooks.process import OUTPUT_CAP_BYTES, run_command
 from app.hooks.results import (
     PostToolHookItem,
+    PreCompactHookResult,
     PreToolHookItem,
     PromptHookResult,
     SessionEndHookResult,
@@ -30,6 +31,7 @@ from app.hooks.results import (
 )
 from app.hooks.translate import (
     translate_post_tool_use,
+    translate_pre_compact,
     translate_pre_tool_use,
     translate_session_end,
     translate_session_start,
@@ -112,6 +114,12 @@ class CommandHookRunner:
     async def session_end(self, reason: str, context: Any = None) -> SessionEndHookResult:
         outputs = await self._run("SessionEnd", reason, {"reason": reason}, context)
         return translate_session_end(outputs)
+
+    async def pre_compact(
+        self, trigger: str, custom_instructions: str, context: Any = None
+    ) -> PreCompactHookResult:
+        fields = {"trigger": trigger, "custom_instructions": custom_instructions}
+        return translate_pre_compact(await self._run("PreCompact", trigger, fields, context))
 
     # --- running --------------------------------------------------------------------------------
 

@@ -23,6 +23,7 @@ from app.hooks.results import (
     HookUpdatedInput,
     HookUpdatedMcpOutput,
     PostToolHookItem,
+    PreCompactHookResult,
     PreToolHookItem,
     PromptHookResult,
     SessionEndHookResult,
@@ -196,3 +197,18 @@ def translate_session_end(outputs: Sequence[HookOutput]) -> SessionEndHookResult
         if out.block is not None:
             messages.append(HookMessage(f"{out.handler.label}: {out.block}", "warning"))
     return SessionEndHookResult(tuple(messages), any(out.cancelled for out in outputs))
+
+
+def translate_pre_compact(outputs: Sequence[HookOutput]) -> PreCompactHookResult:
+    messages = _messages(outputs)
+    reasons: list[str] = []
+    for out in outputs:
+        if out.block is not None:
+            reasons.append(out.block)
+        elif out.decision == "block" or not out.continue_:
+            reasons.append(out.reason or out.stop_reason or f"blocked by {out.handler.label}")
+    return PreCompactHookResult(
+        "\n".join(reasons) if reasons else None,
+        tuple(messages),
+        any(out.cancelled for out in outputs),
+    )

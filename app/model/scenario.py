@@ -81,6 +81,10 @@ class Scenario:
     turns: tuple[Turn, ...]
     final_text: str = DEFAULT_FINAL_TEXT
     source: str = "<scenario>"
+    # The model's window in tokens: a longer request gets the API's "prompt is too long" 400.
+    context_limit: int | None = None
+    # Compaction requests (tool_choice none) get a generated summary instead of the next turn.
+    auto_summary: bool = False
 
 
 def split_chunks(text: str, size: int) -> tuple[str, ...]:
@@ -134,7 +138,7 @@ def parse_scenario(data: Any, *, source: str = "<scenario>") -> Scenario:
         data = {"turns": data}
     if not isinstance(data, dict):
         raise ScenarioError(f"{source}: expected an object with a 'turns' list or a list of turns")
-    unknown = set(data) - {"turns", "final_text"}
+    unknown = set(data) - {"turns", "final_text", "context_limit", "auto_summary"}
     if unknown:
         raise ScenarioError(f"{source}: unknown top-level key(s): {', '.join(sorted(unknown))}")
     turns = data.get("turns")
@@ -144,7 +148,21 @@ def parse_scenario(data: Any, *, source: str = "<scenario>") -> Scenario:
     if not isinstance(final_text, str):
         raise ScenarioError(f"{source}: 'final_text' must be a string")
     parsed = tuple(parse_turn(t, where=f"{source}: turns[{i}]") for i, t in enumerate(turns))
-    return Scenario(turns=parsed, final_text=final_text, source=source)
+    limit = data.get("context_limit")
+    if limit is not None:
+        limit = int(_number(limit, f"{source}: context_limit", integer=True))
+        if limit < 1:
+            raise ScenarioError(f"{source}: context_limit must be at least 1")
+    auto_summary = data.get("auto_summary", False)
+    if not isinstance(auto_summary, bool):
+        raise ScenarioError(f"{source}: auto_summary must be true or false")
+    return Scenario(
+        turns=parsed,
+        final_text=final_text,
+        source=source,
+        context_limit=limit,
+        auto_summary=auto_summary,
+    )
 
 
 _TURN_KEYS = frozenset(

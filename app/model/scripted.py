@@ -19,6 +19,7 @@ import anyio
 import httpx2
 
 from app.model import sse
+from app.model.context_limit import is_summary_request, limit_error, request_tokens, summary_turn
 from app.model.scenario import Scenario, Turn, load_scenario, text_turn
 from app.model.validate import RequestInvalid, validate_request
 
@@ -34,6 +35,15 @@ class TurnSource(Protocol):
     """Chooses the answer to one request; `body` is the decoded request."""
 
     def next_turn(self, body: dict[str, Any]) -> Turn: ...
+
+
+def _limit_of(source: TurnSource) -> int | None:
+    scenario = getattr(source, "scenario", None)
+    return getattr(scenario, "context_limit", None)
+
+
+def _auto_summary(source: TurnSource) -> bool:
+    return bool(getattr(getattr(source, "scenario", None), "auto_summary", False))
 
 
 class ScenarioSource:
@@ -107,11 +117,17 @@ class ScriptedTransport(httpx2.AsyncBaseTransport):
             return error_response(400, f"request body is not valid JSON: {exc.msg}")
         except RequestInvalid as exc:
             return error_response(400, str(exc))
+        too_long = limit_error(body, _limit_of(self.source))
+        if too_long is not None:
+            return error_response(400, too_long)
         self.requests.append(body)
-        turn = self.source.next_turn(body)
+        if _auto_summary(self.source) and is_summary_request(body):
+            turn = summary_turn(body)
+        else:
+            turn = self.source.next_turn(body)
         if turn.error is not None:
             return error_response(turn.error, turn.error_message, turn.retry_after)
-        input_tokens = len(raw) // 4
+        input_tokens = request_tokens(body)
         model = str(body["model"])
         if not body.get("stream"):
             if turn.drop_after is not None or turn.error_event_after is not None:

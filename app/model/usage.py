@@ -103,10 +103,13 @@ def cost_of(model: str, counts: Mapping[str, int]) -> float | None:
 @dataclass
 class UsageTracker:
     by_model: dict[str, ModelUsage] = field(default_factory=dict)
+    # The newest response's counters (the context accounting reads the prompt's size from it).
+    last: dict[str, int] = field(default_factory=dict)
 
     def add(self, model: str, usage: Any) -> float:
         """Count one response's usage; returns its cost (0 for an unpriced model)."""
         counts = usage_fields(usage)
+        self.last = counts
         entry = self.by_model.setdefault(model, ModelUsage())
         for key, value in counts.items():
             setattr(entry, key, getattr(entry, key) + value)

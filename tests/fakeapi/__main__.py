@@ -1,4 +1,5 @@
-"""`python -m tests.fakeapi --port N --script FILE [--requests-log FILE] [--api-key KEY]`.
+"""`python -m tests.fakeapi --port N --script FILE [--requests-log FILE] [--api-key KEY]
+[--context-limit N] [--auto-summary]`.
 
 Prints `fakeapi listening on http://127.0.0.1:PORT` on stdout once it accepts connections (with
 `--port 0` that line tells the caller the port), then serves until SIGINT or SIGTERM.
@@ -20,13 +21,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--script", help="scenario file (JSON or TOML), see app/model/SCENARIOS.md")
     parser.add_argument("--requests-log", help="append every request as a JSON line to this file")
     parser.add_argument("--api-key", help="require this key (default: any non-empty key)")
+    parser.add_argument(
+        "--context-limit", type=int, help="refuse requests over N tokens (prompt is too long)"
+    )
+    parser.add_argument(
+        "--auto-summary", action="store_true", help="answer compaction requests with a summary"
+    )
     args = parser.parse_args(argv)
     try:
         script = load_scenario(args.script) if args.script else Scenario(turns=())
     except ScenarioError as exc:
         print(f"fakeapi: {exc}", file=sys.stderr)
         return 2
-    fake = FakeAPI(script, port=args.port, requests_log=args.requests_log, api_key=args.api_key)
+    fake = FakeAPI(
+        script,
+        port=args.port,
+        requests_log=args.requests_log,
+        api_key=args.api_key,
+        context_limit=args.context_limit,
+        auto_summary=args.auto_summary,
+    )
 
     def _stop(signum: int, frame: object) -> None:
         raise KeyboardInterrupt

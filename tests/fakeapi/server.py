@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from app.model import sse
+from app.model.context_limit import is_summary_request, limit_error, request_tokens, summary_turn
 from app.model.scenario import DEFAULT_FINAL_TEXT, Scenario, Turn, parse_scenario, text_turn
 from app.model.validate import RequestInvalid, validate_request
 
@@ -56,10 +57,16 @@ class FakeAPI:
         port: int = 0,
         requests_log: str | Path | None = None,
         api_key: str | None = None,
+        context_limit: int | None = None,
+        auto_summary: bool = False,
     ) -> None:
         self._lock = threading.Lock()
         self._queue: deque[Turn] = deque()
         self.final_text = DEFAULT_FINAL_TEXT
+        # The model's window (None: unlimited) and whether compaction requests are answered
+        # with a generated summary; a scenario's own keys override these.
+        self.context_limit = context_limit
+        self.auto_summary = auto_summary
         self.load(script)
         self.requests: list[RecordedRequest] = []
         self.requests_log = Path(requests_log) if requests_log else None
@@ -77,6 +84,10 @@ class FakeAPI:
             if isinstance(script, Scenario):
                 self._queue.extend(script.turns)
                 self.final_text = script.final_text
+                if script.context_limit is not None:
+                    self.context_limit = script.context_limit
+                if script.auto_summary:
+                    self.auto_summary = True
             else:
                 self._queue.extend(script)
 
@@ -202,12 +213,21 @@ class _Handler(BaseHTTPRequestHandler):
         if status != 200:
             self._error(status, problem)
             return
-        turn = self.fake.next_turn()
+        too_long = limit_error(body, self.fake.context_limit)
+        if too_long is not None:
+            # Refused before any turn is consumed, as the API refuses it before the model runs.
+            rec.status = 400
+            self._error(400, too_long)
+            return
+        if self.fake.auto_summary and is_summary_request(body):
+            turn = summary_turn(body)
+        else:
+            turn = self.fake.next_turn()
         if turn.error is not None:
             rec.status = turn.error
             self._error(turn.error, turn.error_message, turn.retry_after)
             return
-        input_tokens = len(raw) // 4
+        input_tokens = request_tokens(body)
         if not body.get("stream"):
             self._json(200, sse.turn_message(turn, model=body["model"], input_tokens=input_tokens))
             return

@@ -1,0 +1,278 @@
+"""Compaction: the model summarises the conversation, which is then replaced by the summary and
+what must survive (the todo list, recently read files re-read from disk, the memory files in the
+rebuilt system prompt).
+
+The summary request is the session's own request (same system prompt and tools, so the prompt
+cache is reused) with the summary prompt as a last user message and `tool_choice: none`. A request
+that does not fit is made to: old tool results are cleared, then the oldest messages dropped, and
+a "prompt is too long" answer drops more, a few times at most. The transcript gets a `compact`
+line holding the new conversation, so --continue and --resume start from it; the lines before stay.
+A failure leaves the conversation exactly as it was.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from app.engine.clear_results import clear_old_results
+from app.engine.compact_prompt import (
+    CONTINUE_TEXT,
+    DROPPED_HEAD,
+    SUMMARY_INTRO,
+    extract_summary,
+    summary_prompt,
+)
+from app.engine.context import estimate_tokens
+from app.engine.events import CompactionFailed, CompactionFinished, CompactionStarted, Retrying
+from app.engine.normalize import normalize_for_api
+from app.engine.retry import backoff_delay, classify, max_retries
+from app.engine.survivors import MAX_FILES, recent_files, reread_files, todo_text
+from app.model.context_limit import parse_too_long
+from app.model.request import build_request
+from tools.abort import AbortController
+
+if TYPE_CHECKING:
+    from app.engine.session import Session
+
+Trigger = Literal["manual", "auto"]
+SUMMARY_MAX_TOKENS = 16_000
+# Room for the summary prompt and the request's own framing, in tokens.
+PROMPT_ROOM = 2_000
+TOO_LONG_RETRIES = 3
+_OVERFLOW_PHRASES = (
+    "prompt is too long",
+    "exceed context limit",
+    "exceeds the context window",
+    "context_length_exceeded",
+)
+
+
+def is_context_overflow(message: str | None) -> bool:
+    """Whether an API error says the prompt does not fit the model's window (the 400 variants,
+    and a 413 for a request over the API's byte limit, which a compaction cures as well)."""
+    text = (message or "").lower()
+    return any(p in text for p in _OVERFLOW_PHRASES) or "api error 413" in text
+
+
+@dataclass(frozen=True)
+class CompactResult:
+    ok: bool
+    message: str
+    tokens_before: int = 0
+    tokens_after: int = 0
+    summary: str = ""
+    duration_s: float = 0.0
+
+
+class CompactionError(Exception):
+    pass
+
+
+async def compact(
+    session: Session, trigger: Trigger, instructions: str = "", abort: AbortController | None = None
+) -> CompactResult:
+    started = time.perf_counter()
+    abort = abort or AbortController()
+    before = session.context_tokens()
+    session.emit(CompactionStarted(trigger))
+    try:
+        instructions = await _pre_compact_hooks(session, trigger, instructions)
+        head, tail = _split_tail(session.messages)
+        if not head:
+            raise CompactionError("Nothing to compact yet.")
+        text = await _summarise(session, head, instructions, abort)
+    except CompactionError as exc:
+        return _failed(session, trigger, str(exc))
+    new = _compacted_messages(session, text, head, tail, trigger)
+    session.replace_messages(new, record={"trigger": trigger, "summary": text, "tokens": before})
+    after = session.context_tokens()
+    duration = time.perf_counter() - started
+    session.emit(CompactionFinished(trigger, before, after, text, duration))
+    session.report_context()
+    return CompactResult(True, "Conversation compacted.", before, after, text, duration)
+
+
+def _failed(session: Session, trigger: Trigger, message: str) -> CompactResult:
+    session.emit(CompactionFailed(trigger, message))
+    return CompactResult(False, message)
+
+
+async def _pre_compact_hooks(session: Session, trigger: Trigger, instructions: str) -> str:
+    hooks = session.parts.session_hooks
+    run = getattr(hooks, "pre_compact", None)
+    if run is None:
+        return instructions
+    verdict = await run(trigger, instructions, session.context)
+    from app.engine.events import Notice
+
+    for message in verdict.messages:
+        session.emit(Notice(message.text, message.level))
+    if verdict.blocked is not None:
+        raise CompactionError(f"Compaction blocked by a PreCompact hook: {verdict.blocked}")
+    return instructions
+
+
+def _split_tail(
+    messages: list[dict[str, Any]],
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """A prompt not answered yet (the turn that is about to be sent) stays verbatim after the
+    summary; everything before it is summarised."""
+    if messages and messages[-1].get("role") == "user":
+        content = messages[-1].get("content")
+        blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
+        if not any(isinstance(b, Mapping) and b.get("type") == "tool_result" for b in blocks):
+            return list(messages[:-1]), [messages[-1]]
+    return list(messages), []
+
+
+def _fixed_tokens(session: Session) -> int:
+    return session.fixed_tokens()
+
+
+async def _summarise(
+    session: Session, head: list[dict[str, Any]], instructions: str, abort: AbortController
+) -> str:
+    window = session.context_window()
+    room = window - SUMMARY_MAX_TOKENS - PROMPT_ROOM - _fixed_tokens(session)
+    work = [dict(m) for m in head]
+    budget = session.context_config.tool_results_budget
+    if estimate_tokens(work) > room:
+        clear_old_results(work, min(budget, room // 4), force=True, keep_last=0)
+    work = _drop_head(work, estimate_tokens(work) - room)
+    for attempt in range(TOO_LONG_RETRIES + 1):
+        try:
+            answer = await _request(session, work, instructions, abort)
+        except _TooLong as exc:
+            if attempt >= TOO_LONG_RETRIES:
+                raise CompactionError(
+                    f"The conversation is too long even to summarise ({exc}); /clear starts afresh."
+                ) from None
+            over = parse_too_long(str(exc))
+            # API tokens to lose, in estimated tokens (the estimate runs low), plus a margin.
+            extra = (over[0] - over[1]) if over else 0
+            work = _drop_head(work, max(extra * 2, estimate_tokens(work) // 5))
+            continue
+        summary = extract_summary(answer)
+        if not summary:
+            raise CompactionError("The model returned an empty summary; nothing was changed.")
+        return summary
+    raise CompactionError("compaction failed")  # not reached: the loop returns or raises
+
+
+class _TooLong(Exception):
+    pass
+
+
+INTERRUPTED = "Compaction interrupted; the conversation is unchanged."
+
+
+def _cancel(task: asyncio.Future[Any]) -> None:
+    task.cancel()
+
+
+async def _aborted_within(abort: AbortController, delay: float) -> bool:
+    try:
+        await asyncio.wait_for(abort.signal.wait(), delay)
+    except TimeoutError:
+        return False
+    return True
+
+
+def _drop_head(messages: list[dict[str, Any]], tokens: int) -> list[dict[str, Any]]:
+    """Drop the oldest messages worth `tokens`, keeping the conversation valid: it opens with a
+    user message and no tool_result whose tool_use went with the dropped part."""
+    if tokens <= 0 or len(messages) < 2:
+        return messages
+    dropped = 0
+    i = 0
+    while i < len(messages) - 1 and dropped < tokens:
+        dropped += estimate_tokens(messages[i].get("content"))
+        i += 1
+    rest = list(messages[i:])
+    if rest and rest[0].get("role") == "user" and isinstance(rest[0].get("content"), list):
+        kept = [
+            b
+            for b in rest[0]["content"]
+            if not (isinstance(b, Mapping) and b.get("type") == "tool_result")
+        ]
+        rest[0] = {**rest[0], "content": kept}
+    opener = {"role": "user", "content": [{"type": "text", "text": DROPPED_HEAD}]}
+    return [opener, *rest]
+
+
+async def _request(
+    session: Session, messages: list[dict[str, Any]], instructions: str, abort: AbortController
+) -> str:
+    from app.mcp.deferred import deferred_tools_text, loaded_tool_names, split_deferred
+
+    conversation = [
+        *messages,
+        {"role": "user", "content": [{"type": "text", "text": summary_prompt(instructions)}]},
+    ]
+    split = split_deferred(session.pool.tools, loaded=loaded_tool_names(messages))
+    system = session.parts.system
+    if split.deferred:
+        system = [*system, {"type": "text", "text": deferred_tools_text(split.deferred)}]
+    last = session.pool.builtin_breakpoint
+    params = build_request(
+        model=session.backend.model,
+        system=system,
+        tools=split.sent,
+        last_builtin=last if last >= 0 else None,
+        messages=normalize_for_api(conversation),
+        max_tokens=min(session.parts.max_tokens, SUMMARY_MAX_TOKENS),
+        extra={"tool_choice": {"type": "none"}} if split.sent else None,
+    )
+    attempts = max_retries() + 1
+    for attempt in range(attempts):
+        task = asyncio.ensure_future(session.backend.client.messages.create(**params))
+        remove = abort.signal.add_listener(functools.partial(_cancel, task))
+        try:
+            response: Any = await task
+        except asyncio.CancelledError:
+            if abort.signal.aborted:
+                raise CompactionError(INTERRUPTED) from None
+            raise
+        except Exception as exc:
+            info = classify(exc)
+            if is_context_overflow(info.message):
+                raise _TooLong(info.message) from None
+            if not info.retryable or attempt + 1 >= attempts:
+                raise CompactionError(f"Compaction failed: {info.message}") from None
+            delay = backoff_delay(attempt, info.retry_after)
+            session.emit(Retrying(attempt + 1, delay, info.message))
+            if await _aborted_within(abort, delay):
+                raise CompactionError(INTERRUPTED) from None
+            continue
+        finally:
+            remove()
+        session.usage.add(getattr(response, "model", "") or session.backend.model, response.usage)
+        return "".join(b.text for b in response.content if getattr(b, "type", "") == "text")
+    raise CompactionError("Compaction failed: no response")
+
+
+def _compacted_messages(
+    session: Session,
+    summary: str,
+    head: list[dict[str, Any]],
+    tail: list[dict[str, Any]],
+    trigger: Trigger,
+) -> list[dict[str, Any]]:
+    cfg = session.context_config
+    blocks: list[dict[str, Any]] = [
+        {"type": "text", "text": f"{SUMMARY_INTRO}<summary>\n{summary}\n</summary>"}
+    ]
+    todos = todo_text(session.context)
+    if todos:
+        blocks.append({"type": "text", "text": todos})
+    files = recent_files(head, session.context.cwd, MAX_FILES)
+    for text in reread_files(files, cfg.reread_files_budget):
+        blocks.append({"type": "text", "text": text})
+    if trigger == "auto" and not tail:
+        blocks.append({"type": "text", "text": CONTINUE_TEXT})
+    return [{"role": "user", "content": blocks}, *tail]

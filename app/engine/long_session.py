@@ -1,0 +1,173 @@
+"""What keeps a long session alive, as the turn loop and the Session call it.
+
+Before each request: clear old tool results past their budget, then compact when the request
+would pass the threshold. After each response: take the API's count of the context. When the API
+still answers "prompt is too long", compact and retry that request once per turn (never a loop);
+if that compaction fails, the turn ends with a clear message and the conversation is unchanged.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from app.engine.clear_results import clear_old_results
+from app.engine.compact import compact, is_context_overflow
+from app.engine.context import (
+    Breakdown,
+    compact_threshold,
+    context_window,
+    estimate_tokens,
+    split_messages,
+    split_system,
+)
+from app.engine.events import ContextUpdated, Notice, TurnEnded
+from tools.abort import AbortController
+
+if TYPE_CHECKING:
+    from app.engine.session import Session
+
+RECOVERING = (
+    "The conversation no longer fits the model's context window: compacting it and retrying "
+    "this request."
+)
+
+
+def window_of(session: Session) -> int:
+    return context_window(session.backend.model, session.context_config)
+
+
+def threshold_of(session: Session) -> int | None:
+    cfg = session.context_config
+    if not cfg.auto_compact:
+        return None
+    return compact_threshold(window_of(session), session.parts.max_tokens, cfg)
+
+
+def fixed_tokens(session: Session) -> int:
+    """Estimated tokens of the system prompt and the tool definitions (cached per pool)."""
+    key = (id(session.parts.system), tuple(session.pool.names))
+    cached = getattr(session, "_fixed_tokens_cache", None)
+    if cached is not None and cached[0] == key:
+        return int(cached[1])
+    tools = [t.api_definition() for t in session.pool.tools]
+    value = estimate_tokens(session.parts.system) + estimate_tokens(tools)
+    session._fixed_tokens_cache = (key, value)
+    return value
+
+
+def tokens_in_use(session: Session) -> int:
+    return session.context_state.tokens_in_use(session.messages, fixed_tokens(session))
+
+
+def report(session: Session) -> None:
+    session.emit(ContextUpdated(tokens_in_use(session), window_of(session), threshold_of(session)))
+
+
+def breakdown(session: Session) -> Breakdown:
+    system, memory = split_system(session.parts.system)
+    messages, results = split_messages(session.messages)
+    tools = estimate_tokens([t.api_definition() for t in session.pool.tools])
+    state = session.context_state
+    return Breakdown(
+        model=session.backend.model,
+        window=window_of(session),
+        used=tokens_in_use(session),
+        compact_at=threshold_of(session),
+        system=system,
+        memory=memory,
+        tools=tools,
+        messages=messages,
+        tool_results=results,
+        compactions=state.compactions,
+        cleared_results=state.cleared_results,
+    )
+
+
+def clear_results(session: Session) -> None:
+    cfg = session.context_config
+    if not cfg.clear_tool_results:
+        return
+    cleared = clear_old_results(session.messages, cfg.tool_results_budget)
+    if cleared.results:
+        session.context_state.adjust(-cleared.tokens_saved)
+        session.context_state.cleared_results += cleared.results
+
+
+def replace_messages(
+    session: Session, messages: list[dict[str, Any]], record: dict[str, Any]
+) -> None:
+    """The conversation becomes `messages`; the transcript gets a boundary line holding them."""
+    session.messages = messages
+    session.context_state.forget_count()
+    session.context_state.compactions += 1
+    rebuild = session.parts.extra.get("rebuild_system")
+    if callable(rebuild):
+        # Memory files are re-read from disk: what changed on disk is what the model gets.
+        session.parts.system = rebuild()
+    transcript = session.parts.transcript
+    if transcript is not None:
+        transcript.append(
+            {
+                "type": "compact",
+                "session_id": session.session_id,
+                "timestamp": time.time(),
+                "trigger": record.get("trigger"),
+                "tokens_before": record.get("tokens"),
+                "summary": record.get("summary"),
+                "messages": messages,
+            }
+        )
+
+
+class TurnGuard:
+    """One user turn's view of the context: at most one automatic compaction attempt that
+    fails, and at most one recovery from an overflow, so nothing here can loop."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.auto_failed = False
+        self.recovered = False
+
+    async def before_request(self, abort: AbortController) -> None:
+        session = self.session
+        clear_results(session)
+        limit = threshold_of(session)
+        if limit is not None and not self.auto_failed and tokens_in_use(session) >= limit:
+            result = await compact(session, "auto", abort=abort)
+            self.auto_failed = not result.ok
+        report(session)
+
+    def after_response(self) -> None:
+        session = self.session
+        usage = session.usage.last
+        if usage:
+            session.context_state.record_usage(usage, len(session.messages))
+        report(session)
+
+    async def recover(self, error: str, abort: AbortController) -> bool:
+        """True when the conversation was compacted and the request should be sent again."""
+        if self.recovered or not is_context_overflow(error) or abort.signal.aborted:
+            return False
+        self.recovered = True
+        self.session.emit(Notice(RECOVERING, "warning"))
+        result = await compact(self.session, "auto", abort=abort)
+        return result.ok
+
+
+async def run_manual(session: Session, instructions: str, abort: AbortController) -> TurnEnded:
+    """`/compact [instructions]`, in the TUI and headless; the result reads like a turn's."""
+    started = time.perf_counter()
+    result = await compact(session, "manual", instructions, abort)
+    text = (
+        f"Compacted: {result.tokens_before:,} → {result.tokens_after:,} tokens "
+        f"in {result.duration_s:.1f}s."
+        if result.ok
+        else result.message
+    )
+    info = {"duration_ms": int((time.perf_counter() - started) * 1000), "compact": result.ok}
+    event = TurnEnded(
+        None, text, not result.ok, "success" if result.ok else "error_during_execution", 0, (), info
+    )
+    session.emit(event)
+    return event
