@@ -1,9 +1,15 @@
-"""One line at the bottom: model, permission mode, tokens, cache hits, cost, folder, git branch."""
+"""One line at the bottom: model, permission mode, context left, tokens, cache hits, cost, folder,
+git branch.
+
+The context meter's colour comes from the theme ($success, $warning, $error through component
+classes), so every theme, light or dark, colours it its own way."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
+from rich.style import Style
 from rich.text import Text
 from textual.widget import Widget
 
@@ -28,6 +34,8 @@ class StatusInfo:
     branch: str = ""
     activity: str = ""
     mouse_captured: bool = True
+    # Share of the model's context window left (None: not known yet, nothing shown).
+    context_left: float | None = None
 
 
 def human_tokens(n: int) -> str:
@@ -38,13 +46,30 @@ def human_tokens(n: int) -> str:
     return str(n)
 
 
-def render_status(info: StatusInfo) -> Text:
+CONTEXT_LEVELS = ("ok", "low", "critical")
+
+
+def context_level(left: float) -> str:
+    """ok above half the window left, low above a fifth, critical below (compaction is near)."""
+    if left > 0.5:
+        return "ok"
+    if left > 0.2:
+        return "low"
+    return "critical"
+
+
+def render_status(info: StatusInfo, context_styles: Mapping[str, Style] | None = None) -> Text:
     text = Text(no_wrap=True, overflow="ellipsis")
     if info.activity:
         text.append(f"{info.activity}  ", style="bold yellow")
     text.append(info.model or "no model", style="bold")
     text.append("  ⏵⏵ ")
     text.append(info.permission_mode, style=MODE_STYLES.get(info.permission_mode, ""))
+    if info.context_left is not None:
+        left = max(0.0, min(1.0, info.context_left))
+        style = (context_styles or {}).get(context_level(left), Style())
+        text.append("  ")
+        text.append(f"context {left:.0%} left", style=style)
     text.append(
         f"  ↑{human_tokens(info.input_tokens)} ↓{human_tokens(info.output_tokens)}",
         style="",
@@ -61,6 +86,7 @@ def render_status(info: StatusInfo) -> Text:
 
 
 class StatusBar(Widget):
+    COMPONENT_CLASSES = {f"status-bar--context-{level}" for level in CONTEXT_LEVELS}
     DEFAULT_CSS = """
     StatusBar {
         height: 1;
@@ -68,6 +94,9 @@ class StatusBar(Widget):
         background: $panel;
         color: $foreground;
     }
+    StatusBar > .status-bar--context-ok { color: $success; }
+    StatusBar > .status-bar--context-low { color: $warning; }
+    StatusBar > .status-bar--context-critical { color: $error; text-style: bold; }
     """
 
     def __init__(self, info: StatusInfo | None = None, *, id: str | None = None) -> None:
@@ -79,4 +108,10 @@ class StatusBar(Widget):
         self.refresh()
 
     def render(self) -> Text:
-        return render_status(self.info)
+        styles = None
+        if self.info.context_left is not None:
+            styles = {
+                level: self.get_component_rich_style(f"status-bar--context-{level}")
+                for level in CONTEXT_LEVELS
+            }
+        return render_status(self.info, styles)

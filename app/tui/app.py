@@ -12,6 +12,7 @@ from textual.events import AppBlur
 
 from app.tui.app_base import AppBase
 from app.tui.commands import COMMANDS, SlashCommands
+from app.tui.context_commands import ContextCommands
 from app.tui.live_settings import LiveSettings
 from app.tui.permission_queue import PermissionQueue
 from app.tui.ports import SessionFactory, SessionPort, TuiConfig
@@ -21,7 +22,7 @@ from app.tui.turns import TurnControl
 from widgets.prompt_input import PromptInput
 
 
-class LatheApp(TurnControl, PermissionQueue, LiveSettings, SlashCommands, AppBase):
+class LatheApp(TurnControl, PermissionQueue, LiveSettings, ContextCommands, SlashCommands, AppBase):
     TITLE = "lathe"
     # Ctrl+C is three bindings on one key; check_action enables exactly one of them at a time, so
     # the footer names what Ctrl+C will do now.
@@ -89,6 +90,9 @@ class LatheApp(TurnControl, PermissionQueue, LiveSettings, SlashCommands, AppBas
         self.main.status_bar.set(
             model=self.session.model, permission_mode=self.session.permission_mode
         )
+        report = getattr(self.session, "report_context", None)
+        if callable(report):
+            report()  # the meter shows from the start (a resumed session may be well filled)
         self.start_settings_watch()
         if self.config.initial_prompt:
             self.submit_prompt(self.config.initial_prompt)

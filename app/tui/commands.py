@@ -24,6 +24,8 @@ COMMANDS = (
     SlashCommand("resume", "Resume an earlier session of this folder"),
     SlashCommand("theme", "List themes, or /theme NAME to switch"),
     SlashCommand("cost", "Tokens, cache hits and cost of this session"),
+    SlashCommand("context", "What fills the model's context window"),
+    SlashCommand("compact", "Summarise the conversation to free context: /compact [instructions]"),
     SlashCommand("tools", "The tools the model can use"),
     SlashCommand("mcp", "MCP servers and their status"),
     SlashCommand("quit", "Quit lathe"),

@@ -9,6 +9,10 @@ from textual.timer import Timer
 from app.engine.events import (
     AppEvent,
     AssistantMessage,
+    CompactionFailed,
+    CompactionFinished,
+    CompactionStarted,
+    ContextUpdated,
     EngineEvent,
     ErrorOccurred,
     Interrupted,
@@ -146,6 +150,27 @@ class EventRouter(AppBase):
                 screen.progress.end_turn()
                 self.set_activity("")
                 self.drop_resolved_permissions()
+            case ContextUpdated():
+                screen.status_bar.set(context_left=event.left_fraction)
+            case CompactionStarted():
+                self._finish_assistant(None)
+                self.set_activity("compacting…")
+            case CompactionFinished():
+                from widgets.compaction_block import CompactionBlock
+
+                self._finish_assistant(None)
+                screen.conversation.add_block(
+                    CompactionBlock(
+                        event.trigger,
+                        event.tokens_before,
+                        event.tokens_after,
+                        event.summary,
+                        event.duration_s,
+                    )
+                )
+                self.set_activity("thinking…" if event.trigger == "auto" else "")
+            case CompactionFailed():
+                self._notice(f"Compaction failed: {event.message}", "error")
             case AppEvent():
                 items = plan_items(event.payload)
                 if items is not None:

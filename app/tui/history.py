@@ -12,7 +12,14 @@ from typing import Any
 
 from rich.console import RenderableType
 
-from app.engine.events import AssistantMessage, EngineEvent, TurnEnded, TurnStarted
+from app.engine.compact_prompt import SUMMARY_INTRO, extract_summary
+from app.engine.events import (
+    AssistantMessage,
+    CompactionFinished,
+    EngineEvent,
+    TurnEnded,
+    TurnStarted,
+)
 from app.execution.events import ToolFinished, ToolQueued
 from app.execution.outcome import CallOutcome
 
@@ -39,6 +46,11 @@ def replay_events(
     for message in messages:
         blocks = _blocks(message)
         if message.get("role") == "user":
+            first = str(blocks[0].get("text", "")) if blocks else ""
+            if first.startswith(SUMMARY_INTRO):
+                # A compaction boundary: the summary that replaced what is above it.
+                events.append(CompactionFinished("auto", 0, 0, extract_summary(first), 0.0))
+                continue
             text = "\n".join(
                 str(b.get("text", ""))
                 for b in blocks
@@ -144,6 +156,17 @@ def archived_renderables(events: Iterable[EngineEvent]) -> list[RenderableType]:
             text = message_text(event.message)
             if text:
                 out.append(Deferred(markdown(text), text_estimate(text)))
+        elif isinstance(event, CompactionFinished):
+            from widgets.compaction_block import CompactionBlock
+
+            block = CompactionBlock(
+                event.trigger,
+                event.tokens_before,
+                event.tokens_after,
+                event.summary,
+                event.duration_s,
+            )
+            out.append(Deferred(block.frozen, lines(6)))
         elif isinstance(event, ToolQueued):
             pending[event.tool_use_id] = ToolCallState(event.tool_use_id, event.name, event.summary)
         elif isinstance(event, ToolFinished):

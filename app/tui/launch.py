@@ -71,7 +71,9 @@ async def build_session(opts: CliOptions, sink: EventSink) -> SessionPort:
     if resumed is not None:
         from app.tui.history import replay, tool_summarizer
 
-        replay(resumed.messages, sink, tool_summarizer(getattr(session, "tool_pool_tools", ())))
+        # What came before a compaction is shown too (above its boundary): browsable history.
+        history = [*resumed.earlier, *resumed.messages]
+        replay(history, sink, tool_summarizer(getattr(session, "tool_pool_tools", ())))
         sink(Notice(f"Resumed session {resumed.session_id} ({len(resumed.messages)} messages)"))
     start_mcp = getattr(session, "start_mcp", None)
     if callable(start_mcp):

@@ -11,7 +11,20 @@ from pathlib import Path
 
 from app.model.scenario import Turn, text_block, text_turn, tool_use_block, turn_of
 
-WORDS = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu".split()
+WORDS = [
+    "alpha",
+    "beta",
+    "gamma",
+    "delta",
+    "epsilon",
+    "zeta",
+    "eta",
+    "theta",
+    "iota",
+    "kappa",
+    "lambda",
+    "mu",
+]
 
 
 def make_files(project: Path, count: int, lines: int) -> list[str]:
@@ -62,7 +75,9 @@ def long_turns(count: int, files: list[str], text_chars: int = 1200) -> list[Tur
         elif kind == 1:
             call = tool_use_block("Bash", {"command": f"cat {name}", "description": "show"})
         elif kind == 2:
-            call = tool_use_block("Grep", {"pattern": WORDS[i % len(WORDS)], "output_mode": "content"})
+            call = tool_use_block(
+                "Grep", {"pattern": WORDS[i % len(WORDS)], "output_mode": "content"}
+            )
         else:
             call = tool_use_block("Glob", {"pattern": "*.py"})
         note = f"Step {i}: looking at {name}. " + " ".join(
