@@ -18,6 +18,7 @@ from typing import IO, Any
 from app.cli import CliOptions
 from app.engine.events import (
     AssistantMessage,
+    CompactionFinished,
     EngineEvent,
     ErrorOccurred,
     Notice,
@@ -49,6 +50,12 @@ class _Printer:
             print(f"lathe: {event.text}", file=self.err)
         elif isinstance(event, ErrorOccurred):
             print(f"lathe: {event.message}", file=self.err)
+        elif isinstance(event, CompactionFinished):
+            print(
+                f"lathe: conversation compacted ({event.trigger}): {event.tokens_before:,} → "
+                f"{event.tokens_after:,} tokens",
+                file=self.err,
+            )
         if self.fmt != "stream-json":
             return
         if isinstance(event, AssistantMessage):
@@ -58,6 +65,19 @@ class _Printer:
         elif isinstance(event, ToolResultsMessage):
             self.line(
                 {"type": "user", "message": dict(event.message), "session_id": self.session_id}
+            )
+        elif isinstance(event, CompactionFinished):
+            # Claude Code's boundary line in the stream.
+            self.line(
+                {
+                    "type": "system",
+                    "subtype": "compact_boundary",
+                    "session_id": self.session_id,
+                    "compact_metadata": {
+                        "trigger": event.trigger,
+                        "pre_tokens": event.tokens_before,
+                    },
+                }
             )
         elif isinstance(event, RawStreamEvent):
             self.line(

@@ -24,6 +24,11 @@ from app.engine.context import (
 from app.engine.events import ContextUpdated, Notice, TurnEnded
 from tools.abort import AbortController
 
+STILL_FULL = (
+    "The context window is full and compacting failed ({why}). The conversation is unchanged: "
+    "/compact (with instructions) tries again, /clear starts afresh."
+)
+
 if TYPE_CHECKING:
     from app.engine.session import Session
 
@@ -138,10 +143,12 @@ class TurnGuard:
             self.auto_failed = not result.ok
         report(session)
 
-    def after_response(self) -> None:
+    def after_response(self, response: Any) -> None:
+        """A whole response came back: its usage (the newest the tracker counted) is the API's
+        count of the conversation. A failed or interrupted one says nothing reliable."""
         session = self.session
         usage = session.usage.last
-        if usage:
+        if usage and response.error is None and not response.interrupted:
             session.context_state.record_usage(usage, len(session.messages))
         report(session)
 
@@ -152,6 +159,8 @@ class TurnGuard:
         self.recovered = True
         self.session.emit(Notice(RECOVERING, "warning"))
         result = await compact(self.session, "auto", abort=abort)
+        if not result.ok:
+            self.session.emit(Notice(STILL_FULL.format(why=result.message), "error"))
         return result.ok
 
 

@@ -107,7 +107,7 @@ async def run_turn(session: Session, prompt: str, abort: AbortController) -> Tur
         if response.error is not None and await guard.recover(response.error, abort):
             num_turns -= 1
             continue
-        guard.after_response()
+        guard.after_response(response)
         if response.error is not None:
             session.emit(ErrorOccurred(response.error))
             return _end(
