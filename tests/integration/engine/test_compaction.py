@@ -4,6 +4,7 @@ transcript. Real tools, real files, the real SDK."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -200,7 +201,7 @@ async def test_pre_compact_hook_can_block(fake_api, repo, monkeypatch):
     hook = {"matcher": "manual", "hooks": [{"type": "command", "command": "echo no >&2; exit 2"}]}
     (repo / ".claude" / "settings.json").write_text(json.dumps({"hooks": {"PreCompact": [hook]}}))
     fake_api.load([text_turn("hello")])
-    session, events = make_session(fake_api, repo, monkeypatch=monkeypatch)
+    session, _ = make_session(fake_api, repo, monkeypatch=monkeypatch)
     await session.run_turn("hi")
     kept = list(session.messages)
     result = await session.compact("")
@@ -233,7 +234,7 @@ async def test_old_tool_results_are_cleared_in_batches(fake_api, repo, monkeypat
     # Batches: most requests leave every earlier message exactly as the request before sent it.
     changed = sum(
         1
-        for prev, cur in zip(bodies, bodies[1:], strict=False)
+        for prev, cur in itertools.pairwise(bodies)
         if json.dumps(_plain(cur["messages"][: len(prev["messages"]) - 1]))
         != json.dumps(_plain(prev["messages"][:-1]))
     )
