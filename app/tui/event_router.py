@@ -168,7 +168,7 @@ class EventRouter(AppBase):
                         event.duration_s,
                     )
                 )
-                self.set_activity("thinking…" if event.trigger == "auto" else "")
+                self.set_activity("")
             case CompactionFailed():
                 self._notice(f"Compaction failed: {event.message}", "error")
             case AppEvent():
