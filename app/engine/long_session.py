@@ -140,7 +140,9 @@ class TurnGuard:
         limit = threshold_of(session)
         if limit is not None and not self.auto_failed and tokens_in_use(session) >= limit:
             result = await compact(session, "auto", abort=abort)
-            self.auto_failed = not result.ok
+            # One that failed, or did not get below the threshold (a huge prompt), is not tried
+            # again this turn: every request would summarise a summary.
+            self.auto_failed = not result.ok or result.tokens_after >= limit
         report(session)
 
     def after_response(self, response: Any) -> None:

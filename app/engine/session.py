@@ -124,6 +124,7 @@ class Session:
     def set_model(self, model: str) -> None:
         """`/model NAME`: later requests use NAME (the offline models answer whatever is asked)."""
         self.backend.model = model
+        self.report_context()  # another model may have another window
 
     def describe_permissions(self) -> str:
         """`/permissions`: the rules by source, deny and ask first, with where each came from."""
@@ -315,6 +316,7 @@ class Session:
             return False
         self.messages = []
         self.context_state.forget_count()
+        self.report_context()
         if self.parts.transcript is not None:
             # Without this mark, --continue after /clear would bring the forgotten part back.
             self.parts.transcript.append_clear(self.session_id)
