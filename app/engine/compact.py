@@ -82,7 +82,11 @@ async def compact(
     session.emit(CompactionStarted(trigger))
     try:
         instructions = await _pre_compact_hooks(session, trigger, instructions)
-        head, tail = _split_tail(session.messages)
+        # Automatic: the prompt about to be sent stays verbatim. Manual: there is no such prompt
+        # (an unanswered one is from a turn that failed), so everything is summarised.
+        head, tail = (
+            _split_tail(session.messages) if trigger == "auto" else (list(session.messages), [])
+        )
         if not head:
             raise CompactionError("Nothing to compact yet.")
         text = await _summarise(session, head, instructions, abort)
@@ -130,15 +134,11 @@ def _split_tail(
     return list(messages), []
 
 
-def _fixed_tokens(session: Session) -> int:
-    return session.fixed_tokens()
-
-
 async def _summarise(
     session: Session, head: list[dict[str, Any]], instructions: str, abort: AbortController
 ) -> str:
     window = session.context_window()
-    room = window - SUMMARY_MAX_TOKENS - PROMPT_ROOM - _fixed_tokens(session)
+    room = window - SUMMARY_MAX_TOKENS - PROMPT_ROOM - session.fixed_tokens()
     work = [dict(m) for m in head]
     budget = session.context_config.tool_results_budget
     if estimate_tokens(work) > room:

@@ -38,7 +38,8 @@ def test_max_turns_in_text_mode_says_why(fake_api, repo):
 def test_stream_json_stays_json_through_retries_and_a_fatal_error(fake_api, repo):
     bad_json = Block("tool_use", ('{"file_path": ',), id="bad1", name="Read")
     overloaded = parse_scenario({"turns": [{"error": 529}]}).turns[0]
-    fatal = parse_scenario({"turns": [{"error": 400, "message": "prompt is too long"}]}).turns[0]
+    # A 400 lathe cannot cure ("prompt is too long" is no longer fatal: it compacts and retries).
+    fatal = parse_scenario({"turns": [{"error": 400, "message": "model: unknown model"}]}).turns[0]
     cut = Turn(blocks=(Block("text", tuple("abcdef")),), error_event_after=4)
     fake_api.load([overloaded, turn_of([bad_json]), cut, fatal])
     proc = lathe(
@@ -51,7 +52,7 @@ def test_stream_json_stays_json_through_retries_and_a_fatal_error(fake_api, repo
     assert out[0]["type"] == "system" and out[-1]["type"] == "result"
     result = out[-1]
     assert result["is_error"] is True and result["subtype"] == "error_during_execution"
-    assert "prompt is too long" in result["result"] and "prompt is too long" in proc.stderr
+    assert "model: unknown model" in result["result"] and "model: unknown model" in proc.stderr
     assert result["num_turns"] == 2
     # Both answered requests and the one cut mid-stream were billed and are counted.
     assert result["usage"]["input_tokens"] > 0 and result["usage"]["output_tokens"] > 0
