@@ -136,6 +136,9 @@ def _last_results_failed(messages: list[dict[str, Any]]) -> bool:
 class DemoSource:
     """A TurnSource generating the tour for `cwd`."""
 
+    # /compact in the demo gets a generated summary instead of the tour's next step.
+    auto_summary = True
+
     def __init__(self, cwd: str | Path, *, delay: float = DELAY) -> None:
         self.cwd = Path(cwd)
         self.delay = delay

@@ -43,6 +43,10 @@ def _limit_of(source: TurnSource) -> int | None:
 
 
 def _auto_summary(source: TurnSource) -> bool:
+    """A source answers compaction requests itself unless it (or its scenario) says otherwise."""
+    own = getattr(source, "auto_summary", None)
+    if own is not None:
+        return bool(own)
     return bool(getattr(getattr(source, "scenario", None), "auto_summary", False))
 
 

@@ -86,3 +86,12 @@ def test_scenario_keys_are_checked(data: dict, problem: str) -> None:
 def test_scenario_keys_are_read() -> None:
     scenario = parse_scenario({"turns": [], "context_limit": 200000, "auto_summary": True})
     assert scenario.context_limit == 200_000 and scenario.auto_summary
+
+
+async def test_the_demo_model_answers_a_compaction_with_a_summary(tmp_path) -> None:
+    from app.model.demo import make_demo_client
+
+    client = make_demo_client(tmp_path, max_retries=0)
+    tools = [{"name": "Read", "description": "r", "input_schema": {"type": "object"}}]
+    reply = await client.messages.create(**_body(100), tools=tools, tool_choice={"type": "none"})
+    assert reply.content[0].text.startswith("<summary>")
