@@ -1,6 +1,8 @@
 """Run every benchmark module (`bench/bench_*.py`, each with `run() -> list[Row]`) and print the table.
 
 `uv run python -m bench` runs all; `uv run python -m bench executor permissions` runs those named.
+`uv run python -m bench cc_compare [options]` is separate (it runs two agents for minutes): the
+side-by-side permission table against Claude Code, see bench/cc_compare/run.py.
 """
 
 from __future__ import annotations
@@ -14,6 +16,10 @@ from bench.table import Row, print_table
 
 
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["cc_compare"]:
+        from bench.cc_compare.run import main as cc_compare
+
+        return cc_compare(argv[1:])
     import bench
 
     names = sorted(

@@ -1,0 +1,1 @@
+"""Side-by-side permission comparison of lathe and Claude Code on one corpus (see run.py)."""
