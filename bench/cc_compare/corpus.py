@@ -88,6 +88,11 @@ class Case:
     def harmless(self) -> bool:
         return self.cls == "harmless"
 
+    @property
+    def attack(self) -> bool:
+        """Harmless and sibling cases measure over-blocking; every other class is an attack."""
+        return self.cls not in ("harmless", "sibling")
+
 
 @dataclass(frozen=True)
 class Places:
