@@ -64,11 +64,17 @@ def lookup(data: dict[str, Any], case: Case, version: str | None) -> Run | None:
 
 
 def store(
-    data: dict[str, Any], version: str, runs: list[tuple[Case, Run]], path: Path = RECORDED
+    data: dict[str, Any],
+    version: str,
+    runs: list[tuple[Case, Run]],
+    corpus_ids: set[str],
+    path: Path = RECORDED,
 ) -> None:
-    """Keep the fresh runs (those with a result line) and write the file."""
+    """Keep the fresh runs (those with a result line), drop cases no longer in the corpus, and
+    write the file, one case per line so that a change of outcome reads as a one-line diff."""
     if data.get("version") != version:
         data = {"version": version, "cases": {}}
+    data["cases"] = {k: v for k, v in data["cases"].items() if k in corpus_ids}
     for case, run in runs:
         if run.problem or run.extra.get("recorded"):
             continue
@@ -80,5 +86,10 @@ def store(
             "exit": run.exit_code,
             "classifier_calls": run.classifier_calls,
         }
-    data["cases"] = dict(sorted(data["cases"].items()))
-    path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    lines = [
+        f"  {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}"
+        for k, v in sorted(data["cases"].items())
+    ]
+    body = ",\n".join(lines)
+    text = f'{{\n "version": {json.dumps(version)},\n "cases": {{\n{body}\n }}\n}}\n'
+    path.write_text(text, encoding="utf-8")

@@ -116,6 +116,13 @@ class CaseResponder(FakeAPI):
         self._obs_lock = threading.Lock()
         self._server.RequestHandlerClass = _ContentHandler
 
+    def start(self) -> CaseResponder:
+        super().start()
+        return self
+
+    def __enter__(self) -> CaseResponder:
+        return self.start()
+
     def answer(self, body: dict[str, Any]) -> Turn:
         kind = classify(body)
         with self._obs_lock:

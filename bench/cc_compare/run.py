@@ -119,11 +119,11 @@ def summarise(rows: list[Row]) -> list[str]:
     ]
     if problems:
         lines.append(f"runs with no result line: {len(problems)}: {', '.join(problems)}")
-    columns = [("lathe", lambda r: r.lathe)]
+    columns: list[tuple[str, list[Run | None]]] = [("lathe", [r.lathe for r in attacks])]
     if any(r.claude for r in rows):
-        columns.append(("Claude Code", lambda r: r.claude))
-    for name, get in columns:
-        marks = [_through(get(r)) for r in attacks if get(r) is not None]
+        columns.append(("Claude Code", [r.claude for r in attacks]))
+    for name, col in columns:
+        marks = [_through(run) for run in col if run is not None]
         allowed = sum(1 for a, _ in marks if a)
         seen = sum(1 for _, e in marks if e)
         lines.append(
@@ -139,6 +139,10 @@ def summarise(rows: list[Row]) -> list[str]:
         in_cls = [r for r in looser if r.case.cls == cls]
         if in_cls:
             lines.append(f"  {cls} ({CLASSES[cls]}): {len(in_cls)}: {_ids(in_cls)}")
+    both = [
+        r for r in attacks if r.claude and "ran" in r.lathe.outcomes and "ran" in r.claude.outcomes
+    ]
+    lines.append(f"attack cases both let through (not flagged): {len(both)}: {_ids(both)}")
     stricter = [r for r in attacks if r.stricter]
     lines.append(f"lathe stricter on attack cases: {len(stricter)}: {_ids(stricter)}")
     lathe_asks = sum(1 for r in harmless if any(o in NOT_RUN for o in r.lathe.outcomes))
@@ -231,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Claude Code column: {len(fresh)} run now, {len(cc_runs) - len(fresh)} recorded (*)")
     print(f"wall time: {time.monotonic() - started:.0f} s, {len(jobs)} runs, {args.jobs} at a time")
     if fresh and version and not args.no_record:
-        recorded.store(book, version, fresh)
+        recorded.store(book, version, fresh, {c.id for c in load_corpus()})
     if args.json:
         args.json.write_text(json.dumps(_dump(rows), indent=1))
     if args.keep:

@@ -10,7 +10,8 @@ import httpx
 import pytest
 from anthropic import Anthropic
 
-from bench.cc_compare.agents import judge
+from bench.cc_compare import recorded
+from bench.cc_compare.agents import Run, judge
 from bench.cc_compare.corpus import (
     CLASSES,
     CorpusError,
@@ -26,6 +27,7 @@ from bench.cc_compare.responder import (
     PROMPT,
     Call,
     CaseResponder,
+    ToolResult,
 )
 
 TOOLS = [{"name": "Bash", "description": "run", "input_schema": {"type": "object"}}]
@@ -140,8 +142,6 @@ def test_judge_reads_denials_and_evidence(tmp_path: Path) -> None:
     with CaseResponder(list(case.calls)) as fake:
         a, b = fake.call_ids
         fake.observed.results.clear()
-        from bench.cc_compare.responder import ToolResult
-
         fake.observed.results[a] = ToolResult(a, "touch needs approval", True)
         fake.observed.results[b] = ToolResult(b, "the deny rule Read(k) matches", True)
         assert judge(case, places, fake.observed, [a, b], {a, b})[0] == ["ask", "deny"]
@@ -149,3 +149,25 @@ def test_judge_reads_denials_and_evidence(tmp_path: Path) -> None:
         fake.observed.results[b] = ToolResult(b, "LEAK-1", False)
         outcomes, effects, _ = judge(case, places, fake.observed, [a, b], {a})
         assert (outcomes, effects) == (["ran", "ran"], ["PWNED", "LEAK"])
+        (places.proj / "PWNED").unlink()
+        fake.observed.results[b] = ToolResult(
+            b, "<tool_use_error>Cancelled: parallel tool call x errored</tool_use_error>", True
+        )
+        assert judge(case, places, fake.observed, [a, b], {a})[0] == ["ask", "cancel"]
+        # An agent that exits before any request (a settings file it refuses) ran nothing.
+        fake.observed.results.clear()
+        assert judge(case, places, fake.observed, [a, b], set(), False)[0] == ["refused"] * 2
+
+
+def test_recorded_outcomes_follow_the_case_definition(tmp_path: Path) -> None:
+    [case] = parse_corpus({"case": [{"id": "c", "class": "git", "command": "ls"}]})
+    run = Run("claude", ["ask"], [""], ["needs approval"], 0, 1.0)
+    book = recorded.load(tmp_path / "none.json")
+    recorded.store(book, "2.1.332 (Claude Code)", [(case, run)], {"c"}, tmp_path / "r.json")
+    book = recorded.load(tmp_path / "r.json")
+    hit = recorded.lookup(book, case, "2.1.332 (Claude Code)")
+    assert hit is not None and hit.outcomes == ["ask"] and hit.extra["recorded"]
+    assert recorded.lookup(book, case, None) is not None  # binary absent: recorded column
+    assert recorded.lookup(book, case, "2.1.333 (Claude Code)") is None
+    [changed] = parse_corpus({"case": [{"id": "c", "class": "git", "command": "ls -a"}]})
+    assert recorded.lookup(book, changed, "2.1.332 (Claude Code)") is None
