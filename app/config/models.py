@@ -18,9 +18,10 @@ PERMISSION_MODES: tuple[PermissionMode, ...] = (
 
 
 class PermissionsSettings(BaseModel):
-    """The `[permissions]` table (Claude Code's `permissions` object in JSON)."""
+    """The `[permissions]` table (Claude Code's `permissions` object in JSON). Unknown keys are
+    kept and reported as warnings: a typo must not cost the valid rules beside it."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
 
     allow: list[str] = Field(default_factory=list)
     """Rules that approve calls without asking, e.g. `Bash(npm run test:*)`."""
