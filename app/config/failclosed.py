@@ -49,17 +49,20 @@ def salvage(data: Any) -> Settings:
 
 
 def salvage_toml_prefix(text: str, error_line: int | None) -> Settings | None:
-    """A TOML file with a syntax error: the deny and ask rules of the lines before the error,
-    when those lines parse on their own (a cut table or array gives nothing)."""
+    """A TOML file with a syntax error: the deny and ask rules of the longest run of lines before
+    the error that parses on its own. A TOML value never runs past its line unless a bracket or
+    quote is open, and a cut one does not parse, so such a prefix means what the file says."""
     if not error_line or error_line <= 1:
         return None
-    head = "\n".join(text.splitlines()[: error_line - 1])
-    try:
-        data = tomllib.loads(head)
-    except tomllib.TOMLDecodeError:
-        return None
-    kept = salvage(data)
-    return kept if kept.permissions.deny or kept.permissions.ask else None
+    lines = text.splitlines()
+    for end in range(min(error_line - 1, len(lines)), 0, -1):
+        try:
+            data = tomllib.loads("\n".join(lines[:end]))
+        except tomllib.TOMLDecodeError:
+            continue
+        kept = salvage(data)
+        return kept if kept.permissions.deny or kept.permissions.ask else None
+    return None
 
 
 def vet_sources(loaded: LoadedSettings) -> LoadedSettings:
