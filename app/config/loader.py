@@ -126,6 +126,7 @@ class LoadedSettings:
         hooks: dict[str, list[dict[str, Any]]] = {}
         servers: dict[str, dict[str, Any]] = {}
         env: dict[str, str] = {}
+        passthrough: list[str] = []
         model: str | None = None
         theme: str | None = None
         keymap: dict[str, str] = {}
@@ -147,6 +148,9 @@ class LoadedSettings:
                 # project gets neither, like its hooks.
                 servers.update(s.mcp.servers)
                 env.update(s.env)
+                # Handing a credential to the programs lathe starts is a widening: an
+                # untrusted project cannot do it, like its env.
+                passthrough.extend(n for n in s.passthrough_env if n not in passthrough)
             model = s.model or model
             theme = s.theme or theme
             keymap.update(s.keymap)
@@ -158,6 +162,7 @@ class LoadedSettings:
                 "hooks": hooks,
                 "mcp": {"servers": servers},
                 "env": env,
+                "passthrough_env": passthrough,
                 "model": model,
                 "theme": theme,
                 "keymap": keymap,

@@ -38,6 +38,7 @@ from app.transcript import (
     project_transcripts_dir,
 )
 from tools.base import ToolContext, ToolOptions
+from tools.process.child_env import set_passthrough
 from tools.registry import assemble_tool_pool, get_all_base_tools, get_tools
 
 
@@ -112,6 +113,8 @@ def build_session(
         raise SetupError(settings_error_text(errors))
     warnings.extend(str(p) for p in permissions.problems)
     merged = loaded.merged(trusted=is_trusted_now)
+    # What Bash, hooks and MCP servers may see of lathe's credentials (none unless passed on).
+    set_passthrough(merged.passthrough_env)
     if env is None and merged.env:
         # Settings' `env` applies to the whole session: tools, hooks, MCP servers, the client.
         os.environ.update(merged.env)
