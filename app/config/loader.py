@@ -251,7 +251,9 @@ def read_settings_file(path: Path, source: str) -> ReadFile:
         return ReadFile(None, False, [])
     except OSError as exc:
         reason = exc.strerror or str(exc)
-        return ReadFile(None, True, [SettingsProblem(str(path), f"cannot read: {reason}", 1, source)])
+        return ReadFile(
+            None, True, [SettingsProblem(str(path), f"cannot read: {reason}", 1, source)]
+        )
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -272,10 +274,10 @@ def read_settings_file(path: Path, source: str) -> ReadFile:
         )
         return ReadFile(None, True, [problem], text)
     except tomllib.TOMLDecodeError as exc:
-        line, column, msg = _toml_position(str(exc), text)
-        problem = SettingsProblem(str(path), f"invalid TOML: {msg}", line, source, column=column)
+        at, col, msg = _toml_position(str(exc), text)
+        problem = SettingsProblem(str(path), f"invalid TOML: {msg}", at, source, column=col)
         # The lines before the error may still say what to deny.
-        return ReadFile(salvage_toml_prefix(text, line), True, [problem], text)
+        return ReadFile(salvage_toml_prefix(text, at), True, [problem], text)
     if not isinstance(data, dict):
         problem = SettingsProblem(str(path), "settings must be a table (an object)", 1, source)
         return ReadFile(None, True, [problem], text)
@@ -295,15 +297,21 @@ def read_settings_file(path: Path, source: str) -> ReadFile:
                 )
             )
         return ReadFile(salvage(data), True, problems, text)
-    unknown = [((key,), key) for key in settings.model_extra or {}]
+    unknown: list[tuple[tuple[str, ...], str]] = [
+        ((key,), key) for key in settings.model_extra or {}
+    ]
     unknown += [
         (("permissions", key), f"permissions.{key}")
         for key in settings.permissions.model_extra or {}
     ]
-    for loc, name in unknown:
+    for where, name in unknown:
         problems.append(
             SettingsProblem(
-                str(path), f"unknown setting `{name}` (ignored)", _line_of(text, loc), source, "warning"
+                str(path),
+                f"unknown setting `{name}` (ignored)",
+                _line_of(text, where),
+                source,
+                "warning",
             )
         )
     return ReadFile(settings, True, problems, text)

@@ -30,8 +30,8 @@ from mcp.shared.exceptions import MCPError
 from app.mcp.bridge import McpTool, bridge_tools
 from app.mcp.config import ServerSpec
 from tools.abort import AbortSignal
-from tools.process.child_env import child_env
 from tools.base import ToolError
+from tools.process.child_env import child_env
 
 ServerStatus = Literal["pending", "connected", "failed", "disconnected"]
 

@@ -131,6 +131,7 @@ def make_config(opts: CliOptions, cwd: Path | None = None) -> TuiConfig:
 
     def check() -> list[str]:
         return settings_report(load_settings(start, cli))
+
     from app.permissions.trust import is_trusted, set_trusted
     from app.tui.settings_watch import SettingsReloader
 

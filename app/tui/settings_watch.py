@@ -156,7 +156,9 @@ def _state_of(loaded: LoadedSettings, context: PermissionContext) -> SettingsSta
         for rule in (*context.allow, *context.deny, *context.ask)
         if rule.source != "cli"
     )
-    return SettingsState(rules, theme_from(loaded), keymap_from(loaded), tuple(problems_of(context)))
+    return SettingsState(
+        rules, theme_from(loaded), keymap_from(loaded), tuple(problems_of(context))
+    )
 
 
 def merge_live(loaded: PermissionContext, current: PermissionContext) -> PermissionContext:

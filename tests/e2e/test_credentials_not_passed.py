@@ -118,6 +118,10 @@ def test_lathe_makes_itself_non_dumpable() -> None:
         "assert protect_own_process(); print(ctypes.CDLL(None).prctl(3, 0, 0, 0, 0))"
     )
     out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=Path(__file__).parents[2]
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).parents[2],
     )
     assert out.stdout.strip() == "0"  # PR_GET_DUMPABLE: not dumpable

@@ -27,7 +27,14 @@ def test_denied_bash_does_not_cancel_its_siblings(fake_api, project: Path) -> No
         ]
     )
     proc = lathe(
-        ["-p", "go", "--output-format", "stream-json", "--allowedTools", "Bash(touch ok.txt),Write"],
+        [
+            "-p",
+            "go",
+            "--output-format",
+            "stream-json",
+            "--allowedTools",
+            "Bash(touch ok.txt),Write",
+        ],
         project,
         env_for(fake_api),
     )

@@ -47,8 +47,8 @@ async def test_keys_answer(keys: tuple[str, ...], behavior: str, always: bool) -
 @pytest.mark.parametrize(
     "keys",
     [
-        tuple("please also fix it") + ("enter",),  # the `a` once meant "always allow"
-        tuple("yes now") + ("enter",),
+        (*tuple("please also fix it"), "enter"),  # the `a` once meant "always allow"
+        (*tuple("yes now"), "enter"),
         tuple("no"),
         ("2",),  # selects, never answers
         ("2", "2"),  # "fix 22 bugs": still only selected

@@ -40,7 +40,9 @@ class PermissionScreen(ModalScreen[PermissionDecision | None]):
         Binding("enter", "confirm", "Confirm", id="permission.confirm"),
     ]
     # The keys above; any other key typed at the dialog clears the selection.
-    _DIALOG_KEYS = frozenset({"1", "2", "3", "escape", "tab", "up", "down", "left", "right", "enter"})
+    _DIALOG_KEYS = frozenset(
+        {"1", "2", "3", "escape", "tab", "up", "down", "left", "right", "enter"}
+    )
 
     def __init__(
         self, prompt: PermissionPrompt, *, key_guard_s: float, clock: Callable[[], float]
@@ -146,9 +148,9 @@ class PermissionScreen(ModalScreen[PermissionDecision | None]):
     def on_key(self, event: events.Key) -> None:
         # Typing meant for the prompt (letters, spaces, other digits) clears a selection, so a
         # `2` inside a sentence never stays armed for the Enter that ends it.
-        if event.key not in self._DIALOG_KEYS and self.selected is not None:
-            if not self.query_one("#feedback", Input).has_focus:
-                self._select(None)
+        typed = event.key not in self._DIALOG_KEYS and self.selected is not None
+        if typed and not self.query_one("#feedback", Input).has_focus:
+            self._select(None)
 
     def answer(self, decision: PermissionDecision) -> bool:
         resolver = self.prompt.resolver

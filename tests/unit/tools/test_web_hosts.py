@@ -57,7 +57,16 @@ def test_names_and_ipv6(host: str, canonical: str) -> None:
 
 @pytest.mark.parametrize(
     "host",
-    ["08.0.0.1", "256.0.0.1", "1.2.3.4.5", "127..1", "a b", "ex*ample.com", "%ff.com", "[::1%25eth0]"],
+    [
+        "08.0.0.1",
+        "256.0.0.1",
+        "1.2.3.4.5",
+        "127..1",
+        "a b",
+        "ex*ample.com",
+        "%ff.com",
+        "[::1%25eth0]",
+    ],
 )
 def test_hosts_that_cannot_be_normalised_are_refused(host: str) -> None:
     with pytest.raises(UrlError):
