@@ -252,7 +252,7 @@ def read_settings_file(path: Path, source: str) -> ReadFile:
     except OSError as exc:
         reason = exc.strerror or str(exc)
         return ReadFile(
-            None, True, [SettingsProblem(str(path), f"cannot read: {reason}", 1, source)]
+            None, True, [SettingsProblem(str(path), f"cannot read: {reason}", None, source)]
         )
     try:
         text = raw.decode("utf-8")

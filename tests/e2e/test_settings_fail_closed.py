@@ -137,3 +137,13 @@ def test_unknown_key_is_a_warning_and_keeps_the_rules_beside_it(fake_api, repo):
     assert "unknown setting `permissions.alow`" in proc.stderr and f"{path}:4" in proc.stderr
     # The deny beside the unknown keys still holds.
     assert not (repo / "SENTINEL").exists()
+
+
+def test_a_file_that_cannot_be_read(fake_api, repo):
+    # A folder where the file should be: unreadable even for root, unlike chmod 000.
+    path = repo / ".lathe" / "settings.local.toml"
+    path.mkdir(parents=True)
+    proc = _run(fake_api, repo)
+    assert proc.returncode == 2, proc.stderr
+    assert f"{path}: cannot read" in proc.stderr
+    assert not (repo / "SENTINEL").exists()

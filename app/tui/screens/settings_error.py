@@ -23,8 +23,9 @@ SettingsAnswer = Literal["fixed", "continue", "exit"]
 class SettingsErrorScreen(ModalScreen[SettingsAnswer]):
     CSS_PATH = "settings_error.tcss"
     BINDINGS = [
-        Binding("1,r", "reload", "Reload", id="settings_error.reload"),
-        Binding("2,q,escape", "exit", "Exit", id="settings_error.exit"),
+        # Digits and Esc only: letters typed ahead for the prompt must not pick an answer.
+        Binding("1", "reload", "Reload", id="settings_error.reload"),
+        Binding("2,escape", "exit", "Exit", id="settings_error.exit"),
         Binding("3", "go_on", "Continue", id="settings_error.continue"),
     ]
 
