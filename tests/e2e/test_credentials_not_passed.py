@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -111,8 +114,6 @@ def test_base_url_with_a_password_is_a_credential() -> None:
 
 def test_lathe_makes_itself_non_dumpable() -> None:
     # So a command cannot `cat /proc/$PPID/environ` (the key is in lathe's own environment).
-    import subprocess
-
     code = (
         "import ctypes; from tools.process.child_env import protect_own_process; "
         "assert protect_own_process(); print(ctypes.CDLL(None).prctl(3, 0, 0, 0, 0))"
@@ -125,3 +126,58 @@ def test_lathe_makes_itself_non_dumpable() -> None:
         cwd=Path(__file__).parents[2],
     )
     assert out.stdout.strip() == "0"  # PR_GET_DUMPABLE: not dumpable
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() != 0 or not shutil.which("setpriv"),
+    reason="needs root to run lathe as another user (root may read any /proc file)",
+)
+def test_a_command_cannot_read_the_key_from_lathes_own_proc_environ(fake_api) -> None:
+    # As an ordinary user: `cat /proc/$PPID/environ` is what an attacker tries after printenv.
+    base = Path(tempfile.mkdtemp(prefix="lathe-nobody-"))
+    try:
+        project = base / "project"
+        for folder in (project / ".git", base / "home", base / "state", base / "config"):
+            folder.mkdir(parents=True)
+        for folder in (base, *base.rglob("*")):
+            os.chown(folder, 65534, 65534)
+        fake_api.load(
+            [
+                turn_of(
+                    [
+                        tool_use_block(
+                            "Bash",
+                            {
+                                "command": "cat /proc/$PPID/environ > leaked.txt; echo rc=$? > rc.txt"
+                            },
+                            "b1",
+                        )
+                    ]
+                ),
+                text_turn("ok"),
+            ]
+        )
+        env = env_for(
+            fake_api,
+            HOME=str(base / "home"),
+            LATHE_STATE_DIR=str(base / "state"),
+            LATHE_CONFIG_DIR=str(base / "config"),
+            XDG_CONFIG_HOME=str(base / "home" / ".config"),
+            XDG_STATE_HOME=str(base / "home" / ".local" / "state"),
+            LATHE_POLICY_FILE=str(base / "no-policy.toml"),
+            ANTHROPIC_API_KEY="sk-ant-PROC-SECRET",
+        )
+        proc = subprocess.run(
+            ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+            + [sys.executable, "-m", "app", "-p", "go", "--allowedTools", "Bash"],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert (project / "rc.txt").read_text().strip() != "rc=0"
+        assert "PROC-SECRET" not in (project / "leaked.txt").read_text(errors="replace")
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
