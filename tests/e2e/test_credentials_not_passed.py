@@ -168,8 +168,7 @@ def test_a_command_cannot_read_the_key_from_lathes_own_proc_environ(fake_api) ->
             ANTHROPIC_API_KEY="sk-ant-PROC-SECRET",
         )
         proc = subprocess.run(
-            ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
-            + [sys.executable, "-m", "app", "-p", "go", "--allowedTools", "Bash"],
+            ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-m", "app", "-p", "go", "--allowedTools", "Bash"],
             cwd=project,
             env=env,
             capture_output=True,
