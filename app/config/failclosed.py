@@ -18,7 +18,7 @@ from typing import Any
 from app.config.loader import LoadedSettings, LoadedSource, SettingsProblem
 from app.config.models import PermissionsSettings, Settings
 from app.hooks.config import HookSource, parse_hook_sources
-from app.permissions.rules import RuleError, parse_rule
+from app.permissions.rules import RuleError, parse_rule, split_rule_list
 
 # Modes a broken file may still set: each only narrows what runs without asking.
 _NARROWING_MODES = ("default", "plan")
@@ -70,6 +70,7 @@ def vet_sources(loaded: LoadedSettings) -> LoadedSettings:
     cut down to the deny and ask rules that parse). Returns the settings with all problems."""
     problems = list(loaded.problems)
     sources: list[LoadedSource] = []
+    problems.extend(_flag_problems(loaded))
     for src in loaded.sources:
         if src.settings is None or src.name == "cli":
             sources.append(src)
@@ -80,6 +81,22 @@ def vet_sources(loaded: LoadedSettings) -> LoadedSettings:
             src = replace(src, settings=_cut_down(src.settings), broken=True)
         sources.append(src)
     return replace(loaded, sources=tuple(sources), problems=tuple(problems))
+
+
+def _flag_problems(loaded: LoadedSettings) -> list[SettingsProblem]:
+    """Rules given on the command line that do not parse (as app.permissions.load words them)."""
+    out: list[SettingsProblem] = []
+    flags = (
+        ("--allowedTools", "allow", loaded.cli.allowed_tools),
+        ("--disallowedTools", "deny", loaded.cli.disallowed_tools),
+    )
+    for flag, behavior, values in flags:
+        for text in split_rule_list(values):
+            try:
+                parse_rule(text, behavior, "cli", flag)  # type: ignore[arg-type]
+            except RuleError as exc:
+                out.append(SettingsProblem(flag, str(exc), source="cli"))
+    return out
 
 
 def _cut_down(settings: Settings) -> Settings:

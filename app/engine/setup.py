@@ -47,9 +47,8 @@ class SetupError(Exception):
 
 
 def settings_error_text(errors: Sequence[SettingsProblem]) -> str:
-    head = "a settings file is broken" if len(errors) == 1 else "settings files are broken"
     body = "\n".join(f"  {p}" for p in errors)
-    return f"{head}; fix it or move it away (nothing ran):\n{body}"
+    return f"broken settings, fix them first (nothing ran):\n{body}"
 
 
 @dataclass

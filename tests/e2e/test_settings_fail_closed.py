@@ -147,3 +147,11 @@ def test_a_file_that_cannot_be_read(fake_api, repo):
     assert proc.returncode == 2, proc.stderr
     assert f"{path}: cannot read" in proc.stderr
     assert not (repo / "SENTINEL").exists()
+
+
+def test_a_rule_flag_that_does_not_parse(fake_api, repo):
+    proc = _run(fake_api, repo, "--disallowedTools", "Bash(:*)")
+    assert proc.returncode == 2, proc.stderr
+    assert "--disallowedTools: rule 'Bash(:*)': a prefix rule needs a command" in proc.stderr
+    assert proc.stderr.count("Bash(:*)") == 1  # reported once
+    assert not (repo / "SENTINEL").exists()

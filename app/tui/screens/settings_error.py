@@ -36,13 +36,13 @@ class SettingsErrorScreen(ModalScreen[SettingsAnswer]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
-            yield Static(Text("A settings file is broken", style="bold"), id="title")
+            yield Static(Text("Broken settings: nothing runs until you choose", style="bold"), id="title")
             with VerticalScroll(id="problems"):
                 yield Static(self._problems_text(), id="problem-list")
             yield Static(
-                "Nothing runs until you choose. Continuing keeps every deny and ask rule lathe "
-                "could read from the broken files, and takes no allow rule, hook, env or MCP "
-                "server from them.",
+                "Continuing keeps every deny and ask rule lathe could read from the broken files, "
+                "and takes no allow rule, hook, env or MCP server from them (nor a rule given on "
+                "the command line that does not parse).",
                 id="explain",
             )
             yield Static("", id="status")
