@@ -36,7 +36,9 @@ class SettingsErrorScreen(ModalScreen[SettingsAnswer]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
-            yield Static(Text("Broken settings: nothing runs until you choose", style="bold"), id="title")
+            yield Static(
+                Text("Broken settings: nothing runs until you choose", style="bold"), id="title"
+            )
             with VerticalScroll(id="problems"):
                 yield Static(self._problems_text(), id="problem-list")
             yield Static(
