@@ -51,7 +51,7 @@ class SettingsErrorScreen(ModalScreen[SettingsAnswer]):
             with Horizontal(id="buttons"):
                 yield Button("1 Reload after fixing", id="reload", variant="primary", compact=True)
                 yield Button("2 Exit", id="exit", variant="error", compact=True)
-                yield Button("3 Continue with deny rules only", id="continue", compact=True)
+                yield Button("3 Continue with deny and ask rules only", id="continue", compact=True)
         yield Footer()
 
     def _problems_text(self) -> Text:
