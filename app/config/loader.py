@@ -247,7 +247,7 @@ def read_settings_file(path: Path, source: str) -> ReadFile:
 
     try:
         raw = path.read_bytes()
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # `.claude` a file: no settings under it
         return ReadFile(None, False, [])
     except OSError as exc:
         reason = exc.strerror or str(exc)
