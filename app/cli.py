@@ -197,6 +197,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # argparse: --help, --version, or bad usage
         code = exc.code
         return code if isinstance(code, int) else (0 if code is None else 2)
+    if argv is None:
+        # A real run (not a test calling main): programs lathe starts cannot read its
+        # credentials out of /proc/PID/environ or its memory.
+        from tools.process.child_env import protect_own_process
+
+        protect_own_process()
     if opts.print_mode:
         from app.headless import run_headless
 

@@ -1,6 +1,9 @@
 """Read every settings source, lowest to highest precedence, and merge them.
 
-A broken file is reported (file, line, problem) and skipped; the other sources still load. The
+A broken file (cannot be read, parsed or validated, or holds a rule or hook that does not parse)
+is reported with file, line and problem and fails closed: the source is marked `broken` and keeps
+only the deny and ask rules that could be read from it (see app.config.failclosed). `lathe -p`
+refuses to run with a broken file; the TUI asks first. An unknown key is a warning only. The
 Claude Code compat files are read for `permissions` and `hooks` only, never written.
 """
 
@@ -65,9 +68,12 @@ class SettingsProblem:
     line: int | None = None
     source: str = ""
     severity: Literal["error", "warning"] = "error"
+    column: int | None = None
 
     def __str__(self) -> str:
-        where = f"{self.path}:{self.line}" if self.line else self.path
+        where = self.path
+        if self.line:
+            where += f":{self.line}" + (f":{self.column}" if self.column else "")
         label = SOURCE_LABELS.get(self.source, self.source)
         return f"{where}: {self.message}" + (f" ({label})" if label else "")
 
@@ -80,6 +86,11 @@ class LoadedSource:
     # The folder `/x` path rules of this source are anchored to.
     base_dir: str
     exists: bool = False
+    # The file has an error: `settings` holds only what could be salvaged (deny and ask rules,
+    # restricting knobs), never its allow rules, hooks, env or servers.
+    broken: bool = False
+    # The file's text, for finding the line of a problem found after loading (a rule, a hook).
+    text: str = ""
 
 
 @dataclass(frozen=True)
@@ -100,12 +111,22 @@ class LoadedSettings:
     problems: tuple[SettingsProblem, ...] = ()
     cli: CliOverrides = field(default_factory=CliOverrides)
 
+    @property
+    def errors(self) -> tuple[SettingsProblem, ...]:
+        """The problems that make a file broken (warnings left out)."""
+        return tuple(p for p in self.problems if p.severity == "error")
+
+    @property
+    def broken_sources(self) -> tuple[LoadedSource, ...]:
+        return tuple(s for s in self.sources if s.broken)
+
     def merged(self, trusted: bool = True) -> Settings:
         """Scalars: highest source wins. Lists and tables merge. Untrusted project files give
         no hooks, no MCP servers and no environment."""
         hooks: dict[str, list[dict[str, Any]]] = {}
         servers: dict[str, dict[str, Any]] = {}
         env: dict[str, str] = {}
+        passthrough: list[str] = []
         model: str | None = None
         theme: str | None = None
         keymap: dict[str, str] = {}
@@ -127,6 +148,9 @@ class LoadedSettings:
                 # project gets neither, like its hooks.
                 servers.update(s.mcp.servers)
                 env.update(s.env)
+                # Handing a credential to the programs lathe starts is a widening: an
+                # untrusted project cannot do it, like its env.
+                passthrough.extend(n for n in s.passthrough_env if n not in passthrough)
             model = s.model or model
             theme = s.theme or theme
             keymap.update(s.keymap)
@@ -138,6 +162,7 @@ class LoadedSettings:
                 "hooks": hooks,
                 "mcp": {"servers": servers},
                 "env": env,
+                "passthrough_env": passthrough,
                 "model": model,
                 "theme": theme,
                 "keymap": keymap,
@@ -174,14 +199,21 @@ def load_settings(
         files.append(("cli-settings", Path(cli.settings_file).expanduser().resolve()))
     files.append(("policy", policy_file(env)))
     for name, path in files:
-        settings, exists, found = load_settings_file(path, name)
-        problems.extend(found)
-        sources.append(LoadedSource(name, str(path), settings, _anchor_dir(path, project), exists))
+        read = read_settings_file(path, name)
+        problems.extend(read.problems)
+        broken = any(p.severity == "error" for p in read.problems)
+        anchor = _anchor_dir(path, project)
+        sources.append(
+            LoadedSource(name, str(path), read.settings, anchor, read.exists, broken, read.text)
+        )
     order = {n: i for i, n in enumerate(SOURCE_ORDER)}
     # The command line's own flags sit between a --settings file and the policy.
     sources.append(LoadedSource("cli", None, None, str(project), True))
     sources.sort(key=lambda s: order[s.name])
-    return LoadedSettings(str(project), tuple(sources), tuple(problems), cli)
+    # Imported here: the vetting parses rules and hooks, whose modules import this one.
+    from app.config.failclosed import vet_sources
+
+    return vet_sources(LoadedSettings(str(project), tuple(sources), tuple(problems), cli))
 
 
 def _anchor_dir(path: Path, project: Path) -> str:
@@ -193,40 +225,62 @@ def _anchor_dir(path: Path, project: Path) -> str:
     return str(parent)
 
 
+@dataclass(frozen=True)
+class ReadFile:
+    settings: Settings | None
+    exists: bool
+    problems: list[SettingsProblem]
+    text: str = ""
+
+
 def load_settings_file(
     path: Path, source: str
 ) -> tuple[Settings | None, bool, list[SettingsProblem]]:
-    """(settings or None, whether the file exists, problems). Never raises."""
+    """(settings or None, whether the file exists, problems). Never raises. A broken file gives
+    the settings salvaged from it (deny and ask rules only) with its error problems."""
+    read = read_settings_file(path, source)
+    return read.settings, read.exists, read.problems
+
+
+def read_settings_file(path: Path, source: str) -> ReadFile:
+    from app.config.failclosed import salvage, salvage_toml_prefix
+
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None, False, []
-    except (OSError, UnicodeDecodeError) as exc:
-        return None, True, [SettingsProblem(str(path), f"cannot read: {exc}", source=source)]
+        raw = path.read_bytes()
+    except (FileNotFoundError, NotADirectoryError):  # `.claude` a file: no settings under it
+        return ReadFile(None, False, [])
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        return ReadFile(
+            None, True, [SettingsProblem(str(path), f"cannot read: {reason}", None, source)]
+        )
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        byte = raw[exc.start : exc.start + 1].hex()
+        problem = SettingsProblem(
+            str(path), f"not UTF-8: byte 0x{byte} cannot be decoded", line, source, column=column
+        )
+        return ReadFile(None, True, [problem])
     is_json = path.suffix == ".json" or (source == "cli-settings" and text.lstrip().startswith("{"))
     problems: list[SettingsProblem] = []
     try:
         data = _parse_json(text) if is_json else tomllib.loads(text)
     except json.JSONDecodeError as exc:
-        return (
-            None,
-            True,
-            [SettingsProblem(str(path), f"invalid JSON: {exc.msg}", exc.lineno, source)],
+        problem = SettingsProblem(
+            str(path), f"invalid JSON: {exc.msg}", exc.lineno, source, column=exc.colno
         )
+        return ReadFile(None, True, [problem], text)
     except tomllib.TOMLDecodeError as exc:
-        m = re.search(r"\(at line (\d+)", str(exc))
-        msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(exc))
-        return (
-            None,
-            True,
-            [
-                SettingsProblem(
-                    str(path), f"invalid TOML: {msg}", int(m.group(1)) if m else None, source
-                )
-            ],
-        )
+        at, col, msg = _toml_position(str(exc), text)
+        problem = SettingsProblem(str(path), f"invalid TOML: {msg}", at, source, column=col)
+        # The lines before the error may still say what to deny.
+        return ReadFile(salvage_toml_prefix(text, at), True, [problem], text)
     if not isinstance(data, dict):
-        return None, True, [SettingsProblem(str(path), "settings must be an object", 1, source)]
+        problem = SettingsProblem(str(path), "settings must be a table (an object)", 1, source)
+        return ReadFile(None, True, [problem], text)
     if is_json:
         data = _compat_subset(data)
     try:
@@ -236,21 +290,55 @@ def load_settings_file(
             loc = ".".join(str(p) for p in err["loc"])
             problems.append(
                 SettingsProblem(
-                    str(path), f"{loc}: {err['msg']}", _line_of(text, err["loc"]), source
+                    str(path),
+                    f"{loc}: {err['msg']} (got {_kind(err.get('input'))})",
+                    _line_of(text, err["loc"]),
+                    source,
                 )
             )
-        return None, True, problems
-    for key in settings.model_extra or {}:
+        return ReadFile(salvage(data), True, problems, text)
+    unknown: list[tuple[tuple[str, ...], str]] = [
+        ((key,), key) for key in settings.model_extra or {}
+    ]
+    unknown += [
+        (("permissions", key), f"permissions.{key}")
+        for key in settings.permissions.model_extra or {}
+    ]
+    for where, name in unknown:
         problems.append(
             SettingsProblem(
                 str(path),
-                f"unknown setting `{key}` (ignored)",
-                _line_of(text, (key,)),
+                f"unknown setting `{name}` (ignored)",
+                _line_of(text, where),
                 source,
                 "warning",
             )
         )
-    return settings, True, problems
+    return ReadFile(settings, True, problems, text)
+
+
+def _toml_position(message: str, text: str) -> tuple[int | None, int | None, str]:
+    """(line, column, message) from tomllib's text, which says "(at line L, column C)" or
+    "(at end of document)"."""
+    m = re.search(r"\s*\(at line (\d+), column (\d+)\)", message)
+    if m:
+        return int(m.group(1)), int(m.group(2)), message[: m.start()] + message[m.end() :]
+    m = re.search(r"\s*\(at end of document\)", message)
+    if m:
+        lines = text.split("\n")
+        rest = message[: m.start()] + message[m.end() :]
+        return len(lines), len(lines[-1]) + 1, f"{rest} (at the end of the file)"
+    return None, None, message
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, str):
+        return f"the string {value[:60]!r}"
+    if isinstance(value, Mapping):
+        return "a table"
+    if isinstance(value, list):
+        return "a list"
+    return f"{type(value).__name__} {value!r}"[:80]
 
 
 def _parse_json(text: str) -> Any:

@@ -18,9 +18,10 @@ PERMISSION_MODES: tuple[PermissionMode, ...] = (
 
 
 class PermissionsSettings(BaseModel):
-    """The `[permissions]` table (Claude Code's `permissions` object in JSON)."""
+    """The `[permissions]` table (Claude Code's `permissions` object in JSON). Unknown keys are
+    kept and reported as warnings: a typo must not cost the valid rules beside it."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
 
     allow: list[str] = Field(default_factory=list)
     """Rules that approve calls without asking, e.g. `Bash(npm run test:*)`."""
@@ -95,6 +96,9 @@ class Settings(BaseModel):
     """Colour theme name."""
     env: dict[str, str] = Field(default_factory=dict)
     """Environment variables set for the session (its tools, hooks and MCP servers)."""
+    passthrough_env: list[str] = Field(default_factory=list)
+    """Credentials (e.g. `ANTHROPIC_API_KEY`) that Bash, hooks and MCP servers may see; lathe
+    removes them from those programs' environment otherwise."""
     keymap: dict[str, str] = Field(default_factory=dict)
     """TUI key remapping: binding id -> keys, e.g. `interrupt_esc = "ctrl+g"`."""
     progress_panel: Literal["bottom", "top", "hidden"] | None = None

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from app.cli import CliOptions
-from app.config import CliOverrides, load_settings
+from app.config import CliOverrides, SettingsProblem, load_settings
 from app.config.paths import config_dir, project_dir, state_dir
 from app.engine.events import EngineEvent
 from app.engine.session import Session, SessionParts
@@ -38,11 +38,17 @@ from app.transcript import (
     project_transcripts_dir,
 )
 from tools.base import ToolContext, ToolOptions
+from tools.process.child_env import set_passthrough
 from tools.registry import assemble_tool_pool, get_all_base_tools, get_tools
 
 
 class SetupError(Exception):
     """The session cannot start; the message names the file or flag and the problem."""
+
+
+def settings_error_text(errors: Sequence[SettingsProblem]) -> str:
+    body = "\n".join(f"  {p}" for p in errors)
+    return f"broken settings, fix them first (nothing ran):\n{body}"
 
 
 @dataclass
@@ -99,11 +105,15 @@ def build_session(
         True if not interactive else (is_trusted(project, env) if trusted is None else trusted)
     )
     permissions = context_from_settings(loaded, trusted=is_trusted_now, env=env)
-    for problem in permissions.problems:
-        if opts.settings and problem.source == "cli-settings" and problem.severity == "error":
-            raise SetupError(str(problem))
-        warnings.append(str(problem))
+    errors = [p for p in permissions.problems if p.severity == "error"]
+    if errors and not interactive:
+        # Fail closed: a broken file may hold the deny rule that matters. The TUI asked the user
+        # before building (reload, exit, or go on with the broken files' deny rules only).
+        raise SetupError(settings_error_text(errors))
+    warnings.extend(str(p) for p in permissions.problems)
     merged = loaded.merged(trusted=is_trusted_now)
+    # What Bash, hooks and MCP servers may see of lathe's credentials (none unless passed on).
+    set_passthrough(merged.passthrough_env)
     if env is None and merged.env:
         # Settings' `env` applies to the whole session: tools, hooks, MCP servers, the client.
         os.environ.update(merged.env)

@@ -8,7 +8,8 @@
   in tool_use order by `get_completed_results` (synchronous, never waits) and
   `get_remaining_results` (async, after the stream ends).
 - Aborts cascade: the turn's signal -> this batch's sibling controller -> each tool's own. Only a
-  tool declaring `cancels_siblings_on_error` (Bash) cancels its siblings; that never ends the turn.
+  tool declaring `cancels_siblings_on_error` (Bash) cancels its siblings, and only when it ran and
+  failed (a denial is not an execution error); that never ends the turn.
 - Context modifiers of safe tools are queued and replayed in declaration order when the running
   safe set drains; an unsafe tool's modifier applies at once (it ran alone). The final context is
   therefore the same whatever order the tools completed in.
@@ -230,10 +231,14 @@ class StreamingToolExecutor:
         self._complete(tracked, outcome)
         if (
             outcome.is_error
+            and outcome.ran
             and outcome.synthetic is None
             and tracked.tool is not None
             and tracked.tool.cancels_siblings_on_error
         ):
+            # Only a command that ran and failed stops its siblings (they likely depend on it). A
+            # denial, a hook's block or a bad input is no execution error: each call of the batch
+            # is judged on its own and the allowed ones run.
             self._sibling.abort("sibling_error", tracked.id)
         self._scan()
 

@@ -244,7 +244,11 @@ def _parse_handler(
         return None
     kind = raw.get("type", "command")
     if kind != "command":
-        problem(f'{where}: hook type {kind!r} is not supported (only "command"); ignored')
+        # Valid Claude Code (e.g. "prompt" hooks) that lathe cannot run: said, but not a broken
+        # file, so an existing Claude Code setup still starts.
+        problem(
+            f'{where}: hook type {kind!r} is not supported (only "command"); ignored', "warning"
+        )
         return None
     command = raw.get("command")
     if not isinstance(command, str) or not command.strip():

@@ -39,6 +39,7 @@ from app.hooks.translate import (
     translate_user_prompt_submit,
 )
 from tools.abort import AbortSignal
+from tools.process.child_env import child_env
 
 
 class CommandHookRunner:
@@ -191,7 +192,9 @@ class CommandHookRunner:
         return text.encode("utf-8", errors="replace")
 
     def _env(self) -> dict[str, str]:
-        env = {**os.environ, **self.env}
+        # Hooks are the user's own scripts, but they get what Bash gets: no lathe credentials
+        # unless a setting passes one on (tools.process.child_env).
+        env = child_env({**os.environ, **self.env})
         env["CLAUDE_PROJECT_DIR"] = self.project_dir
         env["LATHE_PROJECT_DIR"] = self.project_dir
         return env

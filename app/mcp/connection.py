@@ -31,6 +31,7 @@ from app.mcp.bridge import McpTool, bridge_tools
 from app.mcp.config import ServerSpec
 from tools.abort import AbortSignal
 from tools.base import ToolError
+from tools.process.child_env import child_env
 
 ServerStatus = Literal["pending", "connected", "failed", "disconnected"]
 
@@ -182,8 +183,9 @@ class ServerConnection:
             params = StdioServerParameters(
                 command=spec.command,
                 args=list(spec.args),
-                # Claude Code hands a server the whole environment, plus its own `env`.
-                env={**self.env, **spec.env},
+                # The whole environment less lathe's credentials, plus the server's own `env`
+                # (explicit, so a key written there is passed on).
+                env={**child_env(self.env), **spec.env},
                 cwd=spec.cwd or self.cwd,
                 encoding_error_handler="replace",
             )

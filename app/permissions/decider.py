@@ -14,7 +14,13 @@ from typing import Any, Literal
 from app.permissions.bash import decide_bash
 from app.permissions.context import PermissionContext
 from app.permissions.load import working_dir_forms
-from app.permissions.matching import domain_matches, mcp_matches, url_hosts, url_is_plain
+from app.permissions.matching import (
+    domain_matches,
+    mcp_matches,
+    url_host_normalised,
+    url_hosts,
+    url_is_plain,
+)
 from app.permissions.messages import PLAN_MODE_MESSAGE, rule_reason
 from app.permissions.pathcheck import allow_match, ask_for, deny_for
 from app.permissions.paths import DEVICE_PATHS, candidates, inside, is_unc, protected_any
@@ -247,11 +253,19 @@ def _decide_web(
         reason = rule_reason(rule, "set to ask")
         return PermissionDecision.ask(reason.text, reason)
     rule = _tool_wide(pc.allow, "WebFetch")
-    if rule is None and url_is_plain(url):
+    if rule is None and url_is_plain(url) and url_host_normalised(url):
         rule = hit(pc.allow, False)
     if rule is not None:
         return PermissionDecision.allow(rule_reason(rule, "allowed"))
     host = hosts[0] if hosts else ""
+    if not url_host_normalised(url) and any(r.tool == "WebFetch" for r in pc.deny):
+        # A host that cannot be normalised cannot be checked against the deny rules: ask, in
+        # every mode (dontAsk turns that into a denial).
+        text = f"the host of {url[:200]!r} cannot be normalised to check the WebFetch deny rules"
+        reason = DecisionReason("check", text, part=url[:200])
+        if pc.mode == "dontAsk":
+            return PermissionDecision.deny(text, reason)
+        return PermissionDecision.ask(text, reason)
     text = (
         f"fetching from {host} is not allowed by any rule"
         if host and url_is_plain(url)

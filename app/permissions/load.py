@@ -60,7 +60,11 @@ def context_from_settings(
         try:
             rule = parse_rule(text, behavior, source, origin, base)  # type: ignore[arg-type]
         except RuleError as exc:
-            problems.append(SettingsProblem(origin, f"{exc} (ignored)", source=source))
+            # Dropped from the context, and an error: -p refuses to run, the TUI asked first
+            # (app.config.failclosed found it already, so it is not reported twice).
+            problem = SettingsProblem(origin, str(exc), source=source)
+            if problem not in problems:
+                problems.append(problem)
             return
         rules[behavior].append(rule)
 

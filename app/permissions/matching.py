@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 import pathspec
 
 from app.permissions.rules import Rule
+from tools.web.urls import UrlError, canonical_host, host_of
 
 # --- Bash ------------------------------------------------------------------------------------
 
@@ -165,7 +166,9 @@ def path_matches(rule: Rule, path: str, project_dir: str, home: str) -> bool:
 
 
 def url_hosts(url: str) -> tuple[str, ...]:
-    """Every host a URL could be read as reaching; empty when it cannot be trusted to one host."""
+    """Every host a URL could be read as reaching, the one it reaches first, in canonical form
+    (tools.web.urls: every IPv4 spelling, IPv6-mapped, case, IDNA, trailing dot). Empty when it
+    cannot be trusted to one host; see url_host_normalised for a first host that is not."""
     try:
         parts = urlsplit(url.strip())
     except ValueError:
@@ -174,19 +177,29 @@ def url_hosts(url: str) -> tuple[str, ...]:
     if parts.scheme.lower() not in ("http", "https") or not netloc:
         return ()
     hosts = []
-    hostname = (parts.hostname or "").rstrip(".").lower()
+    hostname = host_of(url.strip()) or (parts.hostname or "").rstrip(".").lower()
     if hostname:
         hosts.append(hostname)
     # `http://a.com\@b.com` and userinfo: also consider what a lenient client could read.
     for piece in re.split(r"[@\\/]", netloc):
-        h = piece.rsplit(":", 1)[0].strip("[]").rstrip(".").lower()
+        raw = piece if piece.startswith("[") else piece.rsplit(":", 1)[0]
+        try:
+            h = canonical_host(raw)
+        except UrlError:
+            h = raw.strip("[]").rstrip(".").lower()
         if h and h not in hosts:
             hosts.append(h)
     return tuple(hosts)
 
 
+def url_host_normalised(url: str) -> bool:
+    """Whether the URL's host has one canonical form (the form WebFetch connects to)."""
+    return bool(host_of(url.strip()))
+
+
 def url_is_plain(url: str) -> bool:
-    """No userinfo, backslashes, percent-escapes or spaces in the authority (no host tricks)."""
+    """No userinfo, backslashes, percent-escapes, spaces or non-ASCII in the authority (no host
+    tricks: an allow rule names one host as the user typed it)."""
     try:
         parts = urlsplit(url.strip())
     except ValueError:
@@ -194,6 +207,7 @@ def url_is_plain(url: str) -> bool:
     netloc = parts.netloc
     return (
         bool(netloc)
+        and netloc.isascii()
         and not any(c in netloc for c in "@\\% \t")
         and parts.scheme.lower()
         in (
@@ -203,12 +217,23 @@ def url_is_plain(url: str) -> bool:
     )
 
 
+def _canonical_rule_host(text: str) -> str:
+    """A rule's host in the form hosts are compared in (`domain:0x7f.1` is 127.0.0.1)."""
+    want = text.strip()
+    wild = want.startswith("*.")
+    try:
+        name = canonical_host(want.removeprefix("*."))
+    except UrlError:
+        name = want.removeprefix("*.").rstrip(".").lower()
+    return "*." + name if wild else name
+
+
 def domain_matches(spec: str, host: str, subdomains: bool = False) -> bool:
     """`domain:example.com` matches that host exactly; `domain:*.example.com` its subdomains.
 
     `subdomains` (deny and ask rules): `domain:evil.com` also covers `x.evil.com`.
     """
-    want = spec[len("domain:") :].strip().rstrip(".").lower()
+    want = _canonical_rule_host(spec[len("domain:") :])
     host = host.rstrip(".").lower()
     if subdomains and host.endswith("." + want.removeprefix("*.")):
         return True

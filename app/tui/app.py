@@ -17,6 +17,7 @@ from app.tui.live_settings import LiveSettings
 from app.tui.permission_queue import PermissionQueue
 from app.tui.ports import SessionFactory, SessionPort, TuiConfig
 from app.tui.screens.main import MainScreen
+from app.tui.screens.settings_error import SettingsAnswer, SettingsErrorScreen
 from app.tui.screens.trust import TrustScreen
 from app.tui.turns import TurnControl
 from widgets.prompt_input import PromptInput
@@ -62,6 +63,27 @@ class LatheApp(TurnControl, PermissionQueue, LiveSettings, ContextCommands, Slas
                 "Offline demo: no API key is set, so a scripted model tours this repository. "
                 "Set ANTHROPIC_API_KEY to talk to Claude."
             )
+        if self.config.settings_problems:
+            # Before anything else: a broken file may hold the deny rule that matters.
+            check = self.config.check_settings or (lambda: self.config.settings_problems)
+            screen = SettingsErrorScreen(self.config.settings_problems, check)
+            self.push_screen(screen, self._settings_answered)
+        else:
+            self._begin()
+
+    def _settings_answered(self, answer: SettingsAnswer | None) -> None:
+        if answer == "exit" or answer is None:
+            self.exit(2, return_code=2)
+            return
+        if answer == "continue":
+            self.notice(
+                "Going on with broken settings: their deny and ask rules apply, nothing else "
+                "from them.",
+                "warning",
+            )
+        self._begin()
+
+    def _begin(self) -> None:
         if self.config.ask_trust_for:
             # The session is built after the answer: trust decides which project rules and hooks
             # it loads.

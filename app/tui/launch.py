@@ -15,7 +15,7 @@ from app.tui.ports import EventSink, SessionPort, SessionSummary, TuiConfig
 
 if TYPE_CHECKING:
     from app.cli import CliOptions
-    from app.config.loader import CliOverrides
+    from app.config.loader import CliOverrides, LoadedSettings
     from app.execution.interfaces import PermissionPrompt
     from app.transcript import LoadedTranscript
 
@@ -114,8 +114,10 @@ def make_config(opts: CliOptions, cwd: Path | None = None) -> TuiConfig:
     keymap: dict[str, str] = {}
     placement: Literal["bottom", "top", "hidden"] = "bottom"
     cli = cli_overrides(opts)
+    problems: tuple[str, ...] = ()
+    from app.config.loader import load_settings
+
     try:
-        from app.config.loader import load_settings
         from app.tui.settings_watch import keymap_from
 
         loaded = load_settings(start, cli)
@@ -123,8 +125,13 @@ def make_config(opts: CliOptions, cwd: Path | None = None) -> TuiConfig:
         theme = merged.theme or theme
         keymap = keymap_from(loaded)
         placement = merged.progress_panel or placement
-    except Exception:  # a broken settings file is reported by the session, not here
-        pass
+        problems = tuple(settings_report(loaded))
+    except Exception as exc:  # a bug must not open the session as if the files were fine
+        problems = (f"settings could not be checked: {type(exc).__name__}: {exc}",)
+
+    def check() -> list[str]:
+        return settings_report(load_settings(start, cli))
+
     from app.permissions.trust import is_trusted, set_trusted
     from app.tui.settings_watch import SettingsReloader
 
@@ -142,7 +149,24 @@ def make_config(opts: CliOptions, cwd: Path | None = None) -> TuiConfig:
         keymap=keymap,
         progress_placement=placement,
         settings_reloader=SettingsReloader(project, cli, trusted=lambda: is_trusted(project)),
+        settings_problems=problems,
+        check_settings=check,
     )
+
+
+def settings_report(loaded: LoadedSettings) -> list[str]:
+    """The broken files' problems (file:line:column: what), then what is kept of each file."""
+    lines = [str(p) for p in loaded.errors]
+    for src in loaded.broken_sources:
+        perms = src.settings.permissions if src.settings else None
+        deny, ask = (len(perms.deny), len(perms.ask)) if perms else (0, 0)
+        kept = (
+            f"{deny} deny and {ask} ask rule{'s' if ask != 1 else ''} kept"
+            if deny or ask
+            else "no rule could be read from it"
+        )
+        lines.append(f"{src.path}: if you continue, {kept}")
+    return lines
 
 
 def run_tui(opts: CliOptions) -> int:

@@ -82,3 +82,7 @@ class TuiConfig:
     keymap: dict[str, str] = field(default_factory=dict)
     # Watches the settings files once the session runs (None: no live reload, as in tests).
     settings_reloader: SettingsReloader | None = None
+    # Broken settings files (file:line:column: problem, and what is kept from each): the App
+    # blocks on a dialog until the user reloads (`check_settings` finds none), exits or goes on.
+    settings_problems: tuple[str, ...] = ()
+    check_settings: Callable[[], Sequence[str]] | None = None

@@ -20,6 +20,7 @@ from app.config.loader import (
     source_paths,
 )
 from app.permissions import PermissionContext, context_from_settings
+from app.permissions.rules import Rule
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,8 @@ class SettingsReloader:
         self.trusted = trusted
         self.env = env
         self.state: SettingsState | None = None
+        # The rule context of the last load: a file broken later keeps its deny rules from it.
+        self.context: PermissionContext | None = None
 
     def paths(self) -> list[Path]:
         """Every settings file a session reads (those that do not exist yet too)."""
@@ -90,19 +93,11 @@ class SettingsReloader:
     def _load(self) -> tuple[SettingsState, LoadedSettings, PermissionContext, list[str]]:
         loaded = load_settings(self.project, self.cli, self.env)
         context = context_from_settings(loaded, trusted=self.trusted(), env=self.env)
-        keymap = keymap_from(loaded)
-        problems = [str(p) for p in context.problems]
-        rules = frozenset(
-            (rule.behavior, rule.display())
-            for rule in (*context.allow, *context.deny, *context.ask)
-            if rule.source != "cli"
-        )
-        state = SettingsState(rules, theme_from(loaded), keymap, tuple(problems))
-        return state, loaded, context, problems
+        return _state_of(loaded, context), loaded, context, problems_of(context)
 
     def prime(self) -> SettingsState:
         """Take the current files as the baseline (the session was built from them)."""
-        self.state = self._load()[0]
+        self.state, _, self.context, _ = self._load()
         return self.state
 
     def reload(self, current: PermissionContext | None = None) -> SettingsChange:
@@ -111,14 +106,19 @@ class SettingsReloader:
         old = self.state
         new, loaded, context, problems = self._load()
         change = SettingsChange()
-        broken = [s.path for s in loaded.sources if s.path and s.exists and s.settings is None]
+        broken = [s.path for s in loaded.sources if s.path and s.broken]
         if broken and old is not None:
-            # A file saved mid-edit must not silently drop its deny rules: everything stays as
-            # it was until the file parses again.
-            new = replace(new, rules=old.rules, theme=old.theme, keymap=old.keymap)
+            # A file saved mid-edit fails closed as at start: the deny and ask rules it had keep
+            # applying (with any it still has), its allow rules are off until it is fixed.
+            context = context.with_rules(self._kept_rules(set(broken)))
+            new = replace(_state_of(loaded, context), theme=old.theme, keymap=old.keymap)
             if new.problems != old.problems:
-                change.messages.append(f"Settings unchanged until {', '.join(broken)} is fixed")
+                change.messages.append(
+                    f"Settings broken in {', '.join(broken)}: its deny and ask rules stay, its "
+                    "allow rules are off until it is fixed"
+                )
         self.state = new
+        self.context = context
         if old is None or new.rules != old.rules:
             change.context = context
             message = describe_rules(old.rules if old else frozenset(), new.rules)
@@ -137,6 +137,28 @@ class SettingsReloader:
         if change.context is not None and current is not None:
             change.context = merge_live(change.context, current)
         return change
+
+    def _kept_rules(self, broken: set[str]) -> list[Rule]:
+        """The deny and ask rules the last good load had from the files now broken."""
+        last = self.context
+        if last is None:
+            return []
+        return [r for r in (*last.deny, *last.ask) if r.origin in broken]
+
+
+def problems_of(context: PermissionContext) -> list[str]:
+    return [str(p) for p in context.problems]
+
+
+def _state_of(loaded: LoadedSettings, context: PermissionContext) -> SettingsState:
+    rules = frozenset(
+        (rule.behavior, rule.display())
+        for rule in (*context.allow, *context.deny, *context.ask)
+        if rule.source != "cli"
+    )
+    return SettingsState(
+        rules, theme_from(loaded), keymap_from(loaded), tuple(problems_of(context))
+    )
 
 
 def merge_live(loaded: PermissionContext, current: PermissionContext) -> PermissionContext:

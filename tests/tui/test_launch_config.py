@@ -37,3 +37,8 @@ def test_broken_settings_fall_back_to_defaults(project: Path) -> None:
     bad.write_text("theme = [\n")
     config = make_config(parse_args([]), cwd=project)
     assert config.theme == "lathe-dark" and config.keymap == {}
+    # ... and the App is told to block on the broken file first.
+    assert config.settings_problems and f"{bad}:2" in config.settings_problems[0]
+    assert config.check_settings is not None and config.check_settings()
+    bad.write_text('theme = "lathe-dark"\n')
+    assert config.check_settings() == []

@@ -63,14 +63,15 @@ async def test_rules_theme_and_keymap_apply_live(project: Path) -> None:
 
         settings.write_text(
             '[permissions]\nallow = ["Read"]\ndeny = ["Bash(rm:*)"]\n'
-            'theme = "lathe-light"\n'  # inside [permissions]: a broken value, reported
+            "additional_directories = 3\n"  # a broken value: the file fails closed
         )
         await until(lambda: any("Settings problem" in n for n in notices(app)))
         problem = next(n for n in notices(app) if "Settings problem" in n)
-        assert f"{settings}:" in problem
-        assert f"Settings unchanged until {settings} is fixed" in notices(app)
-        assert {r.display() for r in decider.context.allow} == {"Read"}
-        assert decider.context.deny == ()
+        assert f"{settings}:4: permissions.additional_directories" in problem
+        assert any(f"Settings broken in {settings}" in n for n in notices(app))
+        # Its deny applies at once, its allow is off until the file is fixed.
+        assert decider.context.allow == ()
+        assert {r.display() for r in decider.context.deny} == {"Bash(rm:*)"}
 
         settings.write_text(
             'theme = "lathe-light"\n[permissions]\nallow = ["Read"]\ndeny = ["Bash(rm:*)"]\n'
@@ -80,7 +81,7 @@ async def test_rules_theme_and_keymap_apply_live(project: Path) -> None:
         await until(lambda: any("Keymap reloaded" in n for n in notices(app)))
         assert {r.display() for r in decider.context.deny} == {"Bash(rm:*)"}
         assert decider.context.mode == "acceptEdits"
-        assert "Permission rules reloaded: +deny Bash(rm:*)" in notices(app)
+        assert "Permission rules reloaded: +allow Read" in notices(app)
         assert "Theme from settings: lathe-light" in notices(app)
 
         # The remapped key now cycles the mode; the old one does not.

@@ -6,7 +6,7 @@ import pytest
 
 from app.tui.screens.permission import PermissionScreen
 from tests.tui import scenes
-from tests.tui.conftest import SIZE, ScriptedSession, make_app
+from tests.tui.conftest import SIZE, FixedClock, ScriptedSession, make_app
 from tools.decisions import DecisionReason, PermissionDecision
 
 
@@ -18,11 +18,12 @@ async def open_dialog(app, prompt):  # type: ignore[no-untyped-def]
     ("keys", "behavior", "always"),
     [
         (("1",), "allow", False),
-        (("y",), "allow", False),
-        (("2",), "allow", True),
-        (("a",), "allow", True),
+        (("2", "enter"), "allow", True),
+        (("down", "enter"), "allow", False),
+        (("down", "down", "enter"), "allow", True),
+        (("up", "enter"), "deny", False),
+        (("2", "down", "enter"), "deny", False),
         (("3",), "deny", False),
-        (("n",), "deny", False),
         (("escape",), "deny", False),
     ],
 )
@@ -41,6 +42,59 @@ async def test_keys_answer(keys: tuple[str, ...], behavior: str, always: bool) -
         if always:
             assert decision.suggestions == ("Bash(npm run test:*)",)
         assert not isinstance(app.screen, PermissionScreen)
+
+
+@pytest.mark.parametrize(
+    "keys",
+    [
+        (*tuple("please also fix it"), "enter"),  # the `a` once meant "always allow"
+        (*tuple("yes now"), "enter"),
+        tuple("no"),
+        ("2",),  # selects, never answers
+        ("2", "2"),  # "fix 22 bugs": still only selected
+        ("2", *" bugs", "enter"),  # typing after the 2 clears the selection
+        ("enter",),  # nothing selected
+    ],
+)
+async def test_typing_meant_for_the_prompt_never_answers(keys: tuple[str, ...]) -> None:
+    app = make_app()
+    prompt = scenes.bash_prompt()
+    async with app.run_test(size=SIZE) as pilot:
+        app.enqueue_permission(prompt)
+        await pilot.pause()
+        await pilot.press(*keys)
+        await pilot.pause()
+        assert not prompt.resolver.is_claimed()
+        assert isinstance(app.screen, PermissionScreen)
+
+
+async def test_always_needs_a_selection_held_for_the_guard(clock: FixedClock) -> None:
+    app = make_app(dialog_key_guard_s=0.5, clock=clock)
+    prompt = scenes.bash_prompt()
+    async with app.run_test(size=SIZE) as pilot:
+        app.enqueue_permission(prompt)
+        await pilot.pause()
+        clock.now += 1.0  # past the opening guard
+        # "#2" and Enter typed in one go: the Enter comes too soon and clears the selection.
+        await pilot.press("2", "enter")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, PermissionScreen) and screen.selected is None
+        assert not prompt.resolver.is_claimed()
+        clock.now += 1.0
+        await pilot.press("enter")  # nothing selected any more
+        await pilot.pause()
+        assert not prompt.resolver.is_claimed()
+        # Deliberately: select, look, confirm.
+        await pilot.press("2")
+        await pilot.pause()
+        assert screen.selected == "allow-always"
+        assert screen.query_one("#allow-always").has_class("-selected")
+        clock.now += 0.6
+        await pilot.press("enter")
+        await pilot.pause()
+        decision = prompt.resolver.value
+        assert decision is not None and decision.extra.get("always") is True
 
 
 @pytest.mark.parametrize(
@@ -79,7 +133,7 @@ async def test_keys_inside_the_guard_are_ignored_but_clicks_work() -> None:
     async with app.run_test(size=SIZE) as pilot:
         app.enqueue_permission(prompt)
         await pilot.pause()
-        await pilot.press("y", "1", "n", "escape", "enter")
+        await pilot.press("1", "3", "escape", "2", "down", "enter", "tab")
         await pilot.pause()
         assert not prompt.resolver.is_claimed()
         assert isinstance(app.screen, PermissionScreen)
@@ -96,7 +150,7 @@ async def test_always_allow_is_absent_without_a_suggested_rule() -> None:
         app.enqueue_permission(prompt)
         await pilot.pause()
         assert not app.screen.query("#allow-always")
-        await pilot.press("a")
+        await pilot.press("2", "enter")
         await pilot.pause()
         assert not prompt.resolver.is_claimed()
 
@@ -110,10 +164,10 @@ async def test_requests_queue_one_at_a_time_in_order() -> None:
         await pilot.pause()
         assert isinstance(app.screen, PermissionScreen) and app.screen.prompt is first
         assert app.waiting_permissions == 1
-        await pilot.press("y")
+        await pilot.press("1")
         await pilot.pause()
         assert isinstance(app.screen, PermissionScreen) and app.screen.prompt is second
-        await pilot.press("n")
+        await pilot.press("3")
         await pilot.pause()
         assert first.resolver.value.behavior == "allow"  # type: ignore[union-attr]
         assert second.resolver.value.behavior == "deny"  # type: ignore[union-attr]
@@ -190,11 +244,11 @@ async def test_dialog_footer_shows_its_own_keys() -> None:
             for b in screen.active_bindings.values()
             if b.binding.show and b.enabled
         }
-        assert {"allow_once", "allow_always", "deny", "feedback"} <= shown
+        assert {"allow_once", "select_always", "deny", "feedback", "confirm"} <= shown
         assert not shown & {"cycle_mode", "toggle_mouse", "quit_twice", "clear_prompt"}
         footer = screen.query_one(Footer)
         labels = {key.description for key in footer.query(FooterKey)}
-        assert {"Allow once", "Always allow", "Deny", "Feedback"} <= labels
+        assert {"Allow once", "Always (then Enter)", "Deny", "Feedback", "Confirm"} <= labels
         assert not labels & {"Mode", "Mouse", "Quit", "Clear"}
 
 

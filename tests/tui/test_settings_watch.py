@@ -58,15 +58,49 @@ def test_broken_file_names_file_and_line(proj: Path) -> None:
     settings.write_text('theme = "lathe-dark"\n[permissions]\nallow = [Read]\n')
     change = reloader.reload()
     assert len(change.problems) == 1
-    assert change.problems[0].startswith(f"{settings}:3: invalid TOML")
-    # Its rules, theme and keymap stay as they were until it parses again.
+    assert change.problems[0].startswith(f"{settings}:3:10: invalid TOML")
+    # Its theme and keymap stay as they were until it parses again (it had no rules).
     assert change.context is None and change.theme is None
-    assert change.messages == [f"Settings unchanged until {settings} is fixed"]
+    assert change.messages == [
+        f"Settings broken in {settings}: its deny and ask rules stay, its allow rules are off "
+        "until it is fixed"
+    ]
     # Fixing the file is a change too (the problem is gone, the rule arrives).
     settings.write_text('theme = "lathe-dark"\n[permissions]\nallow = ["Read"]\n')
     fixed = reloader.reload()
     assert fixed.problems == []
     assert fixed.messages == ["Permission rules reloaded: +allow Read"]
+
+
+def test_broken_edit_keeps_the_old_denies_and_drops_the_files_allows(proj: Path) -> None:
+    settings = write(
+        proj / ".lathe" / "settings.toml",
+        '[permissions]\ndeny = ["Bash(rm:*)"]\nask = ["Write"]\nallow = ["Read"]\n',
+    )
+    reloader = SettingsReloader(proj)
+    reloader.prime()
+    # Mid-edit: a new deny is being added and the file does not parse at all.
+    settings.write_text('[permissions]\ndeny = ["Bash(rm:*)", "Bash(curl:*)"\nallow = ["Read"]\n')
+    change = reloader.reload()
+    assert change.context is not None
+    assert [r.text for r in change.context.deny] == ["Bash(rm:*)"]
+    assert [r.text for r in change.context.ask] == ["Write"]
+    assert change.context.allow == ()
+    assert "Permission rules reloaded: -allow Read" in change.messages
+    # Saved again, still broken, now with a rule that does not parse: still the old denies, and
+    # the ones it can read now.
+    settings.write_text('[permissions]\ndeny = ["Bash(curl:*)", "Bash(:*)"]\nallow = ["Read"]\n')
+    change = reloader.reload()
+    assert change.context is not None
+    assert sorted(r.text for r in change.context.deny) == ["Bash(curl:*)", "Bash(rm:*)"]
+    assert [r.text for r in change.context.ask] == ["Write"] and change.context.allow == ()
+    assert any(f"{settings}:2: permissions.deny" in p for p in change.problems)
+    # Fixed: the file's own rules, exactly.
+    settings.write_text('[permissions]\ndeny = ["Bash(curl:*)"]\nallow = ["Read"]\n')
+    change = reloader.reload()
+    assert change.context is not None and change.problems == []
+    assert [r.text for r in change.context.deny] == ["Bash(curl:*)"]
+    assert [r.text for r in change.context.allow] == ["Read"] and change.context.ask == ()
 
 
 def test_theme_and_keymap_changes(proj: Path) -> None:
@@ -92,7 +126,8 @@ def test_bad_keymap_entry_is_a_problem_with_its_line(proj: Path) -> None:
     # The file is refused as a whole (as the loader does with any bad value), with its line.
     assert change.keymap is None and change.theme is None
     assert change.problems == [
-        f"{settings}:3: keymap.cycle_mode: Input should be a valid string (project settings)"
+        f"{settings}:3: keymap.cycle_mode: Input should be a valid string (got int 3) "
+        "(project settings)"
     ]
 
 

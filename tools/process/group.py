@@ -13,6 +13,8 @@ import shutil
 import signal
 from collections.abc import Mapping
 
+from tools.process.child_env import child_env
+
 DEFAULT_GRACE_S = 2.0
 _POLL_S = 0.05
 
@@ -32,7 +34,8 @@ def shell_path() -> str:
 
 
 def command_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    env = dict(os.environ)
+    # Without lathe's credentials: the model's command could print them (see child_env).
+    env = child_env(os.environ)
     env.update(_ENV_OVERRIDES)
     if extra:
         env.update(extra)

@@ -8,7 +8,7 @@ from urllib.parse import urljoin
 
 import httpx
 
-from tools.web.urls import UrlError, normalise_url, same_site
+from tools.web.urls import UrlError, host_of, normalise_url, same_site
 
 MAX_REDIRECTS = 10
 USER_AGENT = "lathe/0.1 (WebFetch; +https://github.com/)"
@@ -48,6 +48,7 @@ async def fetch(url: str, *, timeout_s: float, max_bytes: int) -> Page | CrossHo
         ):
             current = url
             for _ in range(MAX_REDIRECTS + 1):
+                _check_connects_to_judged_host(current)
                 async with client.stream("GET", current) as resp:
                     if resp.is_redirect and "location" in resp.headers:
                         location = urljoin(current, resp.headers["location"])
@@ -77,6 +78,18 @@ async def fetch(url: str, *, timeout_s: float, max_bytes: int) -> Page | CrossHo
         raise FetchError(f"Timed out after {timeout_s:g}s fetching {url}") from None
     except httpx.HTTPError as exc:
         raise FetchError(f"Failed to fetch {url}: {type(exc).__name__}: {exc}") from None
+
+
+def _check_connects_to_judged_host(url: str) -> None:
+    """The permission decision judged `host_of(url)`; refuse if httpx would read another host out
+    of the same text (the URL is canonical by now, so the two parsers must agree)."""
+    judged = host_of(url)
+    try:
+        connects = httpx.URL(url).host
+    except httpx.InvalidURL as exc:
+        raise FetchError(f"Refused {url}: {exc}") from None
+    if not judged or connects.strip("[]").lower() != judged:
+        raise FetchError(f"Refused {url}: its host reads as {connects!r}, not {judged!r}")
 
 
 async def _read_capped(resp: httpx.Response, max_bytes: int) -> tuple[bytes, bool]:

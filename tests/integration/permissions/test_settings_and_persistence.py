@@ -75,7 +75,7 @@ def test_broken_file_named_with_line_and_others_load(tmp_path: Path) -> None:
     loaded = load_settings(project, env=env)
     text = "\n".join(str(p) for p in loaded.problems)
     assert f"{project}/.lathe/settings.toml:" in text and "invalid TOML" in text
-    assert f"{project}/.claude/settings.json:3: invalid JSON" in text
+    assert f"{project}/.claude/settings.json:3:17: invalid JSON" in text
     assert f"{project}/.lathe/settings.local.toml:2: permissions.allow" in text
     pc = load_permission_context(project, env=env, trusted=True)
     assert [r.text for r in pc.allow] == ["Bash(make:*)"]
@@ -87,7 +87,8 @@ def test_untrusted_project_ignores_allow_but_keeps_deny(tmp_path: Path) -> None:
     _write(
         project / ".lathe" / "settings.toml",
         '[permissions]\nallow = ["Bash(curl:*)"]\ndeny = ["Bash(rm:*)"]\n'
-        'default_mode = "bypassPermissions"\n[hooks]\nPreToolUse = [{matcher = "*"}]\n',
+        'default_mode = "bypassPermissions"\n[hooks]\n'
+        'PreToolUse = [{matcher = "*", hooks = [{command = "x"}]}]\n',
     )
     assert not is_trusted(project, env)
     pc = load_permission_context(project, env=env)

@@ -112,6 +112,29 @@ async def test_shell_failure_cancels_siblings_not_the_turn(fake_tools, ctx):
     assert not turn.signal.aborted
 
 
+class DenyFailing:
+    """Denies every call whose input asks to fail; allows the others."""
+
+    async def decide(self, tool, input, observable, context):  # type: ignore[no-untyped-def]
+        from tools.decisions import PermissionDecision
+
+        if observable.get("fail"):
+            return PermissionDecision.deny("denied by a rule")
+        return PermissionDecision.allow()
+
+
+async def test_a_denied_shell_call_does_not_cancel_its_siblings(fake_tools, ctx):
+    ex = StreamingToolExecutor(PipelineDeps(fake_tools, decider=DenyFailing()), ctx)
+    ex.add_tool(tool_use("r", "SafeSleep", ms=50), MSG)
+    ex.add_tool(tool_use("sh", "SafeShellLike", fail=True, ms=5), MSG)
+    ex.add_tool(tool_use("later", "UnsafeSleep"), MSG)
+    results = await drain(ex)
+    by_id = {r.tool_use_id: r for r in results}
+    assert by_id["sh"].is_error and not by_id["sh"].ran and by_id["sh"].permission_denial
+    assert not by_id["r"].is_error and by_id["r"].ran
+    assert not by_id["later"].is_error and by_id["later"].ran
+
+
 async def test_other_failures_do_not_cancel_siblings(fake_tools, ctx):
     ex = StreamingToolExecutor(PipelineDeps(fake_tools, decider=AllowAll()), ctx)
     ex.add_tool(tool_use("a", "SafeSleep", ms=20), MSG)

@@ -171,8 +171,10 @@ def test_url_rules() -> None:
     ):
         with pytest.raises(UrlError):
             normalise_url(bad)
-    assert same_site("https://example.com/a", "https://www.example.com/b")
+    # `www.` is another host: its redirect is handed back to be judged again.
+    assert not same_site("https://example.com/a", "https://www.example.com/b")
     assert same_site("http://example.com/a", "https://example.com/b")
+    assert same_site("http://127.0.0.1:1/a", "http://127.1:1/b")
     assert not same_site("https://example.com/", "https://evil.com/")
     assert not same_site("http://127.0.0.1:1/", "http://127.0.0.1:2/")
 

@@ -1,0 +1,97 @@
+"""Shown before the session starts when a settings file is broken: the files, lines and problems,
+and three ways on. It blocks: a broken file may hold the deny rule that matters, so nothing runs
+until the user reloads a fixed file, exits, or knowingly continues with the broken files' deny
+and ask rules only (no allow rules, hooks, env or servers from them)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import Literal
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Footer, Static
+
+SettingsAnswer = Literal["fixed", "continue", "exit"]
+
+
+class SettingsErrorScreen(ModalScreen[SettingsAnswer]):
+    CSS_PATH = "settings_error.tcss"
+    BINDINGS = [
+        # Digits and Esc only: letters typed ahead for the prompt must not pick an answer.
+        Binding("1", "reload", "Reload", id="settings_error.reload"),
+        Binding("2,escape", "exit", "Exit", id="settings_error.exit"),
+        Binding("3", "go_on", "Continue", id="settings_error.continue"),
+    ]
+
+    def __init__(self, problems: Sequence[str], check: Callable[[], Sequence[str]]) -> None:
+        super().__init__()
+        self.problems = list(problems)
+        self.check = check
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Static(
+                Text("Broken settings: nothing runs until you choose", style="bold"), id="title"
+            )
+            with VerticalScroll(id="problems"):
+                yield Static(self._problems_text(), id="problem-list")
+            yield Static(
+                "Continuing keeps every deny and ask rule lathe could read from the broken files, "
+                "and takes no allow rule, hook, env or MCP server from them (nor a rule given on "
+                "the command line that does not parse).",
+                id="explain",
+            )
+            yield Static("", id="status")
+            with Horizontal(id="buttons"):
+                yield Button("1 Reload after fixing", id="reload", variant="primary", compact=True)
+                yield Button("2 Exit", id="exit", variant="error", compact=True)
+                yield Button("3 Continue with deny and ask rules only", id="continue", compact=True)
+        yield Footer()
+
+    def _problems_text(self) -> Text:
+        text = Text()
+        for i, problem in enumerate(self.problems):
+            if i:
+                text.append("\n")
+            text.append("• ")
+            text.append(problem)
+        return text
+
+    def on_mount(self) -> None:
+        for button in self.query(Button):
+            button.can_focus = False
+
+    def action_reload(self) -> None:
+        problems = list(self.check())
+        if not problems:
+            self.dismiss("fixed")
+            return
+        self.problems = problems
+        self.query_one("#problem-list", Static).update(self._problems_text())
+        self.query_one("#status", Static).update(
+            Text(f"Still broken (checked {time.strftime('%H:%M:%S')}).", style="italic")
+        )
+
+    def action_exit(self) -> None:
+        self.dismiss("exit")
+
+    def action_go_on(self) -> None:
+        self.dismiss("continue")
+
+    @on(Button.Pressed, "#reload")
+    def _reload(self) -> None:
+        self.action_reload()
+
+    @on(Button.Pressed, "#exit")
+    def _exit(self) -> None:
+        self.action_exit()
+
+    @on(Button.Pressed, "#continue")
+    def _continue(self) -> None:
+        self.action_go_on()
