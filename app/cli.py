@@ -197,6 +197,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # argparse: --help, --version, or bad usage
         code = exc.code
         return code if isinstance(code, int) else (0 if code is None else 2)
+    from app.model import lazy_sdk
+
+    lazy_sdk.install()  # before anything imports the SDK: see app/model/lazy_sdk.py
     if opts.print_mode:
         from app.headless import run_headless
 
