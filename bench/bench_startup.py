@@ -226,6 +226,12 @@ def run() -> list[Row]:
     if claude:
         paced = statistics.median(claude["paced"])
         rows.append(
-            Row("startup", "Claude Code: paced, last byte to last word", f"{paced * 1000:.0f} ms", "-", None)
+            Row(
+                "startup",
+                "Claude Code: paced, last byte to last word",
+                f"{paced * 1000:.0f} ms",
+                "-",
+                None,
+            )
         )
     return rows

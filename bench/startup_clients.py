@@ -67,7 +67,9 @@ class Fake:
 
     def _call(self, path: str, body: Any = None) -> Any:
         data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(self.url + path, data=data, method="POST" if data else "GET")
+        request = urllib.request.Request(
+            self.url + path, data=data, method="POST" if data else "GET"
+        )
         request.add_header("content-type", "application/json")
         with urllib.request.urlopen(request, timeout=30) as response:
             return json.loads(response.read())

@@ -28,11 +28,7 @@ def fold_system_messages(body: Any) -> Any:
     for message in body["messages"]:
         if isinstance(message, dict) and message.get("role") == "system":
             continue
-        if (
-            folded
-            and isinstance(message, dict)
-            and message.get("role") == folded[-1].get("role")
-        ):
+        if folded and isinstance(message, dict) and message.get("role") == folded[-1].get("role"):
             folded[-1]["content"] = _blocks(folded[-1].get("content")) + _blocks(
                 message.get("content")
             )
@@ -44,8 +40,4 @@ def fold_system_messages(body: Any) -> Any:
 
 
 def is_side_request(body: Any, script_model: str | None) -> bool:
-    return (
-        script_model is not None
-        and isinstance(body, dict)
-        and body.get("model") != script_model
-    )
+    return script_model is not None and isinstance(body, dict) and body.get("model") != script_model

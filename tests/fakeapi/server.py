@@ -259,7 +259,9 @@ class _Handler(BaseHTTPRequestHandler):
         if "anthropic-version" not in headers:
             return 400, "anthropic-version: header is required"
         try:
-            validate_request(fold_system_messages(body) if self.fake.accept_system_messages else body)
+            validate_request(
+                fold_system_messages(body) if self.fake.accept_system_messages else body
+            )
         except RequestInvalid as exc:
             return 400, str(exc)
         return 200, ""
