@@ -21,6 +21,7 @@ import importlib
 import importlib.abc
 import importlib.machinery
 import importlib.util
+import marshal
 import os
 import sys
 import threading
@@ -216,9 +217,28 @@ class _Plan:
                     bind(sub.name)
                     break  # names inside a def are its own
             self.run.append((node, _loads(node)))
+        self.code = [
+            (compile(ast.Module([node], []), filename, "exec"), frozenset(reads))
+            for node, reads in self.run
+        ]
+
+    def to_data(self) -> tuple[Any, ...]:
+        lazy = {k: (v.module, v.attr, v.expr, tuple(v.reads)) for k, v in self.lazy.items()}
+        return (self.doc, self.rename_module, lazy, [(c, tuple(r)) for c, r in self.code])
 
 
-def _make_getattr(module: ModuleType, plan: _Plan) -> Callable[[str], Any]:
+class _CachedPlan:
+    """A _Plan as read back from the cache next to the bytecode (no parsing)."""
+
+    def __init__(self, data: tuple[Any, ...]) -> None:
+        doc, rename, lazy, code = data
+        self.doc: str | None = doc
+        self.rename_module: bool = rename
+        self.lazy = {k: _Lazy(m, a, e, frozenset(r)) for k, (m, a, e, r) in lazy.items()}
+        self.code = [(c, frozenset(r)) for c, r in code]
+
+
+def _make_getattr(module: ModuleType, plan: _Plan | _CachedPlan) -> Callable[[str], Any]:
     name = module.__name__
     namespace = module.__dict__
 
@@ -260,24 +280,68 @@ def _make_getattr(module: ModuleType, plan: _Plan) -> Callable[[str], Any]:
     return __getattr__
 
 
+# Bump when the cached form changes; the interpreter's magic number covers code objects.
+_CACHE_FORMAT = 1
+
+
 class _LazyInitLoader(importlib.machinery.SourceFileLoader):
-    def exec_module(self, module: ModuleType) -> None:
-        source = self.get_data(self.path)
+    """Runs a package `__init__` by its plan. The plan is cached beside the module's bytecode
+    (where and when Python writes bytecode), keyed by the source's mtime and size: parsing the
+    biggest `__init__` files costs more than running their plans."""
+
+    def _cache_path(self) -> str | None:
         try:
-            plan = _Plan(ast.parse(source, self.path), module.__name__, self.path)
+            return importlib.util.cache_from_source(self.path).removesuffix(".pyc") + ".lazy"
+        except (NotImplementedError, ValueError):
+            return None
+
+    def _plan(self, name: str) -> _Plan | _CachedPlan | None:
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return None
+        key = (_CACHE_FORMAT, importlib.util.MAGIC_NUMBER, st.st_mtime_ns, st.st_size)
+        cache = self._cache_path()
+        if cache is not None:
+            try:
+                with open(cache, "rb") as f:
+                    stored_key, data = marshal.load(f)
+                if tuple(stored_key) == key:
+                    return None if data is None else _CachedPlan(data)
+            except (OSError, EOFError, ValueError, TypeError):
+                pass
+        plan: _Plan | None
+        try:
+            plan = _Plan(ast.parse(self.get_data(self.path), self.path), name, self.path)
         except (_Eager, SyntaxError, ValueError):
+            plan = None
+        if cache is not None and not sys.dont_write_bytecode:
+            try:
+                os.makedirs(os.path.dirname(cache), exist_ok=True)
+                tmp = f"{cache}.{os.getpid()}.tmp"
+                with open(tmp, "wb") as f:
+                    marshal.dump((key, None if plan is None else plan.to_data()), f)
+                os.replace(tmp, cache)
+            except (OSError, ValueError):
+                pass
+        return plan
+
+    def exec_module(self, module: ModuleType) -> None:
+        plan = self._plan(module.__name__)
+        if plan is None:
             super().exec_module(module)
             return
         namespace = module.__dict__
         namespace["__doc__"] = plan.doc
         getattr_ = _make_getattr(module, plan)
         namespace["__getattr__"] = getattr_
-        namespace["__dir__"] = lambda: sorted(set(namespace) | plan.lazy.keys())
-        for node, reads in plan.run:
-            for needed in reads & plan.lazy.keys():
+        names = plan.lazy.keys()
+        namespace["__dir__"] = lambda: sorted(set(namespace) | names)
+        for code, reads in plan.code:
+            for needed in reads & names:
                 if needed not in namespace:
                     getattr_(needed)
-            exec(compile(ast.Module([node], []), self.path, "exec"), namespace)
+            exec(code, namespace)
 
 
 class _Finder(importlib.abc.MetaPathFinder):

@@ -81,8 +81,10 @@ asyncio.run(main())
 """
 
 
-def _run(code: str, *args: str, eager: bool = False) -> str:
+def _run(code: str, *args: str, eager: bool = False, pycache: Path | None = None) -> str:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    if pycache is not None:
+        env.update(PYTHONDONTWRITEBYTECODE="", PYTHONPYCACHEPREFIX=str(pycache))
     env.pop("LATHE_EAGER_SDK", None)
     if eager:
         env["LATHE_EAGER_SDK"] = "1"
@@ -126,3 +128,19 @@ def test_a_streamed_request_needs_a_fraction_of_the_modules() -> None:
     # LATHE_EAGER_SDK=1 is the SDK's own import: all of it.
     assert eager["loaded"] > 3000
     assert lazy["loaded"] < eager["loaded"] // 2
+
+
+def test_plans_are_cached_beside_the_bytecode(tmp_path: Path) -> None:
+    """The second start reads each package's plan instead of parsing its source; a damaged cache
+    file is parsed again, never trusted."""
+    scenario = parse_scenario({"turns": [{"blocks": [{"type": "text", "text": "cached"}]}] * 3})
+    with FakeAPI(scenario) as fake:
+        first = json.loads(_run(STREAM, fake.url, pycache=tmp_path))
+        plans = sorted(tmp_path.rglob("*.lazy"))
+        assert any(p.parent.name == "beta" for p in plans)
+        second = json.loads(_run(STREAM, fake.url, pycache=tmp_path))
+        for plan in plans:
+            plan.write_bytes(b"not marshal data")
+        third = json.loads(_run(STREAM, fake.url, pycache=tmp_path))
+    assert first == second == third
+    assert first["text"] == "cached"
