@@ -11,7 +11,9 @@ as wrapping the whole; the last widget (`live`) shows the last lines.
 
 The cuts are a heuristic (balanced backticks, emphasis runs, brackets): the widget's owner
 re-renders the finished paragraph with the real parser, so a wrong guess lasts only while
-streaming.
+streaming. Inline tokens become Content through Textual's own MarkdownBlock._token_to_content and
+lines break with rich's divide_line, as Content.wrap does (both pinned: textual==8.2.8, rich==15.0.0),
+so the pieces look exactly like the paragraph Textual would draw.
 """
 
 from __future__ import annotations
@@ -79,7 +81,7 @@ class StreamTail:
         self.head = head
         self.parser = MarkdownIt("gfm-like")
         self.chunks: list[MarkdownParagraph] = []  # frozen pieces after `head`
-        self.stable = Content("")  # parsed for good, after `frozen`
+        self.stable = Content("")  # parsed for good, not yet frozen
         self.unstable = source.lstrip()  # source not yet cut off
         self.live: LiveParagraph | None = None
         self._lines = 0  # wrapped lines the widget being extended had at its last update
