@@ -21,6 +21,7 @@ from __future__ import annotations
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from rich._wrap import divide_line  # the line breaking Textual's Content.wrap itself uses
+from rich.cells import cell_len
 from textual.content import Content
 from textual.widgets import Markdown
 from textual.widgets._markdown import MarkdownParagraph
@@ -85,6 +86,7 @@ class StreamTail:
         self.unstable = source.lstrip()  # source not yet cut off
         self.live: LiveParagraph | None = None
         self._lines = 0  # wrapped lines the widget being extended had at its last update
+        self._last_start = 0  # where its last line starts in its text
 
     def _inline(self, src: str) -> Content:
         tokens: list[Token] = self.parser.parseInline(src)
@@ -98,13 +100,19 @@ class StreamTail:
             self.unstable = self.unstable[cut:]
         tail = self.stable + self._inline(self.unstable)
         width = self.head.content_region.width
-        lines = 0
-        if width > 0:
+        lines = self._lines
+        if width <= 0:
+            lines = 0
+        elif self._lines <= 0 or cell_len(tail.plain[self._last_start :]) > width:
+            # The last line overflowed (or the layout is new): break lines again. Otherwise the
+            # line breaks so far still stand, and breaking ~2,000 characters on every delta
+            # would cost more than the delta itself.
             offsets = divide_line(tail.plain, width, fold=True)  # where lines 1, 2, ... start
             if self._freeze(offsets):
                 tail = self.stable + self._inline(self.unstable)
                 offsets = divide_line(tail.plain, width, fold=True)
             lines = len(offsets) + 1
+            self._last_start = offsets[-1] if offsets else 0
         target = self.live if self.live is not None else self.head
         target._content = tail
         # Most deltas do not start a line: then only this widget is repainted, with no layout
