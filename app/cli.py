@@ -203,6 +203,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         from tools.process.child_env import protect_own_process
 
         protect_own_process()
+    from app.model import lazy_sdk
+
+    lazy_sdk.install()  # before anything imports the SDK: see app/model/lazy_sdk.py
     if opts.print_mode:
         from app.headless import run_headless
 

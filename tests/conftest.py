@@ -8,6 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from app.model import lazy_sdk
+
+# The whole suite imports the SDK the way lathe does (app/model/lazy_sdk.py), before any test
+# module imports it.
+lazy_sdk.install()
+
 
 @pytest.fixture(autouse=True)
 def _isolated_env(

@@ -7,6 +7,9 @@ import asyncio
 from rich.console import RenderableType
 from rich.markdown import Markdown as RichMarkdown
 from textual.widgets import Markdown
+from textual.widgets._markdown import MarkdownParagraph
+
+from widgets.stream_tail import StreamTail
 
 
 class AssistantBlock(Markdown):
@@ -14,7 +17,9 @@ class AssistantBlock(Markdown):
 
     Deltas are buffered and flushed by one task, so however fast they come the widget appends at
     most one batch per pass of the loop (the same coalescing as Textual's MarkdownStream, but
-    callable from synchronous event handlers).
+    callable from synchronous event handlers). While the answer's last block is a paragraph and
+    the deltas add no line, a StreamTail grows it at a cost that does not grow with its length;
+    the next newline, or the end of the message, hands the text to the Markdown parser again.
     """
 
     DEFAULT_CSS = """
@@ -25,6 +30,7 @@ class AssistantBlock(Markdown):
         background: transparent;
     }
     AssistantBlock > MarkdownBlock:last-child { margin-bottom: 0; }
+    AssistantBlock > .-stream-head { margin-bottom: 0; }
     """
 
     def __init__(self, text: str = "") -> None:
@@ -33,6 +39,8 @@ class AssistantBlock(Markdown):
         self._pending: list[str] = []
         self._flusher: asyncio.Task[None] | None = None
         self.finished = False
+        self._tail: StreamTail | None = None
+        self._backlog = ""  # text shown by the tail, not yet given to the Markdown parser
 
     def feed(self, fragment: str) -> None:
         if not fragment:
@@ -46,17 +54,49 @@ class AssistantBlock(Markdown):
         while self._pending:
             chunk = "".join(self._pending)
             self._pending.clear()
-            await self.append(chunk)
-            # A paragraph updated in place keeps the height it had unless its layout is redone:
-            # without this a fast stream could leave the answer cut at its first lines.
-            if self.children:
-                self.children[-1].refresh(layout=True)
-            self.refresh(layout=True)
+            if self._tail is not None and "\n" not in chunk:
+                self._backlog += chunk
+                self._tail.extend(chunk)
+                continue
+            await self._hand_back(chunk)
+            self._start_tail()
+        if self.finished and self._tail is not None:
+            # The tail shows the last words: let that frame out first, then render the
+            # paragraph exactly (a full parse, off the path to the last word on screen).
+            painted = asyncio.Event()
+            self.call_after_refresh(painted.set)
+            await painted.wait()
+            await self._hand_back("")
+
+    async def _hand_back(self, chunk: str) -> None:
+        """Give the Markdown parser what the tail showed plus `chunk`."""
+        if self._tail is not None:
+            self._tail.close()
+            self._tail = None
+        text, self._backlog = self._backlog + chunk, ""
+        if not text:
+            return
+        await self.append(text)
+        # A paragraph updated in place keeps the height it had unless its layout is redone:
+        # without this a fast stream could leave the answer cut at its first lines.
+        if self.children:
+            self.children[-1].refresh(layout=True)
+        self.refresh(layout=True)
+
+    def _start_tail(self) -> None:
+        if self.finished or not self.children or self.source.endswith("\n"):
+            return
+        last = self.children[-1]
+        if type(last) is MarkdownParagraph:
+            lines = self.source.splitlines(keepends=True)[self._last_parsed_line :]
+            self._tail = StreamTail(self, last, "".join(lines))
 
     def finish(self, full_text: str | None = None) -> None:
         """The message is complete; `full_text`, if given, replaces what the deltas built."""
         self.finished = True
         if full_text is None or full_text == self.markdown_text:
+            if self._tail is not None and (self._flusher is None or self._flusher.done()):
+                self._flusher = asyncio.get_running_loop().create_task(self._flush())
             return
         self._pending.clear()
         self.markdown_text = full_text
@@ -65,6 +105,10 @@ class AssistantBlock(Markdown):
         async def replace() -> None:
             if prior is not None:
                 await prior
+            if self._tail is not None:
+                self._tail.close()
+                self._tail = None
+            self._backlog = ""
             await self.update(full_text)
 
         self._flusher = asyncio.get_running_loop().create_task(replace())

@@ -1,7 +1,8 @@
 """Which model to talk to and the client that talks to it.
 
-`anthropic` is imported only inside the functions that build a client: importing it costs over a
-second, and `lathe --version`, `--help` and the first TUI frame must not pay for it.
+`anthropic` is imported only inside the functions that build a client, and through
+app.model.lazy_sdk: the SDK's own `import anthropic` costs over a second, and `lathe --version`,
+`--help`, the first TUI frame and the first request must not pay for it.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
+
+from app.model import lazy_sdk
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
@@ -56,6 +59,7 @@ def make_api_client(
     e = _env(env)
     if not has_credentials(e):
         raise MissingCredentials(NO_CREDENTIALS_MESSAGE)
+    lazy_sdk.install()
     from anthropic import AsyncAnthropic
 
     # Pass everything explicitly so a test's env mapping wins over the process environment.

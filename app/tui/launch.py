@@ -62,6 +62,7 @@ async def build_session(opts: CliOptions, sink: EventSink) -> SessionPort:
         setup = build(opts, interactive=True, sink=sink, prompter=_Deferred())
         decider = setup.session.parts.extra["decider"]
         holder["p"] = EventPrompter(sink, decider)
+        _preload_answer_rendering()
         return setup.session, setup.warnings, setup.resumed
 
     # Building imports the SDK and reads settings: off the UI thread, so the screen stays live.
@@ -86,6 +87,17 @@ async def build_session(opts: CliOptions, sink: EventSink) -> SessionPort:
 
 
 _BACKGROUND: set[asyncio.Task[None]] = set()
+
+
+def _preload_answer_rendering() -> None:
+    """Import the markdown stack and build its parser (regexes compiled) here, off the UI thread,
+    rather than when the first text delta of the first answer arrives: ~60 ms with bytecode
+    cached, all of it between the request and the first word on screen."""
+    from markdown_it import MarkdownIt
+
+    import widgets.assistant_block  # noqa: F401
+
+    MarkdownIt("gfm-like").parse("*a* `b` [c](d) https://e.example")
 
 
 def cli_overrides(opts: CliOptions) -> CliOverrides:

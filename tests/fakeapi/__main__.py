@@ -1,5 +1,6 @@
 """`python -m tests.fakeapi --port N --script FILE [--requests-log FILE] [--api-key KEY]
-[--context-limit N] [--auto-summary]`.
+[--context-limit N] [--auto-summary] [--accept-system-messages] [--script-model MODEL]`
+(the last two: tests/fakeapi/compat.py).
 
 Prints `fakeapi listening on http://127.0.0.1:PORT` on stdout once it accepts connections (with
 `--port 0` that line tells the caller the port), then serves until SIGINT or SIGTERM.
@@ -27,6 +28,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--auto-summary", action="store_true", help="answer compaction requests with a summary"
     )
+    parser.add_argument(
+        "--accept-system-messages",
+        action="store_true",
+        help='accept {"role": "system"} entries in messages (Claude Code sends them)',
+    )
+    parser.add_argument(
+        "--script-model", help="only requests for this model use up the script's turns"
+    )
     args = parser.parse_args(argv)
     try:
         script = load_scenario(args.script) if args.script else Scenario(turns=())
@@ -40,6 +49,8 @@ def main(argv: list[str] | None = None) -> int:
         api_key=args.api_key,
         context_limit=args.context_limit,
         auto_summary=args.auto_summary,
+        accept_system_messages=args.accept_system_messages,
+        script_model=args.script_model,
     )
 
     def _stop(signum: int, frame: object) -> None:

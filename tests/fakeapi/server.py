@@ -28,6 +28,7 @@ from app.model import sse
 from app.model.context_limit import is_summary_request, limit_error, request_tokens, summary_turn
 from app.model.scenario import DEFAULT_FINAL_TEXT, Scenario, Turn, parse_scenario, text_turn
 from app.model.validate import RequestInvalid, validate_request
+from tests.fakeapi.compat import fold_system_messages, is_side_request
 
 
 @dataclass
@@ -36,6 +37,10 @@ class RecordedRequest:
     headers: dict[str, str]
     body: Any
     status: int
+    # When the request arrived (time.monotonic, one clock for every process on Linux): the
+    # start-up bench times a client's start to its first request with it.
+    received: float = 0.0
+    finished: float = 0.0  # when the answer's last byte was written (same clock)
 
 
 class _QuietServer(ThreadingHTTPServer):
@@ -59,6 +64,8 @@ class FakeAPI:
         api_key: str | None = None,
         context_limit: int | None = None,
         auto_summary: bool = False,
+        accept_system_messages: bool = False,
+        script_model: str | None = None,
     ) -> None:
         self._lock = threading.Lock()
         self._queue: deque[Turn] = deque()
@@ -71,6 +78,9 @@ class FakeAPI:
         self.requests: list[RecordedRequest] = []
         self.requests_log = Path(requests_log) if requests_log else None
         self.api_key = api_key  # when set, requests must carry it (x-api-key or Bearer)
+        # Leniencies for other clients (tests/fakeapi/compat.py); off unless asked for.
+        self.accept_system_messages = accept_system_messages
+        self.script_model = script_model
         self.stopping = threading.Event()
         self._server = _QuietServer(("127.0.0.1", port), _Handler)
         self._server.daemon_threads = True
@@ -191,6 +201,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._error(404, f"Not found: GET {self.path}")
 
     def do_POST(self) -> None:
+        received = time.monotonic()
         length = int(self.headers.get("content-length") or 0)
         raw = self.rfile.read(length)
         if self.path == "/_fake/script":
@@ -208,7 +219,7 @@ class _Handler(BaseHTTPRequestHandler):
         except json.JSONDecodeError:
             body = raw.decode("utf-8", "replace")
         status, problem = self._check(path, headers, body)
-        rec = RecordedRequest(path, headers, body, status)
+        rec = RecordedRequest(path, headers, body, status, received)
         self.fake.record(rec)
         if status != 200:
             self._error(status, problem)
@@ -221,6 +232,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if self.fake.auto_summary and is_summary_request(body):
             turn = summary_turn(body)
+        elif is_side_request(body, self.fake.script_model):
+            turn = text_turn(self.fake.final_text)
         else:
             turn = self.fake.next_turn()
         if turn.error is not None:
@@ -232,6 +245,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(200, sse.turn_message(turn, model=body["model"], input_tokens=input_tokens))
             return
         self._stream(turn, body["model"], input_tokens)
+        rec.finished = time.monotonic()
 
     def _check(self, path: str, headers: dict[str, str], body: Any) -> tuple[int, str]:
         """(200, "") for a good request, else the error's status and message (not yet sent: the
@@ -245,7 +259,9 @@ class _Handler(BaseHTTPRequestHandler):
         if "anthropic-version" not in headers:
             return 400, "anthropic-version: header is required"
         try:
-            validate_request(body)
+            validate_request(
+                fold_system_messages(body) if self.fake.accept_system_messages else body
+            )
         except RequestInvalid as exc:
             return 400, str(exc)
         return 200, ""

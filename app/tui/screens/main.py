@@ -59,7 +59,14 @@ class MainScreen(Screen[None]):
     def on_mount(self) -> None:
         self.prompt.focus()
 
+    _prompt_had_text = False
+
     @on(PromptInput.Changed, "#prompt")
     def _prompt_changed(self) -> None:
         self.hint.show_matches(self.prompt.completions())
-        self.app.refresh_bindings()
+        # What Ctrl+C does (clear or quit) depends only on whether the prompt is empty; the
+        # footer is rebuilt on every refresh, so not on every key.
+        has_text = bool(self.prompt.text)
+        if has_text != self._prompt_had_text:
+            self._prompt_had_text = has_text
+            self.app.refresh_bindings()
