@@ -147,10 +147,11 @@ class TurnGuard:
 
     def after_response(self, response: Any) -> None:
         """A whole response came back: its usage (the newest the tracker counted) is the API's
-        count of the conversation. A failed or interrupted one says nothing reliable."""
+        count of the conversation. A failed or interrupted one says nothing reliable, nor does
+        one kept after its stream broke (`broken`: its output tokens never came)."""
         session = self.session
         usage = session.usage.last
-        if usage and response.error is None and not response.interrupted:
+        if usage and response.error is None and not response.interrupted and not response.broken:
             session.context_state.record_usage(usage, len(session.messages))
         report(session)
 

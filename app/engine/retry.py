@@ -45,6 +45,10 @@ def classify(exc: BaseException) -> ErrorInfo:
     """Map an exception from the SDK or the transport to retryable-or-not with a clear message."""
     import anthropic
 
+    from app.engine.stream_guard import StreamFault
+
+    if isinstance(exc, StreamFault):
+        return ErrorInfo(True, str(exc))
     if isinstance(exc, anthropic.APIStatusError) and exc.status_code < 400:
         # An `error` event inside a 200 stream (overloaded mid-response): the SDK raises it as a
         # status error carrying the stream's 200, so the status says nothing; the body's error

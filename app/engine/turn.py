@@ -3,8 +3,10 @@
 - Each tool_use block goes to the executor the moment its `content_block_stop` arrives; completed
   results are collected after every stream event; after the stream, the rest. All tool_results go
   back in one user message, in tool_use order, before any other block.
-- A stream that breaks after it started is retried with `discard()`: no tool that ran runs again
-  unless the model asks again.
+- A stream that breaks (dropped, stalled, malformed) before any tool_use block completed is retried
+  with `discard()`. One that breaks after is kept up to its last complete block, its tools' real
+  results are sent and the conversation continues from there (partial.py): no tool that ran runs
+  again unless the model asks again, and every tool that ran has its result in the transcript.
 - An interrupt closes the HTTP stream, aborts every tool, synthesises the missing results and
   appends the interrupt text, so the next request is valid.
 """
@@ -34,8 +36,10 @@ from app.engine.events import (
 )
 from app.engine.long_session import TurnGuard
 from app.engine.normalize import normalize_for_api
-from app.engine.retry import backoff_delay, classify, max_retries
+from app.engine.partial import BrokenStream, continuing_reason, kept_message, kept_notice
+from app.engine.retry import ErrorInfo, backoff_delay, classify, max_retries
 from app.engine.stream import StreamAccumulator
+from app.engine.stream_guard import feed, guarded_events, idle_timeout_s, open_stream
 from app.execution.outcome import CallOutcome
 from app.execution.streaming_executor import StreamingToolExecutor
 from app.execution.texts import INTERRUPTED, INTERRUPTED_FOR_TOOL_USE, invalid_json
@@ -56,6 +60,8 @@ class ResponseOutcome:
     results: list[CallOutcome] = field(default_factory=list)
     interrupted: bool = False
     error: str | None = None
+    # Set when the stream broke after tools were complete: the next request continues from here.
+    broken: BrokenStream | None = None
 
 
 class _StreamCancelled(Exception):
@@ -96,6 +102,7 @@ async def run_turn(session: Session, prompt: str, abort: AbortController) -> Tur
     denials: list[dict[str, Any]] = []
     stop_hook_active = False
     guard = TurnGuard(session)  # context: clear old results, compact, recover an overflow
+    broken: BrokenStream | None = None
     while True:
         if abort.signal.aborted:
             session.append({"role": "user", "content": [{"type": "text", "text": INTERRUPTED}]})
@@ -103,12 +110,37 @@ async def run_turn(session: Session, prompt: str, abort: AbortController) -> Tur
             return _end(session, None, "", False, "interrupted", num_turns, denials, started)
         num_turns += 1
         await guard.before_request(abort)
-        response = await _respond(session, abort, num_turns)
-        if response.error is not None and await guard.recover(response.error, abort):
+        response = await _respond(session, abort, num_turns, broken)
+        broken = response.broken
+        # A response kept after a break has results to record first: it is never sent again.
+        if (
+            response.error is not None
+            and not response.results
+            and await guard.recover(response.error, abort)
+        ):
             num_turns -= 1
             continue
         guard.after_response(response)
-        if response.error is not None:
+        tool_uses = [b for b in response.message["content"] if b.get("type") == "tool_use"]
+        denials.extend(r.permission_denial for r in response.results if r.permission_denial)
+        for r in response.results:
+            _notices(session, r.notices)
+        if tool_uses:
+            user_content = [r.result_block for r in response.results]
+            for r in response.results:
+                user_content.extend(r.extra_content)
+            if response.interrupted:
+                user_content.append({"type": "text", "text": INTERRUPTED_FOR_TOOL_USE})
+            elif response.error is None:
+                queued = session.take_queued_prompts()
+                user_content.extend({"type": "text", "text": q} for q in queued)
+                if queued:
+                    session.emit(QueuedPromptsDelivered(tuple(queued)))
+            results_message = {"role": "user", "content": user_content}
+            session.append(results_message)
+            session.emit(ToolResultsMessage(results_message))
+        if response.error is not None and not response.interrupted:
+            # Tools of a response that broke for good still had their results recorded above.
             session.emit(ErrorOccurred(response.error))
             return _end(
                 session,
@@ -120,24 +152,6 @@ async def run_turn(session: Session, prompt: str, abort: AbortController) -> Tur
                 denials,
                 started,
             )
-        tool_uses = [b for b in response.message["content"] if b.get("type") == "tool_use"]
-        denials.extend(r.permission_denial for r in response.results if r.permission_denial)
-        for r in response.results:
-            _notices(session, r.notices)
-        if tool_uses:
-            user_content = [r.result_block for r in response.results]
-            for r in response.results:
-                user_content.extend(r.extra_content)
-            if response.interrupted:
-                user_content.append({"type": "text", "text": INTERRUPTED_FOR_TOOL_USE})
-            else:
-                queued = session.take_queued_prompts()
-                user_content.extend({"type": "text", "text": q} for q in queued)
-                if queued:
-                    session.emit(QueuedPromptsDelivered(tuple(queued)))
-            results_message = {"role": "user", "content": user_content}
-            session.append(results_message)
-            session.emit(ToolResultsMessage(results_message))
         if response.interrupted:
             if not tool_uses:
                 session.append({"role": "user", "content": [{"type": "text", "text": INTERRUPTED}]})
@@ -250,11 +264,21 @@ def _end(
     return event
 
 
-async def _respond(session: Session, abort: AbortController, turn: int) -> ResponseOutcome:
-    """One model response with its tools, retrying transient failures."""
+async def _respond(
+    session: Session, abort: AbortController, turn: int, after: BrokenStream | None = None
+) -> ResponseOutcome:
+    """One model response with its tools, retrying transient failures. `after`: the previous
+    response broke after its tools and was kept; this one continues it, on the same retry budget."""
     attempts = max_retries() + 1
     last_error = ""
-    for attempt in range(attempts):
+    first = 0
+    if after is not None:
+        first = after.attempts_used
+        delay = backoff_delay(first - 1, None)
+        session.emit(Retrying(first, delay, continuing_reason(after.reason)))
+        if await _sleep_or_abort(delay, abort):
+            return ResponseOutcome({"role": "assistant", "content": []}, None, interrupted=True)
+    for attempt in range(first, attempts):
         if abort.signal.aborted:
             return ResponseOutcome({"role": "assistant", "content": []}, None, interrupted=True)
         executor = StreamingToolExecutor(session.deps, session.context, abort.signal, session.emit)
@@ -267,6 +291,12 @@ async def _respond(session: Session, abort: AbortController, turn: int) -> Respo
             return await _finish_interrupted(session, acc, executor, results)
         except Exception as exc:  # classified below: retry, or end the turn with a clear message
             info = classify(exc)
+            kept = kept_message(acc, {t.id for t in executor.tools})
+            if kept is not None:
+                # Tools already started: keep them and their real results, do not ask again.
+                return await _finish_broken(
+                    session, abort, acc, executor, results, kept, info, attempt + 1, attempts
+                )
             executor.discard()
             await executor.wait_all()
             _count_usage(session, acc)
@@ -285,6 +315,35 @@ async def _respond(session: Session, abort: AbortController, turn: int) -> Respo
     return ResponseOutcome(
         {"role": "assistant", "content": []}, None, error=last_error or "no response"
     )
+
+
+async def _finish_broken(
+    session: Session,
+    abort: AbortController,
+    acc: StreamAccumulator,
+    executor: StreamingToolExecutor,
+    results: list[CallOutcome],
+    message: dict[str, Any],
+    info: ErrorInfo,
+    attempts_used: int,
+    attempts: int,
+) -> ResponseOutcome:
+    """The stream broke after some tool_use blocks were complete: record the complete part, wait
+    for those tools' real results (queued ones still run: the model asked for them), and say
+    whether the conversation goes on from here or ends with the error."""
+    _record_assistant(session, message)
+    session.emit(Notice(kept_notice(message, info.message), "warning"))
+    await _drain(executor, results)
+    _count_usage(session, acc)
+    session.context = executor.context
+    outcome = ResponseOutcome(message, None, results, interrupted=abort.signal.aborted)
+    if not info.retryable:
+        outcome.error = info.message
+    elif attempts_used >= attempts:
+        outcome.error = f"{info.message} (gave up after {attempts} attempts)"
+    else:
+        outcome.broken = BrokenStream(attempts_used, info.message)
+    return outcome
 
 
 async def _sleep_or_abort(delay: float, abort: AbortController) -> bool:
@@ -381,13 +440,13 @@ async def _consume(
     results: list[CallOutcome],
     partial: bool,
 ) -> None:
-    client = session.backend.client
-    stream = await client.messages.create(stream=True, **params)
+    idle = idle_timeout_s()
+    stream = await open_stream(session.backend.client, params, idle)
     try:
-        async for event in stream:
+        async for event in guarded_events(stream, idle):
             if partial:
                 session.emit(RawStreamEvent(event.model_dump(mode="json", exclude_none=True)))
-            update = acc.feed(event)
+            update = feed(acc, event)
             if update is not None:
                 for index, text in update.text:
                     session.emit(TextDelta(text, index))

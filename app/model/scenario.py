@@ -74,6 +74,11 @@ class Turn:
     error: int | None = None
     retry_after: float | None = None
     error_message: str = ""
+    # Stream faults beyond a drop (SCENARIOS.md): go silent after N events with the connection
+    # open, send a `data:` line that is not JSON after N events, or never send a response at all.
+    stall_after: int | None = None
+    malformed_after: int | None = None
+    never_answer: bool = False
 
 
 @dataclass(frozen=True)
@@ -176,6 +181,9 @@ _TURN_KEYS = frozenset(
         "error",
         "retry_after",
         "message",
+        "stall_after",
+        "malformed_after",
+        "never_answer",
     }
 )
 
@@ -205,6 +213,10 @@ def parse_turn(data: Any, *, where: str) -> Turn:
         if not isinstance(message, str):
             raise ScenarioError(f"{where}.message must be a string")
         return Turn(error=status, retry_after=retry_after, error_message=message)
+    if "never_answer" in data:
+        if data["never_answer"] is not True:
+            raise ScenarioError(f"{where}.never_answer must be true")
+        return Turn(never_answer=True)
     blocks_data = data.get("blocks")
     if not isinstance(blocks_data, list) or not blocks_data:
         raise ScenarioError(f"{where}.blocks must be a non-empty list of blocks")
@@ -229,6 +241,8 @@ def parse_turn(data: Any, *, where: str) -> Turn:
     delay = _number(data.get("delay", 0), f"{where}.delay")
     drop = data.get("drop_after")
     err_after = data.get("error_event_after")
+    stall = data.get("stall_after")
+    malformed = data.get("malformed_after")
     return Turn(
         blocks=blocks,
         stop_reason=stop_reason,
@@ -241,6 +255,12 @@ def parse_turn(data: Any, *, where: str) -> Turn:
         if err_after is None
         else int(_number(err_after, f"{where}.error_event_after", integer=True)),
         retry_after=retry_after,
+        stall_after=None
+        if stall is None
+        else int(_number(stall, f"{where}.stall_after", integer=True)),
+        malformed_after=None
+        if malformed is None
+        else int(_number(malformed, f"{where}.malformed_after", integer=True)),
     )
 
 

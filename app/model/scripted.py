@@ -71,11 +71,24 @@ class ScenarioSource:
         return text_turn(self.scenario.final_text)
 
 
+async def _silence(read_timeout: float | None, what: str) -> None:
+    """A stalled server, as httpx sees one: nothing arrives, so the read times out (or, with no
+    read timeout, waits forever)."""
+    if read_timeout is None:
+        await anyio.sleep_forever()
+        return
+    await anyio.sleep(read_timeout)
+    raise httpx2.ReadTimeout(f"no data for {read_timeout:g} s ({what})")
+
+
 class _EventStream(httpx2.AsyncByteStream):
-    def __init__(self, turn: Turn, model: str, input_tokens: int) -> None:
+    def __init__(
+        self, turn: Turn, model: str, input_tokens: int, read_timeout: float | None = None
+    ) -> None:
         self._turn = turn
         self._model = model
         self._input_tokens = input_tokens
+        self._read_timeout = read_timeout
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         turn = self._turn
@@ -87,6 +100,11 @@ class _EventStream(httpx2.AsyncByteStream):
                 )
             if turn.error_event_after is not None and n >= turn.error_event_after:
                 yield sse.mid_stream_error()
+                return
+            if turn.stall_after is not None and n >= turn.stall_after:
+                await _silence(self._read_timeout, "scripted stall")
+            if turn.malformed_after is not None and n >= turn.malformed_after:
+                yield sse.malformed_event()
                 return
             if turn.delay and n:
                 await anyio.sleep(turn.delay)
@@ -129,12 +147,24 @@ class ScriptedTransport(httpx2.AsyncBaseTransport):
             turn = summary_turn(body)
         else:
             turn = self.source.next_turn(body)
+        timeouts = request.extensions.get("timeout") or {}
+        read_timeout = timeouts.get("read") if isinstance(timeouts, dict) else None
+        if turn.never_answer:
+            await _silence(read_timeout, "scripted server that never answers")
         if turn.error is not None:
             return error_response(turn.error, turn.error_message, turn.retry_after)
         input_tokens = request_tokens(body)
         model = str(body["model"])
         if not body.get("stream"):
-            if turn.drop_after is not None or turn.error_event_after is not None:
+            if any(
+                fault is not None
+                for fault in (
+                    turn.drop_after,
+                    turn.error_event_after,
+                    turn.stall_after,
+                    turn.malformed_after,
+                )
+            ):
                 return error_response(529)
             return httpx2.Response(
                 200, json=sse.turn_message(turn, model=model, input_tokens=input_tokens)
@@ -142,7 +172,7 @@ class ScriptedTransport(httpx2.AsyncBaseTransport):
         return httpx2.Response(
             200,
             headers={"content-type": "text/event-stream", "request-id": "req_scripted"},
-            stream=_EventStream(turn, model, input_tokens),
+            stream=_EventStream(turn, model, input_tokens, read_timeout),
         )
 
 

@@ -162,3 +162,8 @@ def turn_message(turn: Turn, *, model: str, input_tokens: int = 0) -> dict[str, 
 
 def mid_stream_error() -> bytes:
     return encode("error", error_body(529))
+
+
+def malformed_event() -> bytes:
+    """A `data:` line that is not JSON (a proxy that cut or garbled an event)."""
+    return b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta\n\n'

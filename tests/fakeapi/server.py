@@ -14,6 +14,7 @@ JSON), POST /_fake/script (replace the queue with a scenario body).
 from __future__ import annotations
 
 import json
+import select
 import socket
 import threading
 import time
@@ -236,6 +237,9 @@ class _Handler(BaseHTTPRequestHandler):
             turn = text_turn(self.fake.final_text)
         else:
             turn = self.fake.next_turn()
+        if turn.never_answer:
+            self._hold()  # accepted, and not even a status line ever comes
+            return
         if turn.error is not None:
             rec.status = turn.error
             self._error(turn.error, turn.error_message, turn.retry_after)
@@ -284,6 +288,12 @@ class _Handler(BaseHTTPRequestHandler):
                 if turn.error_event_after is not None and n >= turn.error_event_after:
                     self._chunk(sse.mid_stream_error())
                     break
+                if turn.stall_after is not None and n >= turn.stall_after:
+                    self._hold()  # headers (and N events) sent; then silence, connection open
+                    return
+                if turn.malformed_after is not None and n >= turn.malformed_after:
+                    self._chunk(sse.malformed_event())
+                    break
                 if turn.delay and n:
                     time.sleep(turn.delay)
                 self._chunk(sse.encode(name, data))
@@ -295,6 +305,19 @@ class _Handler(BaseHTTPRequestHandler):
     def _chunk(self, data: bytes) -> None:
         self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
         self.wfile.flush()
+
+    def _hold(self) -> None:
+        """Keep the connection open and send nothing until the client hangs up or the fake stops
+        (a stalled server). Polling for the hang-up keeps threads from piling up."""
+        self.close_connection = True
+        stopping = self.fake.stopping
+        while not stopping.is_set():
+            try:
+                readable, _, _ = select.select([self.connection], [], [], 0.05)
+                if readable and not self.connection.recv(1, socket.MSG_PEEK):
+                    return  # the client closed its end
+            except OSError:
+                return
 
     def _drop(self) -> None:
         self.close_connection = True
