@@ -65,10 +65,10 @@ def _without_unanswered_server_tools(content: list[dict[str, Any]]) -> list[dict
 
 def kept_notice(message: dict[str, Any], reason: str) -> str:
     count = sum(1 for b in message["content"] if b.get("type") == "tool_use")
-    calls = "call" if count == 1 else "calls"
+    calls = "1 tool call" if count == 1 else f"{count} tool calls"
     return (
-        f"{reason}. The response is kept up to its last complete block: its {count} tool "
-        f"{calls} run once, and their results go to the model."
+        f"{reason}. Kept the response up to its last complete block ({calls}): they run once "
+        "and their results go to the model."
     )
 
 

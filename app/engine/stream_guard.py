@@ -19,6 +19,7 @@ from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from app.engine.stream import StreamAccumulator, StreamUpdate
+from app.model.client import CONNECT_TIMEOUT_S
 
 if TYPE_CHECKING:
     import httpx2
@@ -28,8 +29,6 @@ ENV_IDLE_TIMEOUT = "LATHE_STREAM_IDLE_TIMEOUT_MS"
 # (pings count), so it is never stricter than that one. A false alarm costs a regenerated
 # response; a stall caught at 90 s instead of 600 s saves most of ten minutes.
 DEFAULT_IDLE_TIMEOUT_MS = 90_000
-# Opening a TCP (and TLS) connection has its own, shorter limit, as in the SDK's default.
-CONNECT_TIMEOUT_S = 10.0
 
 
 class StreamFault(Exception):

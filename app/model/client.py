@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
 
 DEFAULT_MODEL = "claude-sonnet-4-6"
+CONNECT_TIMEOUT_S = 10.0  # opening a TCP (and TLS) connection: a short limit, as in the SDK
 DEMO_MODEL = "demo"
 
 NO_CREDENTIALS_MESSAGE = (
@@ -60,15 +61,19 @@ def make_api_client(
     if not has_credentials(e):
         raise MissingCredentials(NO_CREDENTIALS_MESSAGE)
     lazy_sdk.install()
+    import httpx2
     from anthropic import AsyncAnthropic
 
     # Pass everything explicitly so a test's env mapping wins over the process environment.
+    # `timeout` bounds the non-streaming requests (side queries); a streaming request carries its
+    # own, LATHE_STREAM_IDLE_TIMEOUT_MS (app/engine/stream_guard.py). Connecting keeps the SDK's
+    # short limit: a plain float would let an unreachable host hold a request for `timeout`.
     return AsyncAnthropic(
         api_key=e.get("ANTHROPIC_API_KEY", "").strip() or None,
         auth_token=e.get("ANTHROPIC_AUTH_TOKEN", "").strip() or None,
         base_url=e.get("ANTHROPIC_BASE_URL", "").strip() or None,
         max_retries=max_retries,
-        timeout=timeout,
+        timeout=httpx2.Timeout(timeout, connect=min(timeout, CONNECT_TIMEOUT_S)),
     )
 
 

@@ -191,7 +191,9 @@ async def test_no_retries_at_all_still_records_the_result(fake_api, repo, monkey
     result = await session.run_turn("go")
     assert result.is_error and "gave up after 1 attempts" in result.result_text
     assert events.of(Retrying) == []
-    assert any("kept up to its last complete block" in n.text for n in events.of(Notice))
+    assert any(
+        "Kept the response up to its last complete block" in n.text for n in events.of(Notice)
+    )
     assert log.read_text() == "once\n"
     assert transcript_pairs(session)[:2] == (["b1"], ["b1"])
     assert (await session.run_turn("go on")).result_text == "resumed"
@@ -282,7 +284,7 @@ async def test_idle_timeout_detection_latency(fake_api, repo, monkeypatch):
     monkeypatch.setenv("LATHE_STREAM_IDLE_TIMEOUT_MS", "400")
     text = Block("text", ("one ", "two ", "three"))
     fake_api.load([Turn(blocks=(text,), stall_after=4), text_turn("ok")])
-    session, events = make_session(fake_api, repo, monkeypatch=monkeypatch)
+    session, _events = make_session(fake_api, repo, monkeypatch=monkeypatch)
     stamps: dict[str, float] = {}
     original = session._sink
 
