@@ -291,7 +291,9 @@ async def _respond(
             return await _finish_interrupted(session, acc, executor, results)
         except Exception as exc:  # classified below: retry, or end the turn with a clear message
             info = classify(exc)
-            kept = kept_message(acc, {t.id for t in executor.tools})
+            # Only a stream that broke: after message_stop the failure is lathe's own (the
+            # transcript write), and the response it could not record is not kept either.
+            kept = None if acc.finished else kept_message(acc, {t.id for t in executor.tools})
             if kept is not None:
                 # Tools already started: keep them and their real results, do not ask again.
                 return await _finish_broken(

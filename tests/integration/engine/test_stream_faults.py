@@ -299,3 +299,66 @@ async def test_idle_timeout_detection_latency(fake_api, repo, monkeypatch):
     latency = stamps["Retrying"] - stamps["TextDelta"]
     assert 0.35 <= latency < 5, latency
     await session.close()
+
+
+async def test_offline_model_script_stall_and_break_after_a_tool(fake_api, repo, monkeypatch):
+    """The same faults through `--model-script` (the offline model): no network, same behaviour."""
+    import json
+
+    monkeypatch.setenv("LATHE_STREAM_IDLE_TIMEOUT_MS", "300")
+    log = repo / "side.log"
+    script = repo.parent / "faults.json"
+    bash = {
+        "type": "tool_use",
+        "id": "b1",
+        "name": "Bash",
+        "input": {"command": f"echo o >> {log}"},
+    }
+    script.write_text(
+        json.dumps(
+            [
+                {"blocks": [{"type": "text", "text": "hm"}], "stall_after": 2},
+                {"blocks": [bash, {"type": "text", "chunks": ["a", "b", "c"]}], "drop_after": 9},
+                {"blocks": [{"type": "text", "text": "x"}], "malformed_after": 3},
+                {"blocks": [{"type": "text", "text": "offline done"}]},
+            ]
+        )
+    )
+    opts = CliOptions(permission_mode="bypassPermissions", model_script=str(script))
+    session, events = make_session(fake_api, repo, opts=opts, monkeypatch=monkeypatch)
+    result = await session.run_turn("go")
+    assert result.result_text == "offline done", result
+    reasons = _retry_reasons(events)
+    assert len(reasons) == 3 and "stalled" in reasons[0] and "malformed" in reasons[2], reasons
+    assert log.read_text() == "o\n"
+    uses, results, _ = transcript_pairs(session)
+    assert uses == results == ["b1"]
+    assert fake_api.requests == []  # all offline
+    await session.close()
+
+
+async def test_interrupt_while_kept_tools_run_keeps_the_conversation_valid(
+    fake_api, repo, monkeypatch
+):
+    import asyncio
+
+    broken = Turn(
+        blocks=(
+            tool_use_block("Bash", {"command": "sleep 5"}, "b1"),
+            Block("text", tuple("abc")),
+        ),
+        stop_reason="tool_use",
+        drop_after=8,
+    )
+    fake_api.load([broken, text_turn("next")])
+    session, events = make_session(fake_api, repo, opts=BYPASS, monkeypatch=monkeypatch)
+    task = asyncio.ensure_future(session.run_turn("go"))
+    while not any("Kept the response" in n.text for n in events.of(Notice)):
+        await asyncio.sleep(0.01)
+    session.interrupt()
+    result = await asyncio.wait_for(task, 15)
+    assert result.subtype == "interrupted"
+    assert transcript_pairs(session)[:2] == (["b1"], ["b1"])
+    assert (await session.run_turn("again")).result_text == "next"
+    assert rejected(fake_api) == [] and list(results_sent(fake_api)) == ["b1"]
+    await session.close()
