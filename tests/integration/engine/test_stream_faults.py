@@ -116,13 +116,20 @@ def assert_each_ran_once_and_was_sent(fake, session, events, log: Path, ids: lis
 TURN_EVENTS = event_count(tools_turn(Path("x")))
 
 
-@pytest.mark.parametrize("drop_at", range(TURN_EVENTS))
-async def test_drop_at_every_event_index_runs_each_tool_once(fake_api, repo, monkeypatch, drop_at):
+# Every index on a fast stream (tools still running at the break), and a few on a paced one, where
+# the tools before the break have finished (and had their results released) when it comes.
+MATRIX = [(n, 0.0) for n in range(TURN_EVENTS)] + [(26, 0.05), (31, 0.05), (36, 0.05)]
+
+
+@pytest.mark.parametrize(("drop_at", "delay"), MATRIX)
+async def test_drop_at_every_event_index_runs_each_tool_once(
+    fake_api, repo, monkeypatch, drop_at, delay
+):
     log = repo / "side.log"
     full = tools_turn(log)
     complete = [b for b, n in zip(full.blocks, block_stops(full), strict=True) if n < drop_at]
     done_before = [b.id for b in complete if b.type == "tool_use"]
-    broken = Turn(blocks=full.blocks, stop_reason="tool_use", drop_after=drop_at)
+    broken = Turn(blocks=full.blocks, stop_reason="tool_use", drop_after=drop_at, delay=delay)
     # The model, shown the kept response and its results, asks for the tools it had not reached
     # (all of them when nothing was kept and the whole response is asked again).
     rest = [b for b in full.blocks if b.type == "tool_use" and b.id not in done_before]
