@@ -369,3 +369,16 @@ async def test_interrupt_while_kept_tools_run_keeps_the_conversation_valid(
     assert (await session.run_turn("again")).result_text == "next"
     assert rejected(fake_api) == [] and list(results_sent(fake_api)) == ["b1"]
     await session.close()
+
+
+@pytest.mark.parametrize(
+    ("raw", "seconds"),
+    [(None, 90.0), ("", 90.0), ("250", 0.25), ("0", 90.0), ("-5", 90.0), ("soon", 90.0)],
+)
+def test_idle_timeout_setting(raw, seconds):
+    from app.engine.retry import classify
+    from app.engine.stream_guard import StreamFault, idle_timeout_s
+
+    env = {} if raw is None else {"LATHE_STREAM_IDLE_TIMEOUT_MS": raw}
+    assert idle_timeout_s(env) == seconds
+    assert classify(StreamFault("stalled")).retryable
