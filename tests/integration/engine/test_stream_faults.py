@@ -382,3 +382,32 @@ def test_idle_timeout_setting(raw, seconds):
     env = {} if raw is None else {"LATHE_STREAM_IDLE_TIMEOUT_MS": raw}
     assert idle_timeout_s(env) == seconds
     assert classify(StreamFault("stalled")).retryable
+
+
+async def test_kept_response_keeps_signed_thinking_and_answers_invalid_json(
+    fake_api, repo, monkeypatch
+):
+    """Thinking (with its signature, which the API requires before a tool_use) stays; a tool_use
+    whose streamed JSON was invalid stays too, answered with the exact INVALID_JSON result."""
+    bad = Block("tool_use", ('{"file_path": ', '"f0.txt"'), id="bad1", name="Read")
+    broken = Turn(
+        blocks=(
+            Block("thinking", ("Let me ", "think.")),
+            bad,
+            tool_use_block("Read", {"file_path": "f1.txt"}, "r1"),
+            Block("text", tuple("cut here")),
+        ),
+        stop_reason="tool_use",
+        drop_after=21,
+    )
+    fake_api.load([broken, text_turn("fine")])
+    session, _ = make_session(fake_api, repo, monkeypatch=monkeypatch)
+    assert (await session.run_turn("go")).result_text == "fine"
+    assert rejected(fake_api) == []
+    kept, answers = fake_api.bodies()[1]["messages"][-2:]
+    assert [b["type"] for b in kept["content"]] == ["thinking", "tool_use", "tool_use"]
+    assert kept["content"][0]["thinking"] == "Let me think."
+    assert kept["content"][0]["signature"].startswith("scripted-")
+    assert answers["content"][0]["content"] == '{"INVALID_JSON": "{\\"file_path\\": \\"f0.txt\\""}'
+    assert answers["content"][1]["content"] == "1\tfile 1"
+    await session.close()
