@@ -26,6 +26,7 @@ from typing import Any
 from app.engine.stream import StreamAccumulator
 
 _SERVER_RESULT_SUFFIX = "_tool_result"
+_SERVER_CALLS = frozenset({"server_tool_use", "mcp_tool_use"})
 
 
 @dataclass(frozen=True)
@@ -53,14 +54,14 @@ def kept_message(acc: StreamAccumulator, tool_ids: Collection[str]) -> dict[str,
 
 
 def _without_unanswered_server_tools(content: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """A server tool call (web search) whose result block had not arrived would be refused by the
-    API, as a tool_use without its tool_result is; it goes."""
+    """A server tool call (web search, an MCP connector call) whose result block had not arrived
+    would be refused by the API, as a tool_use without its tool_result is; it goes."""
     answered = {
         b.get("tool_use_id")
         for b in content
         if str(b.get("type", "")).endswith(_SERVER_RESULT_SUFFIX) and b.get("type") != "tool_result"
     }
-    return [b for b in content if b.get("type") != "server_tool_use" or b.get("id") in answered]
+    return [b for b in content if b.get("type") not in _SERVER_CALLS or b.get("id") in answered]
 
 
 def kept_notice(message: dict[str, Any], reason: str) -> str:
