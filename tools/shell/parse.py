@@ -10,11 +10,12 @@ command contains.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
 from tools.shell.fastparse import fast_split
+from tools.shell.scan import bashlex_text, scan
 
 MAX_COMMAND_CHARS = 10_000
 
@@ -92,6 +93,11 @@ class ShellAnalysis:
     opaque: bool = False
     has_substitution: bool = False
     functions: tuple[str, ...] = field(default=())
+    # From the strict lexer (scan.py): parameters the command expands, names it assigns itself,
+    # and names read inside arithmetic (their values are evaluated as expressions).
+    names: frozenset[str] = frozenset()
+    assigned: frozenset[str] = frozenset()
+    arith_names: frozenset[str] = frozenset()
 
     @property
     def analysable(self) -> bool:
@@ -111,7 +117,6 @@ def analyze(command: str) -> ShellAnalysis:
         return ShellAnalysis(
             command, parsed=False, too_long=True, error=f"longer than {MAX_COMMAND_CHARS} chars"
         )
-    opaque = any(s in command for s in _OPAQUE_SYNTAX)
     has_subst_syntax = any(s in command for s in _SUBSTITUTION_SYNTAX)
     if not command.strip():
         return ShellAnalysis(command, parsed=True)
@@ -130,14 +135,43 @@ def analyze(command: str) -> ShellAnalysis:
             ),
             parsed=True,
         )
-    return _parse_with_bashlex(command, opaque, has_subst_syntax)
+    timed = _TIME_RE.match(command)
+    if timed and timed.end() < len(command):
+        # bashlex cannot parse the `time` keyword; it is a wrapper, so judge what it times.
+        inner = analyze(command[timed.end() :])
+        return replace(inner, command=command)
+    return _parse_checked(command, has_subst_syntax)
 
 
-def _parse_with_bashlex(command: str, opaque: bool, has_subst_syntax: bool) -> ShellAnalysis:
+def _parse_checked(command: str, has_subst_syntax: bool) -> ShellAnalysis:
+    """bashlex and the strict lexer together: any construct the lexer does not model, or any
+    disagreement between the two on the simple commands, makes the command opaque."""
+    lexed = scan(command)
+    parsed = _parse_with_bashlex(
+        command, bashlex_text(command, lexed) if not lexed.reason else command, has_subst_syntax
+    )
+    extra = {
+        "names": frozenset(lexed.names),
+        "assigned": frozenset(lexed.assigned),
+        "arith_names": frozenset(lexed.arith_names),
+    }
+    if lexed.reason:
+        return replace(parsed, opaque=True, error=parsed.error or lexed.reason, **extra)
+    if parsed.parsed and not parsed.opaque:
+        ours = [w for w in lexed.commands]
+        theirs = [p.words for p in parsed.parts if p.words]
+        if ours != theirs or sorted(lexed.nested) != sorted(p.words for p in parsed.nested if p.words):
+            return replace(
+                parsed, opaque=True, error="the two shell parsers disagree on this command", **extra
+            )
+    return replace(parsed, **extra)
+
+
+def _parse_with_bashlex(command: str, text: str, has_subst_syntax: bool) -> ShellAnalysis:
     try:
         import bashlex  # ~0.15 s to import: paid on the first Bash command, not at start-up
 
-        trees = bashlex.parse(command)
+        trees = bashlex.parse(text)
     except Exception as exc:  # bashlex raises several types, including NotImplementedError
         timed = _TIME_RE.match(command)
         if timed:
@@ -156,7 +190,7 @@ def _parse_with_bashlex(command: str, opaque: bool, has_subst_syntax: bool) -> S
         return ShellAnalysis(
             command, parsed=False, error=f"{type(exc).__name__}: {exc}", opaque=True
         )
-    walker = _Walker(command)
+    walker = _Walker(command, text)
     try:
         for tree in trees:
             walker.visit(tree, nested=False)
@@ -167,7 +201,7 @@ def _parse_with_bashlex(command: str, opaque: bool, has_subst_syntax: bool) -> S
         parts=tuple(walker.parts),
         nested=tuple(walker.nested),
         parsed=True,
-        opaque=opaque or walker.opaque,
+        opaque=walker.opaque,
         has_substitution=has_subst_syntax or walker.substitution,
         functions=tuple(walker.functions),
     )
@@ -178,8 +212,9 @@ class _Unsupported(Exception):
 
 
 class _Walker:
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, parsed_text: str) -> None:
         self.source = source
+        self.parsed_text = parsed_text
         self.parts: list[SimpleCommand] = []
         self.nested: list[SimpleCommand] = []
         self.functions: list[str] = []

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tools.shell.fastparse import fast_split
-from tools.shell.parse import _parse_with_bashlex, analyze
+from tools.shell.parse import _parse_checked, analyze
 
 WORD_CHARS = "abcxyz019_./:=@%+,-"
 words = st.text(alphabet=WORD_CHARS, min_size=1, max_size=6)
@@ -57,7 +57,7 @@ def test_fast_path_agrees_with_bashlex(command: str) -> None:
     fast = fast_split(command)
     if fast is None:
         return  # the parser decides; nothing to compare
-    slow = _parse_with_bashlex(command, False, False)
+    slow = _parse_checked(command, False)
     assert slow.parsed and not slow.opaque and not slow.nested, (command, slow.error)
     assert shape(analyze(command)) == shape(slow), command
 

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tools.shell.fastparse import fast_split
-from tools.shell.parse import _parse_with_bashlex, analyze
+from tools.shell.parse import _parse_checked, analyze
 
 # Plain characters plus everything that means something to bash, and unicode that looks like it.
 ALPHABET = (
@@ -52,7 +52,7 @@ def test_fast_path_never_disagrees_on_wide_alphabet(command: str) -> None:
     if fast is None:
         return
     assert not (set(command) & FORBIDDEN), command
-    slow = _parse_with_bashlex(command, False, False)
+    slow = _parse_checked(command, False)
     assert slow.parsed and not slow.opaque and not slow.nested, (command, slow.error)
     assert shape(analyze(command)) == shape(slow), command
 
@@ -72,6 +72,6 @@ def test_fast_path_handpicked() -> None:
         if fast is None:
             continue
         assert not (set(command) & FORBIDDEN), command
-        slow = _parse_with_bashlex(command, False, False)
+        slow = _parse_checked(command, False)
         assert slow.parsed and not slow.opaque, (command, slow.error)
         assert shape(analyze(command)) == shape(slow), command
