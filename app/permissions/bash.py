@@ -25,6 +25,8 @@ from app.permissions.bash_paths import (
     _redirect_need,
     _serial,
 )
+from app.permissions.bash_hidden import hidden_commands, unknowable
+from app.permissions.bash_git import git_place_risk, git_reveal_risk
 from app.permissions.context import BashRuleIndex, PermissionContext
 from app.permissions.matching import bash_matches, bash_pattern, canonical
 from app.permissions.messages import PLAN_MODE_MESSAGE, part_reason, rule_reason
@@ -45,7 +47,8 @@ from tools.shell import (
     is_read_only_part,
 )
 from tools.shell.commands import is_dangerous_var
-from tools.shell.readonly import takes_path_args
+from tools.shell.readonly import arith_runs_code, secret_names, takes_path_args
+from tools.shell.risk import option_risk
 
 ACCEPT_EDITS_COMMANDS = frozenset({"mkdir", "touch", "mv", "cp", "rmdir", "ln"})
 _MAX_DEPTH = 4
@@ -82,7 +85,19 @@ def _forms(analysis: ShellAnalysis, depth: int = 0) -> list[_Form]:
             code = inner_code(words)
             if code is not None and depth < _MAX_DEPTH:
                 out.extend(_forms(analyze(code), depth + 1))
+            for hidden in hidden_commands(words) if depth < _MAX_DEPTH else ():
+                out.extend(_forms(analyze(hidden), depth + 1))
     return out
+
+
+def _inner_unknowable(forms: list[_Form]) -> str:
+    for form in forms:
+        for code in [inner_code(form.words), *hidden_commands(form.words)]:
+            if code is not None:
+                why = unknowable(analyze(code))
+                if why:
+                    return why
+    return ""
 
 
 def _raw_hit(rule: Rule, command: str) -> bool:
@@ -138,6 +153,12 @@ def decide_bash(
     path_deny = _path_denies(analysis, pc, cwd)
     if path_deny is not None:
         return path_deny
+    if pc.mode == "bypassPermissions" and deny_rules.rules:
+        # Nothing else stops a command in this mode: one that may be a denied one is not run.
+        why = unknowable(analysis) or _inner_unknowable(forms)
+        if why:
+            text = f"the command cannot be checked against the Bash deny rules ({why})"
+            return PermissionDecision.deny(text, DecisionReason("check", text, part=command[:200]))
     hit = _match_rules(ask_rules, forms, analysis)
     if hit:
         reason = rule_reason(hit[0], "set to ask", hit[1])
@@ -224,7 +245,60 @@ def _unsafe(part: SimpleCommand, analysis: ShellAnalysis, form: tuple[str, ...] 
     why = code_reason(form or part.words)
     if why:
         return f"runs code no prefix rule can approve ({why})"
+    why = option_risk(form or part.words)
+    if why:
+        return f"{why}, which no prefix rule covers"
+    if arith_runs_code(analysis):
+        return "evaluates a variable the command sets inside arithmetic, which can run commands"
     return ""
+
+
+def _rule_blocker(
+    analysis: ShellAnalysis,
+    part: SimpleCommand,
+    words: tuple[str, ...],
+    cwds: list[str],
+    cwd_known: bool,
+    cwd: str,
+    pc: PermissionContext,
+) -> str:
+    """Why neither a rule nor the read-only set may approve this part, or ""."""
+    if words and words[0] == "git":
+        why = git_place_risk(cwds[0], pc.project_dir, len(cwds) > 1 or not cwd_known)
+        if why:
+            return why
+        if _has_read_deny(pc):
+            why = git_reveal_risk(words)
+            if why:
+                return why
+    if part.assignments and words:
+        name = part.assignments[0][0]
+        return f"sets {name} before the command, and a rule covers the command alone"
+    for name in secret_names(analysis):
+        if "$" + name in part.text or "${" + name + "}" in part.text:
+            return f"expands ${name}, which may hold a secret"
+    return ""
+
+
+def _read_only_blocker(analysis: ShellAnalysis, words: tuple[str, ...], pc: PermissionContext) -> str:
+    secrets = secret_names(analysis)
+    if secrets:
+        return f"expands ${secrets[0]}, which may hold a secret"
+    if words and _has_read_deny(pc) and words[0] in _REVEALS_NAMES:
+        return f"`{words[0]}` can print files a Read deny rule cannot see"
+    return ""
+
+
+# Read-only commands that print the content of files named only at run time.
+_REVEALS_NAMES = frozenset({"xargs"})
+
+
+def _has_read_deny(pc: PermissionContext) -> bool:
+    cache: dict[str, bool] | None = pc.__dict__.get("_read_deny")
+    if cache is None:
+        cache = {"v": any(r.specifier is not None and r.tool == "Read" for r in pc.deny)}
+        object.__setattr__(pc, "_read_deny", cache)
+    return cache["v"]
 
 
 def _verdicts(
@@ -273,7 +347,10 @@ def _verdicts(
         rule_need = ""
         words_text = canonical(words)
         exact_texts = (words_text, canonical(full), text.strip())
-        for rule in allow.for_words(words):
+        # A rule names a command; the part must be that command alone: no assignment before it
+        # (`GIT_CONFIG_COUNT=1 ... git status`), and, for git, a repository known not to run code.
+        extra = _rule_blocker(analysis, part, words, cwds, cwd_known, cwd, pc)
+        for rule in () if extra else allow.for_words(words):
             pattern = bash_pattern(rule.specifier)
             if pattern.kind == "any" or (rule.specifier or "").strip() == whole:
                 allowed = rule_reason(rule, "allowed", text)
@@ -318,7 +395,12 @@ def _verdicts(
                 read_only = plan_ok = False
             elif allowed is None:
                 allowed = DecisionReason("check", "a variable assignment", part=text)
-        need = rule_need or part_reason(text, unsafe or "is not allowed by any rule")
+        need = rule_need or part_reason(text, unsafe or extra or "is not allowed by any rule")
+        if read_only and not unsafe:
+            blocker = extra or _read_only_blocker(analysis, words, pc)
+            if blocker:
+                read_only = plan_ok = False
+                need = part_reason(text, blocker)
         if allowed is None and read_only:
             outside = _outside(words, part, cwds, cwd_known, dirs, pc)
             if outside:

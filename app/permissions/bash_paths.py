@@ -101,17 +101,50 @@ def _reads_recursively(words: tuple[str, ...]) -> bool:
     return False
 
 
+# grep and rg options that take a value as the next word (the value is not an operand).
+_GREP_VALUE_OPTS = frozenset(
+    {"-e", "-f", "-m", "-A", "-B", "-C", "-d", "-D", "-g", "-t", "-T", "-j", "-M", "-E",
+     "--regexp", "--file", "--max-count", "--after-context", "--before-context", "--context",
+     "--directories", "--devices", "--glob", "--type", "--type-not", "--threads",
+     "--max-columns", "--encoding", "--label", "--color", "--colors", "--sort", "--sortr"}
+)  # fmt: skip
+
+
+def _grep_operands(words: tuple[str, ...]) -> list[str]:
+    """The folders and files a grep, rg or diff call reads (the pattern is not one of them)."""
+    operands: list[str] = []
+    pattern_given = False
+    i = 1
+    while i < len(words):
+        w = words[i]
+        key = w.split("=", 1)[0]
+        if w == "--":
+            operands.extend(words[i + 1 :])
+            break
+        if w.startswith("-") and w != "-":
+            if key in ("-e", "-f", "--regexp", "--file") or (
+                not w.startswith("--") and w[-1] in "ef" and len(w) > 2
+            ):
+                pattern_given = True
+            elif not w.startswith("--") and ("e" in w[1:-1] or "f" in w[1:-1]):
+                pattern_given = True  # `-ie PAT` style clusters with a glued value
+            if key in _GREP_VALUE_OPTS and "=" not in w:
+                i += 1
+            elif not w.startswith("--") and len(w) > 2 and w[-1] in "efmABCdDgtTjME":
+                i += 1  # a cluster ending in a value option: `-rie PAT`
+        else:
+            operands.append(w)
+        i += 1
+    if words[0] != "diff" and not pattern_given:
+        operands = operands[1:]  # the first operand of grep and rg is the pattern
+    return operands
+
+
 def _recursive_deny(words: tuple[str, ...], cwds: list[str], pc: PermissionContext) -> str:
     """Why a recursive read of a folder would reach a file a Read deny rule protects, or ""."""
     if not _reads_recursively(words):
         return ""
-    args = [a for a in _path_args(words) if not a.startswith("-")]
-    pattern_given = any(
-        w in ("-e", "-f", "--regexp", "--file") or w.startswith(("--regexp=", "--file="))
-        for w in words[1:]
-    )
-    if words[0] != "diff" and not pattern_given:
-        args = args[1:]  # the first operand of grep and rg is the pattern
+    args = _grep_operands(words)
     args = args or ["."]
     for arg in args:
         for c in cwds:
@@ -234,6 +267,10 @@ def _redirect_need(
     pc: PermissionContext,
     allowed_by: str,
 ) -> str:
+    """Why a write redirect of an allowed part needs approval ("" when it does not). Whatever
+    allowed the part (`allowed_by`: rule, check or mode), only an Edit allow rule or a mode that
+    allows edits covers the file a redirect writes."""
+    del allowed_by
     for r in part.redirects:
         if not r.writes:
             continue
@@ -253,6 +290,8 @@ def _redirect_need(
                 return f"writes to {cands[0]}, which a rule says to ask about"
             if not all(inside(x, dirs) for x in cands):
                 return f"writes to {cands[0]}, outside the working folders"
-            if allowed_by == "check" and pc.mode not in ("acceptEdits", "bypassPermissions"):
+            # A rule or the read-only set names a command, not the files it may write: a redirect
+            # to a file (`git status > package.json`) needs its own approval.
+            if pc.mode not in ("acceptEdits", "bypassPermissions"):
                 return f"writes to {cands[0]}"
     return ""

@@ -75,7 +75,8 @@ class SimpleCommand:
 
     @property
     def name_is_dynamic(self) -> bool:
-        return 0 in self.dynamic or any(c in self.name for c in "*?[")
+        name = self.name
+        return 0 in self.dynamic or "*" in name or "?" in name or ("[" in name and "]" in name)
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,10 @@ permission system adds the other half, that every path argument lies inside the 
 
 from __future__ import annotations
 
-from tools.shell.commands import allow_form, base_name, code_reason, is_dangerous_var
-from tools.shell.parse import HARMLESS_TARGETS, SimpleCommand, analyze
+from tools.shell.commands import allow_form, base_name, code_reason
+from tools.shell.optiondata import GIT_LIST_ARGS, GIT_LIST_FORMS, GIT_READ_ONLY, GIT_SAFE_GLOBAL
+from tools.shell.parse import HARMLESS_TARGETS, ShellAnalysis, SimpleCommand, analyze
+from tools.shell.risk import opt_is, option_risk, sed_is_plain
 
 # Commands whose arguments are not paths (nothing to check against the working folders).
 NO_PATH_ARGS = frozenset(
@@ -21,7 +23,6 @@ NO_PATH_ARGS = frozenset(
         "id",
         "uname",
         "hostname",
-        "date",
         "which",
         "type",
         "command",
@@ -30,8 +31,6 @@ NO_PATH_ARGS = frozenset(
         "seq",
         "sleep",
         "nproc",
-        "printenv",
-        "env",
         "tty",
         "groups",
         "arch",
@@ -89,63 +88,12 @@ _PLAIN = frozenset(
         "fd",
         "jq",
         "sort",
+        "uniq",
+        "sed",
+        "date",
     }
     | NO_PATH_ARGS
 )
-# Options that turn a read-only command into one that writes or runs something.
-_BAD_OPTS: dict[str, tuple[str, ...]] = {
-    "find": (
-        "-exec",
-        "-execdir",
-        "-ok",
-        "-okdir",
-        "-delete",
-        "-fprint",
-        "-fprint0",
-        "-fprintf",
-        "-fls",
-    ),
-    "fd": ("-x", "-X", "--exec", "--exec-batch"),
-    # `--compress-program` runs a program; `-o` writes a file.
-    "sort": ("-o", "--output", "--compress-program"),
-    # `-R` (with -H) writes an `00Tree.html` into every folder.
-    "tree": ("-o", "-R"),
-    # `--hostname-bin` runs a program to learn the host name.
-    "rg": ("--pre", "--pre-glob", "--hostname-bin"),
-    # `-C` compiles a magic file and writes it next to the source.
-    "file": ("-C", "--compile"),
-    "date": ("-s", "--set"),
-    "hostname": ("-F", "--file", "-b", "--boot"),
-    "jq": ("--rawfile", "--slurpfile"),
-    "env": ("-",),
-    "printenv": (),
-}
-_GIT_READ_ONLY = frozenset(
-    {
-        "status",
-        "diff",
-        "log",
-        "show",
-        "blame",
-        "rev-parse",
-        "ls-files",
-        "describe",
-        "shortlog",
-        "reflog",
-        "grep",
-        "ls-tree",
-        "cat-file",
-        "merge-base",
-        "rev-list",
-        "whatchanged",
-    }
-)
-_GIT_BAD_OPTS = ("--output", "--ext-diff", "--textconv", "-o", "--open-files-in-pager", "-O")
-# Long options that are themselves prefixes of a bad option (getopt would not read them as an
-# abbreviation because they are complete options of their own).
-_WHOLE_OPTIONS = frozenset({"--text"})
-# Short options checked also when glued to other flags or to their value (`-fo`, `-ofile`).
-_GLUED = ("-o", "-s", "-O", "-F", "-b", "-x", "-X", "-R", "-C")
 
 
 def takes_path_args(name: str) -> bool:
@@ -154,52 +102,99 @@ def takes_path_args(name: str) -> bool:
 
 
 def read_only_words(words: tuple[str, ...]) -> bool:
-    """True when the (wrapper-stripped) words name a command from the read-only set."""
+    """True when the (wrapper-stripped) words name a command from the read-only set, used in a
+    form that only reads (no option that runs a program or writes a file, see optiondata.py)."""
     if not words:
         return True
     name = base_name(words[0]) if words[0].startswith("/usr/bin/") else words[0]
     args = words[1:]
-    if code_reason(words):
+    if code_reason(words) or option_risk((name, *args)):
         return False
     if name == "git":
-        if not args or args[0] not in _GIT_READ_ONLY:
-            return False
-        if args[0] == "reflog" and len(args) > 1 and args[1] in ("expire", "delete"):
-            return False
-        return not any(_opt_is(a, _GIT_BAD_OPTS) for a in args[1:])
-    if name in ("hostname", "date") and any(
-        not a.startswith("-") and not (name == "date" and a.startswith("+")) for a in args
-    ):
-        return False  # `hostname NAME` and `date MMDDhhmm` set, they do not read
-    if name in ("env", "printenv"):
-        return all(not _is_assignment(a) for a in args) and (name == "printenv" or not args)
+        return _git_read_only(args)
+    if name == "hostname" and any(not a.startswith("-") for a in args):
+        return False  # `hostname NAME` sets the name
+    if name == "date" and any(not a.startswith(("-", "+")) for a in args):
+        return False  # `date MMDDhhmm` sets the clock
     if name == "command":
         return len(args) >= 1 and args[0] in ("-v", "-V")
-    if name not in _PLAIN:
+    if name == "uniq" and len([a for a in args if not a.startswith("-")]) > 1:
+        return False  # `uniq IN OUT` writes OUT
+    if name in ("sort", "wc", "du") and any(opt_is(a, ("--files0-from",)) for a in args):
+        return False  # file names read from a file or input: paths nobody checked
+    if name == "sed":
+        return sed_is_plain(args)
+    return name in _PLAIN
+
+
+def _git_read_only(args: tuple[str, ...]) -> bool:
+    i = 0
+    while i < len(args) and args[i] in GIT_SAFE_GLOBAL:
+        i += 1
+    if i >= len(args) or args[i] not in GIT_READ_ONLY:
         return False
-    bad = _BAD_OPTS.get(name, ())
-    return not any(_opt_is(a, bad) for a in args)
+    sub, rest = args[i], args[i + 1 :]
+    if sub == "reflog" and rest and rest[0] in ("expire", "delete", "drop"):
+        return False
+    if sub in GIT_LIST_FORMS:
+        return _git_list_form(sub, rest)
+    if sub == "stash":
+        return bool(rest) and rest[0] in GIT_LIST_ARGS["stash"]
+    return True
 
 
-def _opt_is(arg: str, options: tuple[str, ...]) -> bool:
-    key = arg.split("=", 1)[0]
-    for opt in options:
-        if arg == opt or arg.startswith(opt + "="):
-            return True
-        # getopt_long and git accept any unambiguous abbreviation: `--outp=f` is `--output=f`.
-        if (
-            opt.startswith("--")
-            and key.startswith("--")
-            and len(key) > 2
-            and opt.startswith(key)
-            and key not in _WHOLE_OPTIONS
-        ):
-            return True
-        # Short options glued to their value or to other flags: `-ofile`, `-no`.
-        glued = len(opt) == 2 and arg.startswith("-") and not arg.startswith("--")
-        if glued and opt[1] in arg[1:] and opt in _GLUED:
-            return True
-    return False
+_GIT_VALUE_OPTS = frozenset(
+    {"--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort", "--format"}
+)
+
+
+def _git_list_form(sub: str, rest: tuple[str, ...]) -> bool:
+    """`git branch`, `git tag -l`, `git remote -v`: listing, not creating or deleting."""
+    allowed = GIT_LIST_FORMS[sub]
+    listing = sub == "branch" and any(a in ("--list", "-l") for a in rest)
+    listing = listing or (sub == "tag" and any(a in ("--list", "-l", "-n") for a in rest))
+    operands: list[str] = []
+    i = 0
+    while i < len(rest):
+        a = rest[i]
+        key = a.split("=", 1)[0]
+        if a.startswith("-"):
+            if key not in allowed:
+                return False
+            if key in _GIT_VALUE_OPTS and "=" not in a:
+                i += 1
+        else:
+            operands.append(a)
+        i += 1
+    if sub == "remote":
+        return not operands or (len(operands) == 2 and operands[0] == "get-url")
+    return not operands or listing
+
+
+SAFE_VARS = frozenset(
+    {
+        "HOME", "PWD", "OLDPWD", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "TMPDIR", "HOSTNAME",
+        "UID", "EUID", "PPID", "RANDOM", "LINENO", "SECONDS", "BASH_VERSION", "OSTYPE", "HOSTTYPE",
+        "MACHTYPE", "PATH", "COLUMNS", "LINES", "CI", "VIRTUAL_ENV", "PYTHONPATH", "NODE_ENV",
+        "LC_ALL", "LC_CTYPE", "EDITOR", "PAGER", "SHLVL", "BASHPID", "GROUPS", "IFS", "OPTIND",
+    }
+)  # fmt: skip
+# Assignments a read-only command may carry (`LC_ALL=C sort`): they change no program or path.
+SAFE_ASSIGNMENTS = frozenset({"LANG", "LC_ALL", "LC_CTYPE", "LC_COLLATE", "LC_MESSAGES",
+                              "LC_NUMERIC", "LC_TIME", "TZ", "NO_COLOR", "FORCE_COLOR",
+                              "COLUMNS", "CLICOLOR"})  # fmt: skip
+
+
+def secret_names(analysis: ShellAnalysis) -> list[str]:
+    """Variables the command expands that may hold secrets (`$ANTHROPIC_API_KEY`): any name not
+    known to be harmless and not set by the command itself (`for f in ...; do cat $f`)."""
+    return sorted(n for n in analysis.names if n not in SAFE_VARS and n not in analysis.assigned)
+
+
+def arith_runs_code(analysis: ShellAnalysis) -> bool:
+    """A name read inside `$((...))` whose value the same command set: its value is evaluated as
+    an expression, and `a[$(cmd)]` in it runs cmd (`x='a[$(id)]'; echo $((x))`)."""
+    return bool(analysis.arith_names & analysis.assigned)
 
 
 def _is_assignment(word: str) -> bool:
@@ -213,7 +208,7 @@ def is_read_only_part(part: SimpleCommand, ignore_redirects: bool = False) -> bo
     `ignore_redirects` judges the command alone (its redirects are then checked as writes)."""
     if part.has_substitution or part.name_is_dynamic or part.dynamic_assignment:
         return False
-    if any(is_dangerous_var(name) for name, _ in part.assignments):
+    if any(name not in SAFE_ASSIGNMENTS for name, _ in part.assignments):
         return False
     words = allow_form(part.words)
     if words is None or not read_only_words(words):
@@ -230,6 +225,8 @@ def is_read_only_command(command: str) -> bool:
     """True when every part of `command` only reads (paths are not checked here)."""
     analysis = analyze(command)
     if not analysis.analysable or analysis.has_substitution or analysis.functions:
+        return False
+    if secret_names(analysis) or arith_runs_code(analysis):
         return False
     if not analysis.parts:
         return False

@@ -1,0 +1,154 @@
+"""Per-command knowledge, as data: options that execute a program, write a file, or read a file
+named by the option, and the read-only git subcommands with the forms they are read-only in.
+
+Both the read-only set and rule matching use it: a prefix rule `Bash(git diff *)` names a command,
+not what `--output=f` or `--ext-diff` makes it do, so a part using one of these needs its own
+approval. Matching follows getopt: long options may be abbreviated (`--outp`), short ones glued
+to other flags or to their value (`-ofile`, `-no`).
+"""
+
+from __future__ import annotations
+
+# command -> options that run a program or write a file.
+EXEC_OR_WRITE: dict[str, tuple[str, ...]] = {
+    "find": (
+        "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls",
+    ),
+    "fd": ("-x", "-X", "--exec", "--exec-batch"),
+    "sort": ("-o", "--output", "--compress-program", "-T", "--temporary-directory"),
+    "tree": ("-o", "-R"),
+    "rg": ("--pre", "--pre-glob", "--hostname-bin", "-z", "--search-zip"),
+    "grep": ("--open-files-in-pager",),
+    "file": ("-C", "--compile"),
+    "date": ("-s", "--set"),
+    "hostname": ("-F", "--file", "-b", "--boot"),
+    "sed": ("-i", "--in-place", "-s", "--separate"),
+    "tar": (
+        "--to-command", "--use-compress-program", "-I", "--checkpoint-action", "--info-script",
+        "-F", "--new-volume-script", "--rsh-command", "--rmt-command", "--index-file",
+    ),
+    "man": ("-P", "--pager", "-H", "--html", "--browser", "-p", "--preprocessor"),
+    "less": ("-o", "--log-file", "-O", "--LOG-FILE", "-k", "--lesskey-file"),
+    "more": (),
+    "xargs": ("-a", "--arg-file"),
+    "env": ("-S", "--split-string", "-C", "--chdir"),
+    "npm": (
+        "--node-options", "--script-shell", "-c", "--call", "--userconfig", "--globalconfig",
+        "--prefix", "--shell", "--init-module", "--onload-script",
+    ),
+    "npx": ("--node-options", "--script-shell", "-c", "--call", "--userconfig", "--shell"),
+    "pnpm": ("--node-options", "--script-shell", "-c", "--shell-emulator", "--config"),
+    "yarn": ("--node-options", "--script-shell", "--use-yarnrc", "--rc-filename"),
+    "bun": ("-r", "--preload", "--shell"),
+    "node": ("-r", "--require", "--import", "--loader", "--experimental-loader", "-e", "-p"),
+    "diff": ("--to-file", "--from-file"),
+    "wc": ("--files0-from",),
+    "du": ("--files0-from", "-X", "--exclude-from"),
+    "jq": ("--rawfile", "--slurpfile", "-L", "--library-path"),
+    "curl": ("-o", "--output", "-O", "--remote-name", "-K", "--config", "-T", "--upload-file"),
+}  # fmt: skip
+
+# Options that make a command read a file the option names (a path a Read deny rule must see,
+# or, for `-`, names read from input: `sort --files0-from=-`).
+READS_FILE: dict[str, tuple[str, ...]] = {
+    "sort": ("--files0-from",),
+    "wc": ("--files0-from",),
+    "du": ("--files0-from",),
+    "date": ("-f", "--file"),
+    "grep": ("-f", "--file"),
+    "rg": ("-f", "--file", "--ignore-file"),
+    "jq": ("-f", "--from-file", "-L", "--library-path"),
+}
+
+# git options before the subcommand that are safe; every other one (`-c`, `--config-env`, `-C`,
+# `--git-dir`, `--exec-path`, `-p`...) changes what git runs or where.
+GIT_SAFE_GLOBAL = frozenset({"--no-pager", "-P", "--no-optional-locks", "--literal-pathspecs"})
+
+# git options, any subcommand, that run a program or write a file.
+GIT_EXEC_OR_WRITE = (
+    "--output", "--ext-diff", "--textconv", "-o", "--open-files-in-pager", "-O", "--exec-path",
+    "--upload-pack", "--receive-pack", "--exec", "-u", "-c", "--config-env", "--config",
+    "--run", "--tool", "-x", "--extcmd", "--output-directory", "-p", "--paginate",
+)  # fmt: skip
+# ...except where the same letters mean something harmless for that subcommand.
+GIT_HARMLESS: dict[str, frozenset[str]] = {
+    "log": frozenset({"-p", "-u"}),
+    "show": frozenset({"-p", "-u"}),
+    "diff": frozenset({"-p", "-u"}),
+    "whatchanged": frozenset({"-p", "-u"}),
+    "reflog": frozenset({"-p", "-u"}),
+    "status": frozenset({"-u"}),
+    "ls-files": frozenset({"-o", "-u", "-c"}),
+    "cat-file": frozenset({"-p"}),
+    "grep": frozenset({"-p", "-c", "-o"}),
+    "blame": frozenset({"-p", "-c"}),
+    "ls-tree": frozenset(),
+    "rev-list": frozenset(),
+}
+
+# Read-only git subcommands: (options allowed, whether non-option arguments are allowed).
+# `branch`, `remote`, `tag`, `stash` and `config` are read-only only in their listing forms.
+GIT_READ_ONLY = frozenset(
+    {
+        "status", "diff", "log", "show", "blame", "rev-parse", "ls-files", "describe", "shortlog",
+        "reflog", "grep", "ls-tree", "cat-file", "merge-base", "rev-list", "whatchanged",
+        "branch", "remote", "tag", "show-ref", "for-each-ref", "name-rev", "var", "version",
+        "check-ignore", "check-attr", "count-objects", "stash",
+    }
+)  # fmt: skip
+GIT_LIST_FORMS: dict[str, frozenset[str]] = {
+    "branch": frozenset(
+        {
+            "-a", "--all", "-r", "--remotes", "-v", "-vv", "--verbose", "--list", "-l",
+            "--show-current", "--no-color", "--color", "--column", "--no-column",
+            "--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort",
+            "--format", "-i", "--ignore-case", "--abbrev", "--no-abbrev",
+        }
+    ),
+    "remote": frozenset({"-v", "--verbose"}),
+    "tag": frozenset(
+        {"-l", "--list", "-n", "--contains", "--no-contains", "--merged", "--no-merged",
+         "--points-at", "--sort", "--format", "-i", "--ignore-case", "--column", "--no-column"}
+    ),
+}  # fmt: skip
+# Subcommand arguments allowed in the listing forms (`git remote get-url origin`, `stash list`).
+GIT_LIST_ARGS: dict[str, frozenset[str]] = {
+    "remote": frozenset({"get-url", "-v"}),
+    "stash": frozenset({"list", "show"}),
+}
+# git builtins: a subcommand outside this set is an alias or a `git-NAME` program on PATH.
+GIT_BUILTINS = GIT_READ_ONLY | frozenset(
+    {
+        "add", "am", "annotate", "apply", "archive", "bisect", "bundle", "checkout",
+        "checkout-index", "cherry", "cherry-pick", "clean", "clone", "column", "commit",
+        "commit-graph", "commit-tree", "config", "credential", "diff-files", "diff-index",
+        "diff-tree", "difftool", "fast-export", "fast-import", "fetch", "fetch-pack",
+        "filter-branch", "format-patch", "fsck", "gc", "hash-object", "help", "index-pack", "init",
+        "interpret-trailers", "ls-remote", "mailinfo", "mailsplit", "maintenance", "merge",
+        "merge-file", "merge-index", "merge-tree", "mktag", "mktree", "mv", "notes", "pack-objects",
+        "pack-refs", "patch-id", "prune", "pull", "push", "range-diff", "read-tree", "rebase",
+        "repack", "replace", "request-pull", "rerere", "reset", "restore", "revert", "rm",
+        "send-email", "show-branch", "sparse-checkout", "submodule", "switch", "symbolic-ref",
+        "unpack-objects", "update-index", "update-ref", "verify-commit", "verify-tag", "worktree",
+        "write-tree", "lfs",
+    }
+)  # fmt: skip
+# Subcommands that can print the content of files under other names (objects, other revisions,
+# paths outside the repository): a Read deny rule cannot see what they print.
+GIT_REVEALS = frozenset({"show", "cat-file", "grep", "log", "whatchanged", "reflog", "diff",
+                         "blame", "stash"})  # fmt: skip
+GIT_PATCH_OPTS = ("-p", "-u", "--patch", "-L", "--full-diff", "-G", "-S", "--word-diff",
+                  "--raw", "--stat", "--numstat", "--patch-with-stat", "--cc", "-c")  # fmt: skip
+
+# jq program text that reads files or the environment.
+JQ_UNSAFE = ("import", "include", "input_filename", "$__loc__", "env", "$ENV", "getpath",
+             "modulemeta", "input", "debug", "stderr")  # fmt: skip
+# Builtins that evaluate a name argument as `name[subscript]`: the subscript is arithmetic, and
+# arithmetic runs `$(...)` (`printf -v 'a[$(id)]' x`, `test -v 'a[$(id)]'`, `read -a`).
+NAME_EVALUATORS = frozenset(
+    {
+        "test", "[", "printf", "declare", "typeset", "local", "export", "readonly", "read",
+        "unset", "let", "mapfile", "readarray", "getopts", "wait", "printf", "shift", "return",
+        "exit", "kill", "ulimit", "umask", "set",
+    }
+)  # fmt: skip

@@ -1,0 +1,175 @@
+"""Why a command, with its arguments, executes or writes more than its name says.
+
+A rule `Bash(git diff *)` or the read-only set names a command; `git diff --output=f`, `sed
+'s/x/y/e'` or `printf -v 'a[$(id)]' x` make the same command write a file or run one. The data
+(which options of which command do that) lives in optiondata.py; this module applies it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tools.shell.commands import base_name
+from tools.shell.optiondata import (
+    EXEC_OR_WRITE,
+    GIT_BUILTINS,
+    GIT_EXEC_OR_WRITE,
+    GIT_HARMLESS,
+    GIT_SAFE_GLOBAL,
+    JQ_UNSAFE,
+    NAME_EVALUATORS,
+)
+
+# Long options that are themselves prefixes of a bad option (getopt would not read them as an
+# abbreviation because they are complete options of their own).
+_WHOLE_OPTIONS = frozenset({"--text", "--exclude"})
+_SUBSCRIPT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[")
+
+
+def opt_is(arg: str, options: tuple[str, ...] | frozenset[str]) -> bool:
+    """Is `arg` one of `options`, abbreviated (`--outp=f`) or glued (`-ofile`, `-no`)?"""
+    if not arg.startswith("-") or arg == "-":
+        return False
+    key = arg.split("=", 1)[0]
+    for opt in options:
+        if arg == opt or arg.startswith(opt + "="):
+            return True
+        if (
+            opt.startswith("--")
+            and key.startswith("--")
+            and len(key) > 3
+            and opt.startswith(key)
+            and key not in _WHOLE_OPTIONS
+        ):
+            return True
+        if len(opt) == 2 and not arg.startswith("--") and opt[1] in arg[1:]:
+            # `-o` glued: any flag cluster holding the letter (`-fo`, `-ofile`).
+            return True
+    return False
+
+
+def option_risk(words: tuple[str, ...]) -> str:
+    """Why an option or argument of this (wrapper-stripped) command runs or writes, or ""."""
+    if not words:
+        return ""
+    name = base_name(words[0])
+    args = words[1:]
+    if name == "git":
+        return git_risk(args)
+    if name in NAME_EVALUATORS:
+        why = _subscript_risk(name, args)
+        if why:
+            return why
+    if name == "sed" and not sed_is_plain(args):
+        return "`sed` with a program or option that can write files or run commands"
+    if name == "jq" and any(tok in " ".join(args) for tok in JQ_UNSAFE):
+        return "`jq` with a program that reads files or the environment"
+    if name == "ps" and any(not a.startswith("-") and "e" in a for a in args):
+        return "`ps e` prints the environment of processes"
+    bad = EXEC_OR_WRITE.get(name)
+    if bad:
+        hit = next((a for a in _options(args) if opt_is(a, bad)), None)
+        if hit is not None:
+            return f"`{name} {hit}` can run a program or write a file"
+    return ""
+
+
+def _options(args: tuple[str, ...]) -> list[str]:
+    out = []
+    for a in args:
+        if a == "--":
+            break
+        if a.startswith("-") and a != "-":
+            out.append(a)
+    return out
+
+
+def _subscript_risk(name: str, args: tuple[str, ...]) -> str:
+    """`test -v 'a[$(id)]'`, `printf -v 'a[...]'`, `declare 'a[...]=1'`: the subscript runs."""
+    if name in ("test", "["):
+        names = [b for a, b in zip(args, args[1:], strict=False) if a in ("-v", "-R")]
+    elif name == "printf":
+        names = [b for a, b in zip(args, args[1:], strict=False) if a == "-v"]
+        names += [a[2:] for a in args if a.startswith("-v") and len(a) > 2]
+    else:
+        names = list(args)
+    if any(_SUBSCRIPT_RE.search(n) or "$" in n or "`" in n for n in names):
+        return f"`{name}` evaluates an array subscript, which can run commands"
+    return ""
+
+
+def git_risk(args: tuple[str, ...]) -> str:
+    """Global options, aliases and subcommand options of git that run programs or write files."""
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        if args[i] not in GIT_SAFE_GLOBAL:
+            return f"`git {args[i]}` changes what git runs or where"
+        i += 1
+    if i >= len(args):
+        return ""
+    sub = args[i]
+    if sub not in GIT_BUILTINS:
+        return f"`git {sub}` is not a git command, so it may be an alias that runs anything"
+    harmless = GIT_HARMLESS.get(sub, frozenset())
+    bad = tuple(o for o in GIT_EXEC_OR_WRITE if o not in harmless)
+    for a in _options(args[i + 1 :]):
+        if a in harmless or a.split("=", 1)[0] in harmless:
+            continue
+        if opt_is(a, bad):
+            return f"`git {sub} {a}` can run a program or write a file"
+    return ""
+
+
+# --- sed -----------------------------------------------------------------------------------------
+
+_SED_ADDR = r"(?:\d+(?:~\d+)?|\$|/(?:[^/\\]|\\.)*/I?)"
+_SED_CMD = re.compile(
+    rf"\s*(?:{_SED_ADDR}(?:\s*,\s*(?:{_SED_ADDR}|[+~]\d+))?)?\s*!?\s*"
+    r"(?:[pdqQnNgGhHxlPD=]|s(?P<d>[^\s\\\n;{}])(?:(?!(?P=d))[^\\]|\\.)*(?P=d)"
+    r"(?:(?!(?P=d))[^\\]|\\.)*(?P=d)[gpiImM0-9]*|y/[^/]*/[^/]*/)?\s*"
+)
+
+
+def sed_is_plain(args: tuple[str, ...]) -> bool:
+    """A sed call that only prints: no -i, no script file, and a program of plain commands
+    (addresses, `p`, `d`, `q`, `n`, `=`, `s///` without the `e` and `w` flags, `y///`)."""
+    scripts: list[str] = []
+    operands: list[str] = []
+    it = iter(args)
+    for a in it:
+        if a in ("-e", "--expression"):
+            scripts.append(next(it, ""))
+        elif a.startswith("--expression="):
+            scripts.append(a.split("=", 1)[1])
+        elif a in ("-n", "--quiet", "--silent", "-E", "-r", "--regexp-extended", "-u", "-z",
+                   "--null-data", "--posix", "--debug", "--sandbox"):  # fmt: skip
+            continue
+        elif a.startswith("-") and a != "-":
+            return False  # -i, -f script, -s, unknown: not plain
+        else:
+            operands.append(a)
+    if not scripts:
+        if not operands:
+            return False
+        scripts.append(operands[0])
+    return all(_sed_program_plain(s) for s in scripts)
+
+
+def _sed_program_plain(script: str) -> bool:
+    for piece in re.split(r"[;\n]", script) if "s" not in script else _split_sed(script):
+        if piece.strip() and not _SED_CMD.fullmatch(piece):
+            return False
+    return True
+
+
+def _split_sed(script: str) -> list[str]:
+    """Split on `;` and newlines outside `s` command bodies (a `;` may sit inside `s/a;b/c/`)."""
+    pieces, pos = [], 0
+    while pos <= len(script):
+        m = _SED_CMD.match(script, pos)
+        end = m.end() if m else pos
+        if end < len(script) and script[end] not in ";\n":
+            return [script]  # let the whole program fail the full match
+        pieces.append(script[pos:end])
+        pos = end + 1
+    return pieces
