@@ -237,9 +237,10 @@ class ToolContext:
 
 
 def _normpath(path: str) -> str:
-    import os.path
+    # `..` as the kernel resolves it (after a symlink, the target's parent), not as text.
+    from tools.files.paths import kernel_normpath
 
-    return os.path.normpath(path)
+    return kernel_normpath(path)
 
 
 CanUseTool = Callable[["Tool[Any]", Mapping[str, Any], ToolContext], Awaitable[PermissionDecision]]

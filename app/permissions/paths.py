@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
+from tools.files.paths import kernel_normpath
+
 PROTECTED_DIRS = frozenset({".git", ".lathe", ".claude", ".vscode", ".idea"})
 PROTECTED_FILES = frozenset(
     {
@@ -50,14 +52,15 @@ DEVICE_PATHS = frozenset(
 
 
 def absolute(path: str, cwd: str, home: str) -> str:
-    """`~` expanded, made absolute against `cwd`, `..` and `.` removed (no symlinks followed)."""
+    """`~` expanded, made absolute against `cwd`, `.` removed, and `..` removed as the kernel
+    does it: after a symlink, `..` leaves the link's target (other links are kept as written)."""
     if path == "~" or path.startswith("~/"):
         path = home + path[1:]
     elif path.startswith("~"):
         path = os.path.expanduser(path)
     if not os.path.isabs(path):
         path = os.path.join(cwd, path)
-    norm = os.path.normpath(path)
+    norm = kernel_normpath(path)
     # POSIX keeps a leading `//`; for our purposes it is the root.
     return "/" + norm.lstrip("/") if norm.startswith("//") else norm
 

@@ -43,6 +43,27 @@ _BLOCKING_DEVICES = frozenset(
 _PROC_FD = re.compile(r"^/proc/(self|thread-self|\d+)/fd/[0-2]$")
 
 
+def kernel_normpath(path: str) -> str:
+    """An absolute path with `.` and `..` removed the way the kernel resolves them: a `..` after a
+    symlink leaves the link's target, not the link (`a/link/../x` is the target's parent's `x`).
+    Links elsewhere stay as written, so rules still see the names the model used. Text-only
+    `os.path.normpath` folds `a/link/..` to `a`, which escapes deny rules and working folders."""
+    if ".." not in path.split("/"):
+        return os.path.normpath(path)
+    current = "/"
+    for comp in path.split("/"):
+        if comp in ("", "."):
+            continue
+        if comp == "..":
+            try:
+                current = os.path.dirname(os.path.realpath(current))
+            except (OSError, ValueError):
+                current = os.path.dirname(current)
+        else:
+            current = os.path.join(current, comp)
+    return current
+
+
 def is_unc_path(path: str) -> bool:
     r"""`\\host\share` or `//host/share`: opening one sends the user's credentials to that host."""
     return path.startswith("\\\\") or (path.startswith("//") and not path.startswith("///"))
