@@ -271,9 +271,6 @@ def _rule_blocker(
             why = git_reveal_risk(words)
             if why:
                 return why
-    if part.assignments and words:
-        name = part.assignments[0][0]
-        return f"sets {name} before the command, and a rule covers the command alone"
     for name in secret_names(analysis):
         if "$" + name in part.text or "${" + name + "}" in part.text:
             return f"expands ${name}, which may hold a secret"
@@ -350,7 +347,12 @@ def _verdicts(
         # A rule names a command; the part must be that command alone: no assignment before it
         # (`GIT_CONFIG_COUNT=1 ... git status`), and, for git, a repository known not to run code.
         extra = _rule_blocker(analysis, part, words, cwds, cwd_known, cwd, pc)
-        for rule in () if extra else allow.for_words(words):
+        assigns = (
+            f"sets {part.assignments[0][0]} before the command, and a rule covers the command alone"
+            if part.assignments and words
+            else ""
+        )
+        for rule in () if extra or assigns else allow.for_words(words):
             pattern = bash_pattern(rule.specifier)
             if pattern.kind == "any" or (rule.specifier or "").strip() == whole:
                 allowed = rule_reason(rule, "allowed", text)
@@ -395,7 +397,7 @@ def _verdicts(
                 read_only = plan_ok = False
             elif allowed is None:
                 allowed = DecisionReason("check", "a variable assignment", part=text)
-        need = rule_need or part_reason(text, unsafe or extra or "is not allowed by any rule")
+        need = rule_need or part_reason(text, unsafe or extra or assigns or "is not allowed by any rule")
         if read_only and not unsafe:
             blocker = extra or _read_only_blocker(analysis, words, pc)
             if blocker:

@@ -46,7 +46,39 @@ def _path_args(words: tuple[str, ...]) -> list[str]:
                 value = w[k:]
                 if len(value) > 1 or value == "~":
                     out.append(value)
+    program = _program_operand(words)
+    if program is not None and program in out:
+        out.remove(program)  # `sed -n '/x/p' f`, `grep /usr f`: a pattern, not a path
     return out
+
+
+_JQ_TWO_VALUES = frozenset({"--arg", "--argjson", "--slurpfile", "--rawfile"})
+_JQ_ONE_VALUE = frozenset({"--indent", "-L", "--library-path"})
+
+
+def _program_operand(words: tuple[str, ...]) -> str | None:
+    """The operand that is a pattern or program (grep, rg, sed, jq), not a file, or None."""
+    name = words[0]
+    if name in ("grep", "egrep", "fgrep", "rg"):
+        return _grep_operands(words, pattern=True)[0] if _grep_operands(words, True) else None
+    if name == "sed" or name == "jq":
+        i = 1
+        while i < len(words):
+            w = words[i]
+            if w in ("-e", "--expression", "-f", "--file", "--from-file") or w.startswith(
+                ("--expression=", "--file=", "--from-file=")
+            ):
+                return None  # the program is given by an option
+            if name == "jq" and w in _JQ_TWO_VALUES:
+                i += 3
+                continue
+            if name == "jq" and w in _JQ_ONE_VALUE:
+                i += 2
+                continue
+            if not w.startswith("-") or w == "-":
+                return w
+            i += 1
+    return None
 
 
 _decision_serial = itertools.count()
@@ -110,8 +142,9 @@ _GREP_VALUE_OPTS = frozenset(
 )  # fmt: skip
 
 
-def _grep_operands(words: tuple[str, ...]) -> list[str]:
-    """The folders and files a grep, rg or diff call reads (the pattern is not one of them)."""
+def _grep_operands(words: tuple[str, ...], pattern: bool = False) -> list[str]:
+    """The folders and files a grep, rg or diff call reads (the pattern is not one of them);
+    with `pattern`, [the pattern operand] or [] when the pattern comes from an option."""
     operands: list[str] = []
     pattern_given = False
     i = 1
@@ -135,6 +168,8 @@ def _grep_operands(words: tuple[str, ...]) -> list[str]:
         else:
             operands.append(w)
         i += 1
+    if pattern:
+        return operands[:1] if words[0] != "diff" and not pattern_given else []
     if words[0] != "diff" and not pattern_given:
         operands = operands[1:]  # the first operand of grep and rg is the pattern
     return operands

@@ -9,7 +9,7 @@ from __future__ import annotations
 from tools.shell.commands import allow_form, base_name, code_reason
 from tools.shell.optiondata import GIT_LIST_ARGS, GIT_LIST_FORMS, GIT_READ_ONLY, GIT_SAFE_GLOBAL
 from tools.shell.parse import HARMLESS_TARGETS, ShellAnalysis, SimpleCommand, analyze
-from tools.shell.risk import opt_is, option_risk, sed_is_plain
+from tools.shell.risk import option_risk, sed_is_plain
 
 # Commands whose arguments are not paths (nothing to check against the working folders).
 NO_PATH_ARGS = frozenset(
@@ -118,10 +118,6 @@ def read_only_words(words: tuple[str, ...]) -> bool:
         return False  # `date MMDDhhmm` sets the clock
     if name == "command":
         return len(args) >= 1 and args[0] in ("-v", "-V")
-    if name == "uniq" and len([a for a in args if not a.startswith("-")]) > 1:
-        return False  # `uniq IN OUT` writes OUT
-    if name in ("sort", "wc", "du") and any(opt_is(a, ("--files0-from",)) for a in args):
-        return False  # file names read from a file or input: paths nobody checked
     if name == "sed":
         return sed_is_plain(args)
     return name in _PLAIN

@@ -66,6 +66,10 @@ def option_risk(words: tuple[str, ...]) -> str:
         return "`jq` with a program that reads files or the environment"
     if name == "ps" and any(not a.startswith("-") and "e" in a for a in args):
         return "`ps e` prints the environment of processes"
+    if name == "uniq" and len([a for a in args if not a.startswith("-") or a == "-"]) > 1:
+        return "`uniq IN OUT` writes OUT"
+    if name in ("sort", "wc", "du") and any(opt_is(a, ("--files0-from",)) for a in _options(args)):
+        return f"`{name} --files0-from` reads file names nobody checked"
     bad = EXEC_OR_WRITE.get(name)
     if bad:
         hit = next((a for a in _options(args) if opt_is(a, bad)), None)
