@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from app.permissions.bash_git import git_place_risk, git_reveal_risk
+from app.permissions.bash_hidden import hidden_commands, unknowable
 from app.permissions.bash_paths import (
     _cd_dirs,
     _decision_serial,
@@ -25,8 +27,6 @@ from app.permissions.bash_paths import (
     _redirect_need,
     _serial,
 )
-from app.permissions.bash_hidden import hidden_commands, unknowable
-from app.permissions.bash_git import git_place_risk, git_reveal_risk
 from app.permissions.context import BashRuleIndex, PermissionContext
 from app.permissions.matching import bash_matches, bash_pattern, canonical
 from app.permissions.messages import PLAN_MODE_MESSAGE, part_reason, rule_reason
@@ -277,7 +277,9 @@ def _rule_blocker(
     return ""
 
 
-def _read_only_blocker(analysis: ShellAnalysis, words: tuple[str, ...], pc: PermissionContext) -> str:
+def _read_only_blocker(
+    analysis: ShellAnalysis, words: tuple[str, ...], pc: PermissionContext
+) -> str:
     secrets = secret_names(analysis)
     if secrets:
         return f"expands ${secrets[0]}, which may hold a secret"
@@ -397,7 +399,9 @@ def _verdicts(
                 read_only = plan_ok = False
             elif allowed is None:
                 allowed = DecisionReason("check", "a variable assignment", part=text)
-        need = rule_need or part_reason(text, unsafe or extra or assigns or "is not allowed by any rule")
+        need = rule_need or part_reason(
+            text, unsafe or extra or assigns or "is not allowed by any rule"
+        )
         if read_only and not unsafe:
             blocker = extra or _read_only_blocker(analysis, words, pc)
             if blocker:

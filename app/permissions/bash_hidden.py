@@ -10,7 +10,6 @@ while any Bash deny rule exists.
 from __future__ import annotations
 
 import re
-import shlex
 
 from tools.shell import ShellAnalysis, SimpleCommand, allow_form
 from tools.shell.commands import base_name, strip_wrappers
@@ -80,16 +79,7 @@ def _part_unknowable(part: SimpleCommand) -> str:
             return "its awk program runs a command built at run time"
         if any(w == "-f" or w.startswith("-f") for w in words[1:]):
             return "its awk program comes from a file"
-    if name in ("eval", "source", ".") or (name in ("sh", "bash", "zsh", "dash") and any(
-        i in part.dynamic for i in range(1, len(part.words))
-    )):
-        if any(i in part.dynamic for i in range(1, len(part.words))):
-            return "it runs shell code only known at run time"
+    code_runner = name in ("eval", "source", ".", "sh", "bash", "zsh", "dash", "ksh")
+    if code_runner and any(i in part.dynamic for i in range(1, len(part.words))):
+        return "it runs shell code only known at run time"
     return ""
-
-
-def split_hidden(code: str) -> tuple[str, ...]:
-    try:
-        return tuple(shlex.split(code))
-    except ValueError:
-        return tuple(code.split())

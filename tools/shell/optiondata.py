@@ -148,7 +148,7 @@ JQ_UNSAFE = ("import", "include", "input_filename", "$__loc__", "env", "$ENV", "
 NAME_EVALUATORS = frozenset(
     {
         "test", "[", "printf", "declare", "typeset", "local", "export", "readonly", "read",
-        "unset", "let", "mapfile", "readarray", "getopts", "wait", "printf", "shift", "return",
+        "unset", "let", "mapfile", "readarray", "getopts", "wait", "shift", "return",
         "exit", "kill", "ulimit", "umask", "set",
     }
 )  # fmt: skip

@@ -151,21 +151,22 @@ def _parse_checked(command: str, has_subst_syntax: bool) -> ShellAnalysis:
     parsed = _parse_with_bashlex(
         command, bashlex_text(command, lexed) if not lexed.reason else command, has_subst_syntax
     )
-    extra = {
-        "names": frozenset(lexed.names),
-        "assigned": frozenset(lexed.assigned),
-        "arith_names": frozenset(lexed.arith_names),
-    }
+    parsed = replace(
+        parsed,
+        names=frozenset(lexed.names),
+        assigned=frozenset(lexed.assigned),
+        arith_names=frozenset(lexed.arith_names),
+    )
     if lexed.reason:
-        return replace(parsed, opaque=True, error=parsed.error or lexed.reason, **extra)
+        return replace(parsed, opaque=True, error=parsed.error or lexed.reason)
     if parsed.parsed and not parsed.opaque:
-        ours = [w for w in lexed.commands]
         theirs = [p.words for p in parsed.parts if p.words]
-        if ours != theirs or sorted(lexed.nested) != sorted(p.words for p in parsed.nested if p.words):
+        nested = sorted(p.words for p in parsed.nested if p.words)
+        if lexed.commands != theirs or sorted(lexed.nested) != nested:
             return replace(
-                parsed, opaque=True, error="the two shell parsers disagree on this command", **extra
+                parsed, opaque=True, error="the two shell parsers disagree on this command"
             )
-    return replace(parsed, **extra)
+    return parsed
 
 
 def _parse_with_bashlex(command: str, text: str, has_subst_syntax: bool) -> ShellAnalysis:

@@ -7,6 +7,7 @@ A rule `Bash(git diff *)` or the read-only set names a command; `git diff --outp
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from tools.shell.commands import base_name
@@ -91,9 +92,9 @@ def _options(args: tuple[str, ...]) -> list[str]:
 def _subscript_risk(name: str, args: tuple[str, ...]) -> str:
     """`test -v 'a[$(id)]'`, `printf -v 'a[...]'`, `declare 'a[...]=1'`: the subscript runs."""
     if name in ("test", "["):
-        names = [b for a, b in zip(args, args[1:], strict=False) if a in ("-v", "-R")]
+        names = [b for a, b in itertools.pairwise(args) if a in ("-v", "-R")]
     elif name == "printf":
-        names = [b for a, b in zip(args, args[1:], strict=False) if a == "-v"]
+        names = [b for a, b in itertools.pairwise(args) if a == "-v"]
         names += [a[2:] for a in args if a.startswith("-v") and len(a) > 2]
     else:
         names = list(args)

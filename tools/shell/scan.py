@@ -234,8 +234,7 @@ class _Lexer:
             end = self.i
             quoted = raw != word
             if not _DELIM_RE.fullmatch(word) or (
-                quoted
-                and raw not in (f"'{word}'", f'"{word}"', f"\\{word}")
+                quoted and raw not in (f"'{word}'", f'"{word}"', f"\\{word}")
             ):
                 raise Unmodelled("a here-document delimiter quoted in an unusual way")
             self.pending.append(Heredoc(start, start, end, word, op == "<<-", quoted))
@@ -284,9 +283,8 @@ class _Lexer:
             if m.group(1):
                 if not line.startswith("}", m.end()) or not _NAME_RE.fullmatch(name):
                     raise Unmodelled("a parameter expansion in a here-document body")
-            elif name and not _NAME_RE.fullmatch(name) and name not in _SPECIAL:
-                if name in "('\"[":
-                    raise Unmodelled("a substitution in a here-document body")
+            elif name and name in "('\"[":
+                raise Unmodelled("a substitution in a here-document body")
             if _NAME_RE.fullmatch(name):
                 self.out.names.add(name)
 

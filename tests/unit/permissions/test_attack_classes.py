@@ -90,9 +90,7 @@ def world(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-
         key = (mode, rules, trapped)
         if key not in _WORLDS:
             tmp = tmp_path_factory.mktemp(f"{mode}-{int(rules)}-{int(trapped)}")
-            pc = context(
-                tmp, allow=ALLOW if rules else (), deny=DENY if rules else (), mode=mode
-            )
+            pc = context(tmp, allow=ALLOW if rules else (), deny=DENY if rules else (), mode=mode)
             furnish(Path(pc.project_dir), trapped)
             _WORLDS[key] = pc
         return _WORLDS[key]
