@@ -76,7 +76,14 @@ class SimpleCommand:
     @property
     def name_is_dynamic(self) -> bool:
         name = self.name
-        return 0 in self.dynamic or "*" in name or "?" in name or ("[" in name and "]" in name)
+        braces = "{" in name and "}" in name and ("," in name or ".." in name)
+        return (
+            0 in self.dynamic
+            or "*" in name
+            or "?" in name
+            or ("[" in name and "]" in name)
+            or braces  # `{rm,f}` is brace-expanded to `rm f`
+        )
 
 
 @dataclass(frozen=True)
@@ -228,7 +235,18 @@ class _Walker:
         kind = node.kind
         if kind == "command":
             self._command(node, nested)
-        elif kind in ("list", "pipeline", "compound", "if", "for", "while", "until"):
+        elif kind == "compound":
+            # `{ echo hi; } > f` and `for ...; done > f`: the compound's redirects apply to every
+            # command inside it, so each of them carries them.
+            before = (len(self.parts), len(self.nested))
+            for child in _children(node):
+                self.visit(child, nested)
+            extra = tuple(self._redirect(r) for r in getattr(node, "redirects", []) or [])
+            if extra:
+                for target, start in ((self.parts, before[0]), (self.nested, before[1])):
+                    for k in range(start, len(target)):
+                        target[k] = replace(target[k], redirects=target[k].redirects + extra)
+        elif kind in ("list", "pipeline", "if", "for", "while", "until"):
             for child in _children(node):
                 self.visit(child, nested)
         elif kind == "function":

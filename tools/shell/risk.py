@@ -100,6 +100,9 @@ def _subscript_risk(name: str, args: tuple[str, ...]) -> str:
         names = list(args)
     if any(_SUBSCRIPT_RE.search(n) or "$" in n or "`" in n for n in names):
         return f"`{name}` evaluates an array subscript, which can run commands"
+    if name == "printf" and names:
+        # `printf -v PATH ./bin; ls` runs ./bin/ls: setting a variable changes what runs next.
+        return "`printf -v` sets a shell variable, which can change what later commands run"
     return ""
 
 

@@ -85,6 +85,14 @@ GIT = [
     ("git", "pushd sub/bare && git status", "exec"),
 ]
 RULES = [
+    ("rules", "{ echo hi; } > P", "write"),
+    ("rules", "(echo hi) > P", "write"),
+    ("rules", "if true; then echo hi; fi > P", "write"),
+    ("rules", "for x in a; do echo hi; done > P", "write"),
+    ("rules", "while false; do echo; done 2>P | cat", "write"),
+    ("rules", "echo hi >&P", "write"),
+    ("rules", "printf -v PATH %s \"$PWD/bin\"; ls", "exec"),  # the repo ships bin/ls
+    ("rules", "{touch,P}", "write"),
     ("rules", "git status > P", "write"),
     ("rules", "git status >> P", "write"),
     ("rules", "git status 2> P", "write"),
@@ -211,6 +219,9 @@ DODGE = [
     ("dodge", "a=r; b=m; $a$b f", "dodge"),
     ("dodge", "${CMD} f", "dodge"),
     ("dodge", "f() { rm x; }; f", "dodge"),
+    ("dodge", "{rm,f}", "dodge"),
+    ("dodge", "{ rm f; } 2>/dev/null", "dodge"),
+    ("dodge", "echo $(cat <<'X'\nX\nrm f\n'X'\n)", "dodge"),
 ]
 SECRETS = [
     ("secret", "printenv ANTHROPIC_API_KEY", "secret"),
