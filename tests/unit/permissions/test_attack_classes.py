@@ -74,7 +74,7 @@ def furnish(project: Path, trapped: bool) -> None:
     (project / ".git" / "x" / "y").mkdir(parents=True)
     os.symlink(project / ".git" / "x" / "y", project / "ghost")
     (project / "bin").mkdir()
-    (project / "bin" / "ls").write_text("#!/bin/sh\ntouch P\n")
+    (project / "bin" / "ls").write_text("#!/bin/sh\n: > P\n")
     (project / "bin" / "ls").chmod(0o755)
     (project / "sub").mkdir()
     _git(project / "sub", "init", "-q", "--bare", "bare")
