@@ -91,7 +91,7 @@ RULES = [
     ("rules", "for x in a; do echo hi; done > P", "write"),
     ("rules", "while false; do echo; done 2>P | cat", "write"),
     ("rules", "echo hi >&P", "write"),
-    ("rules", "printf -v PATH %s \"$PWD/bin\"; ls", "exec"),  # the repo ships bin/ls
+    ("rules", 'printf -v PATH %s "$PWD/bin"; ls', "exec"),  # the repo ships bin/ls
     ("rules", "{touch,P}", "write"),
     ("rules", "git status > P", "write"),
     ("rules", "git status >> P", "write"),

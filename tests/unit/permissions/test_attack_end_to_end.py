@@ -1,0 +1,92 @@
+"""Attacks through the real `lathe -p` with a scripted model: the sentinel files must not appear.
+
+Each run is a scenario of one Bash call per turn (so no call is cancelled as a sibling of a denied
+one), every one of which would create a sentinel file (or delete a victim) if it ran. The decision
+happens in the real pipeline, and bash would really run whatever was allowed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.unit.permissions.helpers import make_env
+
+ROOT = Path(__file__).resolve().parents[3]
+
+ATTACKS = [
+    "cat <<'X'\nX\nsh -c 'touch S1'\n'X'",
+    "test -v 'a[$(touch S2)]'",
+    "printf -v 'a[$(touch S3)]' x",
+    "x='$(touch S4)'; echo ${x@P}",
+    "x='a[$(touch S5)]'; echo $((x))",
+    "git -c core.fsmonitor='touch S6' status",
+    "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0='touch S7' git status",
+    "{ echo hi; } > S8",
+]
+DODGES = ["x=rm; $x victim", "$'\\x72\\x6d' victim", "env -S'rm victim'", "{rm,victim}"]
+
+
+def _run(tmp: Path, commands: list[str], args: list[str]) -> subprocess.CompletedProcess[str]:
+    project = tmp / "proj"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    (project / "victim").write_text("keep me\n")
+    script = tmp / "scenario.json"
+    turns: list[dict[str, object]] = [
+        {
+            "blocks": [
+                {"type": "tool_use", "name": "Bash", "input": {"command": c}, "id": f"toolu_{i}"}
+            ]
+        }  # fmt: skip
+        for i, c in enumerate(commands)
+    ]
+    turns.append({"blocks": [{"type": "text", "text": "done"}]})
+    script.write_text(json.dumps({"turns": turns}))
+    env = {**os.environ, **make_env(tmp), "PYTHONPATH": str(ROOT)}
+    env.pop("ANTHROPIC_API_KEY", None)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "app",
+            "-p",
+            "go",
+            "--model-script",
+            str(script),
+            "--output-format",
+            "json",
+            *args,
+        ],  # fmt: skip
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+@pytest.mark.parametrize("mode", ["dontAsk", "plan"])
+def test_no_sentinel_appears(tmp_path: Path, mode: str) -> None:
+    proc = _run(tmp_path, ATTACKS, ["--permission-mode", mode])
+    assert proc.returncode in (0, 1), proc.stderr
+    made = sorted(p.name for p in (tmp_path / "proj").iterdir() if p.name.startswith("S"))
+    assert made == [], (made, proc.stdout[-2000:], proc.stderr[-2000:])
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    denied = {d["tool_use_id"] for d in result["permission_denials"]}
+    assert denied == {f"toolu_{i}" for i in range(len(ATTACKS))}
+
+
+def test_bypass_mode_keeps_a_bash_deny_rule(tmp_path: Path) -> None:
+    proc = _run(
+        tmp_path,
+        DODGES,
+        ["--permission-mode", "bypassPermissions", "--disallowedTools", "Bash(rm:*)"],
+    )
+    assert proc.returncode in (0, 1), proc.stderr
+    assert (tmp_path / "proj" / "victim").read_text() == "keep me\n", proc.stdout[-2000:]
