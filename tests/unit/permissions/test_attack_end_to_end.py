@@ -43,7 +43,7 @@ def _run(tmp: Path, commands: list[str], args: list[str]) -> subprocess.Complete
             "blocks": [
                 {"type": "tool_use", "name": "Bash", "input": {"command": c}, "id": f"toolu_{i}"}
             ]
-        }  # fmt: skip
+        }
         for i, c in enumerate(commands)
     ]
     turns.append({"blocks": [{"type": "text", "text": "done"}]})
@@ -62,7 +62,7 @@ def _run(tmp: Path, commands: list[str], args: list[str]) -> subprocess.Complete
             "--output-format",
             "json",
             *args,
-        ],  # fmt: skip
+        ],
         cwd=project,
         env=env,
         capture_output=True,
