@@ -163,6 +163,15 @@ def git_reveal_risk(words: tuple[str, ...]) -> str:
     """With a Read deny rule in force: why this git call may print denied content under another
     name (`git show HEAD:secrets/x`, `git log -p`, `git diff --no-index`), or ""."""
     sub, args = git_subcommand(words)
+    names_only = ("--stat", "--name-only", "--name-status", "--shortstat", "--numstat", "-s",
+                  "--no-patch", "--summary", "--oneline")  # fmt: skip
+    if (
+        sub == "show"
+        and any(a in names_only for a in args)
+        and not any(opt_is(a, ("-p", "--patch", "-u")) for a in args if a.startswith("-"))
+        and not any(":" in a for a in args if not a.startswith("-"))
+    ):
+        return ""  # commit metadata and file names, no content
     if sub in ("show", "cat-file", "grep"):
         return f"`git {sub}` prints file content that a Read deny rule cannot see"
     if any(a == "--no-index" for a in args):

@@ -61,6 +61,17 @@ def _program_operand(words: tuple[str, ...]) -> str | None:
     name = words[0]
     if name in ("grep", "egrep", "fgrep", "rg"):
         return _grep_operands(words, pattern=True)[0] if _grep_operands(words, True) else None
+    if name == "awk":
+        i = 1
+        while i < len(words):
+            w = words[i]
+            if w in ("-F", "-v"):
+                i += 2
+            elif w.startswith("-"):
+                i += 1
+            else:
+                return w
+        return None
     if name == "sed" or name == "jq":
         i = 1
         while i < len(words):

@@ -235,9 +235,33 @@ def code_reason(words: tuple[str, ...]) -> str:
         return f"`{name} -exec` runs another command"
     if name == "git" and any(a == "-c" or a.startswith("--config-env") for a in args[:4]):
         return "`git -c` can set options that run programs"
-    if name in _PROGRAM_ARG and args:
+    if name in _PROGRAM_ARG and args and not awk_is_plain(args):
         return f"`{name}` runs a program given on the command line"
     return ""
+
+
+# What makes an awk program more than text processing: running commands (`system`, pipes,
+# `getline` from a command), writing files (`>`), reading the environment, loading extensions.
+_AWK_UNSAFE = re.compile(r"system|getline|ENVIRON|PROCINFO|close|fflush|[|>@`]|\\")
+
+
+def awk_is_plain(args: tuple[str, ...]) -> bool:
+    """`awk -F: '{print $1}' f`: a program that only reads its input and prints."""
+    program: str | None = None
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in ("-F", "-v"):
+            i += 2
+            continue
+        if (a.startswith("-F") or a.startswith("-v")) and len(a) > 2:
+            i += 1
+            continue
+        if a.startswith("-"):
+            return False  # -f FILE, -e, -i, -l, --exec...: a program or extension from elsewhere
+        program = a
+        break
+    return program is not None and not _AWK_UNSAFE.search(program)
 
 
 def allow_form(words: tuple[str, ...]) -> tuple[str, ...] | None:

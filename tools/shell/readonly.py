@@ -91,6 +91,7 @@ _PLAIN = frozenset(
         "uniq",
         "sed",
         "date",
+        "awk",
     }
     | NO_PATH_ARGS
 )
@@ -118,6 +119,8 @@ def read_only_words(words: tuple[str, ...]) -> bool:
         return False  # `date MMDDhhmm` sets the clock
     if name == "command":
         return len(args) >= 1 and args[0] in ("-v", "-V")
+    if name == "printenv":
+        return bool(args) and all(a in SAFE_VARS for a in args)
     if name == "sed":
         return sed_is_plain(args)
     return name in _PLAIN

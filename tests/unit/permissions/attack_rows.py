@@ -119,6 +119,9 @@ RULES = [
     ("rules", "awk 'BEGIN{system(\"touch P\")}'", "exec"),
     ("rules", "awk '{print > \"P\"}' README.md", "write"),
     ("rules", "awk 'BEGIN{\"touch P\" | getline}'", "exec"),
+    ("rules", "awk '{print | \"sh\"}' README.md", "exec"),
+    ("rules", "awk -f prog.awk README.md", "exec"),
+    ("rules", "awk '@load \"x\"; {print}' README.md", "exec"),
     ("rules", "sort -o P README.md", "write"),
     ("rules", "sort --output=P README.md", "write"),
     ("rules", "sort --outp=P README.md", "write"),
@@ -246,6 +249,9 @@ SECRETS = [
     ("secret", "jq -n '$ENV'", "secret"),
     ("secret", "cat <<EOF\n$ANTHROPIC_API_KEY\nEOF", "secret"),
     ("secret", "echo $AWS_SECRET_ACCESS_KEY | base64", "secret"),
+    ("secret", "awk 'BEGIN{print ENVIRON[\"ANTHROPIC_API_KEY\"]}'", "secret"),
+    ("secret", "printenv HOME ANTHROPIC_API_KEY", "secret"),
+    ("secret", "env | grep KEY", "secret"),
 ]
 ROWS = HEREDOC + EXPANSION + GIT + RULES + PATHS + LEAKS + DODGE + SECRETS
 
@@ -292,4 +298,11 @@ CONTROLS = [
     "which python",
     "file README.md",
     "du -sh src",
+    "awk '{print $1}' README.md",
+    "awk -F: '{print $2}' README.md",
+    "printenv PATH",
+    "git show --stat HEAD",
+    "git tag",
+    "git stash list",
+    "cat src/main.py | awk '{print NF}'",
 ]
