@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-from functools import lru_cache
 
 from tools.shell.optiondata import GIT_PATCH_OPTS, GIT_SAFE_GLOBAL
 from tools.shell.risk import opt_is
@@ -51,30 +50,12 @@ def git_place_risk(cwd: str, project_dir: str, moved: bool) -> str:
     env = next((k for k in _ENV_MOVES_GIT if k in os.environ), None)
     if env is not None:
         return f"runs git with {env} set in the environment"
-    return _repo_risk(os.path.realpath(cwd), os.path.realpath(project_dir or cwd), _stamp(cwd))
+    # Not cached: the answer depends on files an earlier command may have changed, and costs a
+    # few stats and one small read (git calls are not on the hot path of the decision bench).
+    return _repo_risk(os.path.realpath(cwd), os.path.realpath(project_dir or cwd))
 
 
-def _stamp(cwd: str) -> tuple[int, ...]:
-    """What the cached answer depends on: the config files' change times (cheap to stat)."""
-    out: list[int] = []
-    d = os.path.realpath(cwd)
-    for _ in range(64):
-        for name in (".git", ".git/config", "HEAD", "config"):
-            try:
-                st = os.stat(os.path.join(d, name))
-                out.extend((st.st_mtime_ns, st.st_size, st.st_ino))
-            except OSError:
-                out.append(0)
-        parent = os.path.dirname(d)
-        if parent == d:
-            break
-        d = parent
-    return tuple(out)
-
-
-@lru_cache(maxsize=64)
-def _repo_risk(cwd: str, project: str, stamp: tuple[int, ...]) -> str:
-    del stamp  # part of the cache key only
+def _repo_risk(cwd: str, project: str) -> str:
     d = cwd
     while True:
         dot_git = os.path.join(d, ".git")

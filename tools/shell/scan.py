@@ -384,9 +384,17 @@ class _Lexer:
     def _arith(self) -> str:
         t = self.text
         start = self.i
-        end = t.find("))", self.i + 3)
+        end, depth = -1, 0
+        for k in range(self.i + 3, len(t)):
+            if t[k] == "(":
+                depth += 1
+            elif t[k] == ")":
+                if depth == 0:
+                    end = k if t.startswith("))", k) else -1
+                    break
+                depth -= 1
         body = t[self.i + 3 : end] if end != -1 else ""
-        if end == -1 or not _ARITH_OK.fullmatch(body) or body.count("(") != body.count(")"):
+        if end == -1 or not _ARITH_OK.fullmatch(body):
             raise Unmodelled("arithmetic with something other than literals and plain names")
         self.out.arith_names.update(_NAME_RE.findall(body))
         self.i = end + 2

@@ -197,3 +197,28 @@ def test_attacks_are_real(tmp_path: Path) -> None:
         if not made:
             failed.append(command)
     assert not failed, failed
+
+
+TOOL_ROWS = [
+    ("Read", {"file_path": "deep/in/../.env"}, "deny"),
+    ("Read", {"file_path": "deep/in/../deep/in/../.env"}, "deny"),
+    ("Grep", {"pattern": "S", "path": "deep/in/../secrets"}, "deny"),
+    ("Glob", {"pattern": "*", "path": "deep/in/../secrets"}, "deny"),
+    ("Read", {"file_path": "out/../outside.txt"}, "noallow"),
+    ("Write", {"file_path": "ghost/../hook"}, "noallow"),
+    ("Edit", {"file_path": "ghost/../hook"}, "noallow"),
+    ("Write", {"file_path": "out/../written.txt"}, "noallow"),
+]
+
+
+@pytest.mark.parametrize("mode", ["default", "acceptEdits", "dontAsk"])
+def test_tool_paths_resolve_dot_dot_after_a_link(world, mode: str) -> None:  # type: ignore[no-untyped-def]
+    from tests.unit.permissions.helpers import decide
+
+    pc = world(mode, True)
+    for tool, inp, expected in TOOL_ROWS:
+        d = decide(pc, tool, inp)
+        if expected == "deny":
+            assert d.behavior == "deny", (tool, inp, d.reason)
+        else:
+            assert d.behavior != "allow", (tool, inp, d.reason)
