@@ -41,7 +41,7 @@ def test_a_plain_repository_is_fine(repo: Path) -> None:
         "gpg.program",
         "core.sshCommand",
         "alias.st",
-    ],  # fmt: skip
+    ],
 )
 def test_config_keys_that_run_programs(repo: Path, key: str) -> None:
     _git(repo, "config", key, "touch P")
