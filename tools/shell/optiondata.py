@@ -64,26 +64,23 @@ READS_FILE: dict[str, tuple[str, ...]] = {
 # `--git-dir`, `--exec-path`, `-p`...) changes what git runs or where.
 GIT_SAFE_GLOBAL = frozenset({"--no-pager", "-P", "--no-optional-locks", "--literal-pathspecs"})
 
-# git options, any subcommand, that run a program or write a file.
+# git long options, any subcommand, that run a program or write a file (git accepts any
+# unambiguous abbreviation of a long option: `--outp=f`).
 GIT_EXEC_OR_WRITE = (
-    "--output", "--ext-diff", "--textconv", "-o", "--open-files-in-pager", "-O", "--exec-path",
-    "--upload-pack", "--receive-pack", "--exec", "-u", "-c", "--config-env", "--config",
-    "--run", "--tool", "-x", "--extcmd", "--output-directory", "-p", "--paginate",
+    "--output", "--ext-diff", "--textconv", "--open-files-in-pager", "--exec-path",
+    "--upload-pack", "--receive-pack", "--exec", "--config-env", "--config", "--run", "--tool",
+    "--extcmd", "--output-directory", "--paginate",
 )  # fmt: skip
-# ...except where the same letters mean something harmless for that subcommand.
-GIT_HARMLESS: dict[str, frozenset[str]] = {
-    "log": frozenset({"-p", "-u"}),
-    "show": frozenset({"-p", "-u"}),
-    "diff": frozenset({"-p", "-u"}),
-    "whatchanged": frozenset({"-p", "-u"}),
-    "reflog": frozenset({"-p", "-u"}),
-    "status": frozenset({"-u"}),
-    "ls-files": frozenset({"-o", "-u", "-c"}),
-    "cat-file": frozenset({"-p"}),
-    "grep": frozenset({"-p", "-c", "-o"}),
-    "blame": frozenset({"-p", "-c"}),
-    "ls-tree": frozenset(),
-    "rev-list": frozenset(),
+# Short options of a subcommand that do the same (git clusters short flags: `-sO`).
+GIT_SHORT_RISK: dict[str, str] = {
+    "grep": "O",  # -O: open the matches in a pager
+    "archive": "o",
+    "format-patch": "o",
+    "clone": "uc",
+    "ls-remote": "u",
+    "difftool": "xt",
+    "mergetool": "t",
+    "rebase": "x",
 }
 
 # Read-only git subcommands: (options allowed, whether non-option arguments are allowed).
@@ -138,7 +135,7 @@ GIT_BUILTINS = GIT_READ_ONLY | frozenset(
 GIT_REVEALS = frozenset({"show", "cat-file", "grep", "log", "whatchanged", "reflog", "diff",
                          "blame", "stash"})  # fmt: skip
 GIT_PATCH_OPTS = ("-p", "-u", "--patch", "-L", "--full-diff", "-G", "-S", "--word-diff",
-                  "--raw", "--stat", "--numstat", "--patch-with-stat", "--cc", "-c")  # fmt: skip
+                  "--patch-with-stat", "--cc", "-c", "--pickaxe-regex", "--find-object")  # fmt: skip
 
 # jq program text that reads files or the environment.
 JQ_UNSAFE = ("import", "include", "input_filename", "$__loc__", "env", "$ENV", "getpath",

@@ -15,7 +15,7 @@ from tools.shell.optiondata import (
     EXEC_OR_WRITE,
     GIT_BUILTINS,
     GIT_EXEC_OR_WRITE,
-    GIT_HARMLESS,
+    GIT_SHORT_RISK,
     GIT_SAFE_GLOBAL,
     JQ_UNSAFE,
     NAME_EVALUATORS,
@@ -118,12 +118,11 @@ def git_risk(args: tuple[str, ...]) -> str:
     sub = args[i]
     if sub not in GIT_BUILTINS:
         return f"`git {sub}` is not a git command, so it may be an alias that runs anything"
-    harmless = GIT_HARMLESS.get(sub, frozenset())
-    bad = tuple(o for o in GIT_EXEC_OR_WRITE if o not in harmless)
+    short = GIT_SHORT_RISK.get(sub, "")
     for a in _options(args[i + 1 :]):
-        if a in harmless or a.split("=", 1)[0] in harmless:
-            continue
-        if opt_is(a, bad):
+        if a.startswith("--") and opt_is(a, GIT_EXEC_OR_WRITE):
+            return f"`git {sub} {a}` can run a program or write a file"
+        if not a.startswith("--") and any(c in a[1:] for c in short):
             return f"`git {sub} {a}` can run a program or write a file"
     return ""
 
