@@ -15,8 +15,8 @@ from tools.shell.optiondata import (
     EXEC_OR_WRITE,
     GIT_BUILTINS,
     GIT_EXEC_OR_WRITE,
-    GIT_SHORT_RISK,
     GIT_SAFE_GLOBAL,
+    GIT_SHORT_RISK,
     JQ_UNSAFE,
     NAME_EVALUATORS,
 )
