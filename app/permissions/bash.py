@@ -282,7 +282,7 @@ def _read_only_blocker(
 ) -> str:
     secrets = secret_names(analysis)
     if secrets:
-        return f"expands ${secrets[0]}, which may hold a secret"
+        return f"belongs to a command that expands ${secrets[0]}, which may hold a secret"
     if words and _has_read_deny(pc) and words[0] in _REVEALS_NAMES:
         return f"`{words[0]}` can print files a Read deny rule cannot see"
     return ""
