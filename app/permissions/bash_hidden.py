@@ -12,20 +12,29 @@ from __future__ import annotations
 import re
 
 from tools.shell import ShellAnalysis, SimpleCommand, allow_form
-from tools.shell.commands import base_name, strip_wrappers
-from tools.shell.optiondata import GIT_BUILTINS, NAME_EVALUATORS
-from tools.shell.risk import option_risk
+from tools.shell.commands import base_name, is_dangerous_var, strip_wrappers
+from tools.shell.optiondata import CMD_VALUE_OPTS, GIT_BUILTINS, NAME_EVALUATORS, RUNNERS
+from tools.shell.risk import option_risk, sed_is_plain
 
+_EDITORS = frozenset({"vim", "vi", "nvim", "ex", "emacs", "gdb", "lldb"})
+_EDITOR_CODE_OPTS = frozenset({"-c", "--cmd", "-S", "-ex", "--ex", "-iex", "-x", "--eval", "-l",
+                               "--load", "-o", "-s", "--batch", "--script"})  # fmt: skip
 _AWK = frozenset({"awk", "gawk", "mawk", "nawk", "busybox"})
 _AWK_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
 
 
 def hidden_commands(words: tuple[str, ...]) -> list[str]:
-    """Shell code this command hands to a shell (awk's system() and pipes, `env -S`)."""
+    """Shell code this command hands to a shell (awk's system() and pipes, `env -S`, the value of
+    `tar --to-command`, `git rebase -x`, `su -c`...: optiondata.CMD_VALUE_OPTS)."""
     if not words:
         return []
     name = base_name(words[0])
-    out: list[str] = []
+    out: list[str] = _option_values(words[1:], CMD_VALUE_OPTS.get(name, ()))
+    if name == "git":
+        rest = [w for w in words[1:] if not w.startswith("-")]
+        for a, b in (("submodule", "foreach"), ("bisect", "run")):
+            if a in rest and b in rest[rest.index(a) :]:
+                out.append(" ".join(rest[rest.index(b, rest.index(a)) + 1 :]))
     if name == "env":
         for i, w in enumerate(words[1:], start=1):
             if w in ("-S", "--split-string") and i + 1 < len(words):
@@ -41,8 +50,39 @@ def hidden_commands(words: tuple[str, ...]) -> list[str]:
     return out
 
 
+def _option_values(args: tuple[str, ...], options: tuple[str, ...]) -> list[str]:
+    out: list[str] = []
+    for i, a in enumerate(args):
+        for opt in options:
+            if a == opt and i + 1 < len(args):
+                out.append(args[i + 1])
+            elif a.startswith(opt + "="):
+                out.append(a[len(opt) + 1 :])
+            elif len(opt) == 2 and a.startswith(opt) and len(a) > 2 and not a.startswith("--"):
+                out.append(a[2:])
+    # `--checkpoint-action=exec=CMD`, `ssh -o ProxyCommand=CMD`
+    return [v.split("=", 1)[1] if re.match(r"(exec|ProxyCommand|LocalCommand)=", v) else v
+            for v in out]  # fmt: skip
+
+
 def _awk_runs(program: str) -> bool:
     return "system" in program or "|" in program or "getline" in program
+
+
+def _after_exec(name: str, words: tuple[str, ...]) -> list[str]:
+    """The command words xargs or find -exec runs (the first of them is what matters)."""
+    if name == "xargs":
+        i = 1
+        while i < len(words) and words[i].startswith("-"):
+            i += (
+                2 if words[i] in ("-I", "-i", "-n", "-P", "-L", "-l", "-s", "-d", "-E", "-a") else 1
+            )
+        return list(words[i : i + 1])
+    out: list[str] = []
+    for i, w in enumerate(words):
+        if w in ("-exec", "-execdir", "-ok", "-okdir", "-x", "-X", "--exec", "--exec-batch"):
+            out.extend(words[i + 1 : i + 2])
+    return out
 
 
 def unknowable(analysis: ShellAnalysis) -> str:
@@ -59,15 +99,31 @@ def unknowable(analysis: ShellAnalysis) -> str:
 def _part_unknowable(part: SimpleCommand) -> str:
     if part.name_is_dynamic:
         return "its command name is only known at run time"
+    bad_var = next((k for k, _ in part.assignments if is_dangerous_var(k)), None)
+    if bad_var is not None:
+        return f"it sets {bad_var}, which can make it run another program"
     words = allow_form(part.words)
     if words is None:
         words = strip_wrappers(part.words) or part.words
     if not words:
         return ""
     name = base_name(words[0])
+    if name in _EDITORS:
+        if any(w.startswith("+") or w in _EDITOR_CODE_OPTS for w in words[1:]):
+            return f"`{name}` is given editor commands, which can run any program"
+    elif name in RUNNERS and name not in ("sudo", "doas", "time", "watch", "chroot"):
+        return f"`{name}` runs a program its arguments name, in a form not resolved here"
+    if name == "exec" and any(w.startswith("-") for w in words[1:2]):
+        return "`exec` with options runs a program under another name"
+    if name in ("xargs", "find", "fd") and any("{}" in w for w in _after_exec(name, words)):
+        return f"`{name}` runs a command whose name comes from its input"
+    if name == "sed" and not sed_is_plain(words[1:]):
+        return "its sed program can run the pattern space as a command"
     if name in NAME_EVALUATORS and option_risk(words):
         return "it evaluates an array subscript, which can run any command"
     if name == "git":
+        if any(w == "-c" or w.startswith(("--config-env", "-c")) for w in words[1:3]):
+            return "`git -c` can set a config that runs any command"
         i = 1
         while i < len(words) and words[i].startswith("-"):
             i += 2 if words[i] in ("-C", "-c", "--git-dir", "--work-tree") else 1

@@ -289,6 +289,8 @@ def deny_forms(words: tuple[str, ...]) -> list[tuple[str, ...]]:
             todo.append(_skip_options(form[1:], frozenset()))
         if base in ("env", "sudo", "doas", "exec", "builtin", "nohup", "xargs", "watch", "chroot"):
             opts = _SUDO_VALUE_OPTS if base in ("sudo", "doas") else _ENV_VALUE_OPTS
+            if base == "exec":
+                opts = frozenset({"-a"})  # `exec -a NAME rm f` runs rm
             if base == "xargs":
                 opts = _XARGS_VALUE_OPTS
             rest = _skip_options(form[1:], opts)

@@ -149,3 +149,46 @@ NAME_EVALUATORS = frozenset(
         "exit", "kill", "ulimit", "umask", "set",
     }
 )  # fmt: skip
+
+# Options whose value is a shell command the program runs (so deny rules must see it).
+CMD_VALUE_OPTS: dict[str, tuple[str, ...]] = {
+    "tar": ("--to-command", "--use-compress-program", "-I", "--checkpoint-action",
+            "--info-script", "-F", "--new-volume-script", "--rsh-command", "--rmt-command"),
+    "rsync": ("-e", "--rsh", "--rsync-path"),
+    "sort": ("--compress-program",),
+    "man": ("-P", "--pager", "--browser", "-H", "--html"),
+    "zip": ("-TT", "--unzip-command"),
+    "npm": ("-c", "--call", "--script-shell", "--shell"),
+    "npx": ("-c", "--call", "--shell"),
+    "pnpm": ("--script-shell", "-c"),
+    "yarn": ("--script-shell",),
+    "rg": ("--pre", "--hostname-bin"),
+    "tcpdump": ("-z",),
+    "flock": ("-c", "--command"),
+    "su": ("-c", "--command", "--session-command"),
+    "runuser": ("-c", "--command", "--session-command"),
+    "script": ("-c", "--command"),
+    "sg": ("-c",),
+    "git": ("-x", "--exec", "--extcmd", "--upload-pack", "--receive-pack", "--tree-filter",
+            "--index-filter", "--msg-filter", "--commit-filter", "--env-filter",
+            "--parent-filter", "--tag-name-filter", "--subdirectory-filter"),
+    "vim": ("-c", "--cmd"),
+    "vi": ("-c", "--cmd"),
+    "nvim": ("-c", "--cmd"),
+    "ex": ("-c", "--cmd"),
+    "gdb": ("-ex", "--ex", "-iex"),
+    "ssh": ("-o",),
+    "entr": (),
+}  # fmt: skip
+# Programs that run another program named by their arguments, in forms too varied to strip
+# reliably: with a Bash deny rule in force, bypassPermissions does not run them.
+RUNNERS = frozenset(
+    {
+        "setsid", "ionice", "taskset", "chrt", "strace", "ltrace", "valgrind", "busybox",
+        "unshare", "nsenter", "flock", "script", "su", "runuser", "catchsegv", "xvfb-run",
+        "firejail", "proot", "fakeroot", "pkexec", "systemd-run", "unbuffer", "rlwrap",
+        "torsocks", "proxychains", "proxychains4", "sg", "newgrp", "chpst", "tini", "dumb-init",
+        "entr", "parallel", "at", "batch", "expect", "vim", "vi", "nvim", "ex", "emacs", "gdb",
+        "lldb", "perf", "time", "caffeinate", "doas", "sudo", "chroot", "watch",
+    }
+)  # fmt: skip
