@@ -70,6 +70,18 @@ def run() -> list[Row]:
                 [f"tool77 sub77 --msg 'n {i}' && ls src | wc -l" for i in range(2000)],
                 False,
             ),
+            (
+                # bashlex and the strict lexer, the here-document rewritten for bashlex
+                "Bash call, 200 rules, here-document (both parsers)",
+                [f"cat <<'EOF'\nline {i} $x\nEOF" for i in range(2000)],
+                False,
+            ),
+            (
+                # the repository found from the working folder and its config read each call
+                "Bash call, 200 rules, git status (repository check)",
+                ["git status"],
+                False,
+            ),
         ):
             samples = []
             loop = asyncio.new_event_loop()
