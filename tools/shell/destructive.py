@@ -22,6 +22,8 @@ _GIT_FLAGS = {
 
 
 def _part_destroys(part: SimpleCommand) -> bool:
+    if part.name_is_dynamic:
+        return True  # `{rm,-rf,x}`, `$cmd x`: the command is only known at run time
     words = strip_wrappers(part.words)
     if words is None:
         return True  # a wrapper we do not understand: assume the worst

@@ -45,3 +45,18 @@ def test_destructive(command: str) -> None:
 def test_not_destructive(command: str) -> None:
     tool = BashTool()
     assert not tool.is_destructive(tool.parse_input({"command": command})), command
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cat <<'X'\nX\nrm -rf build\n'X'",  # the heredoc ends at `X`: rm runs
+        "{ echo hi; } > README.md",  # a compound's redirect overwrites the file
+        "for f in a; do echo; done > out.txt",
+        "{rm,-rf,build}",  # brace expansion makes the command word
+        "echo ${x@P}",  # unmodelled: assume the worst
+    ],
+)
+def test_destructive_through_parser_differentials(command: str) -> None:
+    tool = BashTool()
+    assert tool.is_destructive(tool.parse_input({"command": command})), command
