@@ -343,6 +343,7 @@ def _verdicts(
             continue
         # 2. allow rules.
         allowed: DecisionReason | None = None
+        whole_rule = False
         rule_need = ""
         words_text = canonical(words)
         exact_texts = (words_text, canonical(full), text.strip())
@@ -357,6 +358,9 @@ def _verdicts(
         for rule in () if extra or assigns else allow.for_words(words):
             pattern = bash_pattern(rule.specifier)
             if pattern.kind == "any" or (rule.specifier or "").strip() == whole:
+                # `Bash` allows every command and every file it writes; a rule naming the
+                # whole command text names its redirects too.
+                whole_rule = True
                 allowed = rule_reason(rule, "allowed", text)
             elif pattern.kind == "exact":
                 if pattern.exact in exact_texts:
@@ -429,7 +433,9 @@ def _verdicts(
             )
         # 4. redirects: writes outside the working folders need approval like any write.
         if allowed is not None:
-            redirect_need = _redirect_need(part, cwds, cwd_known, dirs, pc, allowed.kind)
+            redirect_need = _redirect_need(
+                part, cwds, cwd_known, dirs, pc, "whole" if whole_rule else allowed.kind
+            )
             if redirect_need:
                 allowed, need = None, part_reason(text, redirect_need)
         if allowed is not None:

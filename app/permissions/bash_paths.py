@@ -314,9 +314,9 @@ def _redirect_need(
     allowed_by: str,
 ) -> str:
     """Why a write redirect of an allowed part needs approval ("" when it does not). Whatever
-    allowed the part (`allowed_by`: rule, check or mode), only an Edit allow rule or a mode that
-    allows edits covers the file a redirect writes."""
-    del allowed_by
+    allowed the part (`allowed_by`: rule, check or mode), only an Edit allow rule, a mode that
+    allows edits, or a rule for all of Bash or for the whole command text ("whole") covers the
+    file a redirect writes inside the working folders."""
     for r in part.redirects:
         if not r.writes:
             continue
@@ -338,6 +338,6 @@ def _redirect_need(
                 return f"writes to {cands[0]}, outside the working folders"
             # A rule or the read-only set names a command, not the files it may write: a redirect
             # to a file (`git status > package.json`) needs its own approval.
-            if pc.mode not in ("acceptEdits", "bypassPermissions"):
+            if allowed_by != "whole" and pc.mode not in ("acceptEdits", "bypassPermissions"):
                 return f"writes to {cands[0]}"
     return ""
