@@ -21,25 +21,47 @@ _TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
 _TOKENS_B = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
 
 
-class JsonLimitError(ValueError):
-    """Input nested deeper than the limit; the message names the input."""
+class JsonLimitError(json.JSONDecodeError):
+    """Input nested deeper than the limit. A JSONDecodeError (so every handler of malformed JSON
+    handles it, with `msg`, `lineno` and `colno`) whose str() names the input."""
+
+    def __init__(self, where: str, limit: int, doc: str = "", pos: int = 0) -> None:
+        super().__init__(f"nested deeper than {limit} levels", doc, pos)
+        self.where = where
+        self.limit = limit
+
+    def __str__(self) -> str:
+        at = f" (line {self.lineno})" if self.doc else ""
+        return f"{self.where}: nested deeper than {self.limit} levels{at}; refused"
+
+    def __reduce__(self) -> tuple[type, tuple[str, int, str, int]]:
+        return (type(self), (self.where, self.limit, self.doc, self.pos))
 
 
-def _too_deep(where: str, limit: int) -> JsonLimitError:
-    return JsonLimitError(f"{where}: nested deeper than {limit} levels; refused")
+def _too_deep(where: str, limit: int, text: str | bytes = "", pos: int = -1) -> JsonLimitError:
+    if pos < 0:
+        return JsonLimitError(where, limit)
+    head = text[: pos + 1]
+    doc = head.decode("utf-8", "replace") if isinstance(head, bytes) else head
+    return JsonLimitError(where, limit, doc, len(doc) - 1)
 
 
 def json_depth_exceeds(text: str | bytes, limit: int = MAX_DEPTH) -> bool:
     """Whether JSON text nests deeper than `limit`, without parsing it (and without recursion)."""
+    return _deep_position(text, limit) >= 0
+
+
+def _deep_position(text: str | bytes, limit: int) -> int:
+    """Where JSON text first nests deeper than `limit`, or -1."""
     if isinstance(text, bytes):
         if text.count(b"[") + text.count(b"{") <= limit:
-            return False  # the common case costs two C-speed counts
+            return -1  # the common case costs two C-speed counts
         tokens = _TOKENS_B.finditer(text)
         opening: tuple[int, int] = (ord("["), ord("{"))
         closing: tuple[int, int] = (ord("]"), ord("}"))
     else:
         if text.count("[") + text.count("{") <= limit:
-            return False
+            return -1
         tokens = _TOKENS.finditer(text)  # type: ignore[assignment]
         opening = ("[", "{")  # type: ignore[assignment]
         closing = ("]", "}")  # type: ignore[assignment]
@@ -49,10 +71,10 @@ def json_depth_exceeds(text: str | bytes, limit: int = MAX_DEPTH) -> bool:
         if first in opening:
             depth += 1
             if depth > limit:
-                return True
+                return match.start()
         elif first in closing:
             depth -= 1
-    return False
+    return -1
 
 
 def value_depth_exceeds(value: Any, limit: int = MAX_DEPTH) -> bool:
@@ -73,11 +95,12 @@ def value_depth_exceeds(value: Any, limit: int = MAX_DEPTH) -> bool:
 
 
 def loads(text: str | bytes, where: str, limit: int = MAX_DEPTH) -> Any:
-    """`json.loads` that refuses input nested deeper than `limit` (JsonLimitError, a ValueError).
+    """`json.loads` that refuses input nested deeper than `limit` (JsonLimitError).
 
     Other malformed JSON raises json.JSONDecodeError as usual (also a ValueError)."""
-    if json_depth_exceeds(text, limit):
-        raise _too_deep(where, limit)
+    pos = _deep_position(text, limit)
+    if pos >= 0:
+        raise _too_deep(where, limit, text, pos)
     try:
         return json.loads(text)
     except RecursionError:

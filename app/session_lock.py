@@ -89,4 +89,3 @@ class SessionLock:
             except OSError:
                 pass
             os.close(fd)  # closing the last descriptor releases the flock
-

@@ -18,7 +18,7 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 from app import jsonlimits
 
@@ -87,7 +87,9 @@ def parse_lines(raw: bytes, where: str) -> ParsedRecords:
             continue
         at = f"{where}:{number}"
         if len(line) > MAX_LINE_BYTES:
-            out.warnings.append(f"{at}: {len(line)} bytes, over the {MAX_LINE_BYTES} limit; skipped")
+            out.warnings.append(
+                f"{at}: {len(line)} bytes, over the {MAX_LINE_BYTES} limit; skipped"
+            )
             continue
         digest = hashlib.blake2b(line, digest_size=16).digest()
         if digest in seen:
@@ -122,7 +124,7 @@ def parse_lines(raw: bytes, where: str) -> ParsedRecords:
     return out
 
 
-def valid_message(message: Any) -> bool:
+def valid_message(message: Any) -> TypeGuard[dict[str, Any]]:
     return (
         isinstance(message, dict)
         and message.get("role") in ("user", "assistant")
@@ -207,15 +209,13 @@ def conversation_of(records: list[dict[str, Any]], where: str) -> Conversation:
             earlier.extend(messages)
             messages = [m for m in record["messages"] if valid_message(m)]
         elif kind in MESSAGE_TYPES and "message" in record:
-            message = record.get("message")
-            if not valid_message(message):
+            found = record.get("message")
+            if not valid_message(found):
                 warnings.append(f"{at}: a message without role or content; skipped")
                 continue
-            message = _without_repeated_tool_uses(message, tool_ids)
+            message = _without_repeated_tool_uses(found, tool_ids)
             if message is None or (
-                message["role"] == "assistant"
-                and messages
-                and messages[-1] == message
+                message["role"] == "assistant" and messages and messages[-1] == message
             ):
                 warnings.append(f"{at}: a repeat of an assistant message already read; skipped")
                 continue
@@ -223,9 +223,7 @@ def conversation_of(records: list[dict[str, Any]], where: str) -> Conversation:
     return Conversation(messages, meta, warnings, last_uuid, earlier)
 
 
-def _without_repeated_tool_uses(
-    message: dict[str, Any], seen: set[Any]
-) -> dict[str, Any] | None:
+def _without_repeated_tool_uses(message: dict[str, Any], seen: set[Any]) -> dict[str, Any] | None:
     """The API refuses a tool_use id used twice: a repeated block is a duplicated line (two
     writers, a retry that was written twice), so the later copy goes; None if nothing is left."""
     blocks = list(_tool_uses(message))
@@ -294,8 +292,12 @@ def repair_messages(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]
             else:
                 repaired += 1
                 pending.append(
-                    {"type": "tool_result", "tool_use_id": tid, "content": REPAIRED_RESULT,
-                     "is_error": True}
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": tid,
+                        "content": REPAIRED_RESULT,
+                        "is_error": True,
+                    }
                 )
     if pending:
         out.append({"role": "user", "content": pending})

@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
+from app import jsonlimits
 from app.config.models import PermissionMode, Settings
 from app.config.paths import config_dir, home_dir, policy_file, project_dir
 
@@ -267,7 +268,9 @@ def read_settings_file(path: Path, source: str) -> ReadFile:
     is_json = path.suffix == ".json" or (source == "cli-settings" and text.lstrip().startswith("{"))
     problems: list[SettingsProblem] = []
     try:
-        data = _parse_json(text) if is_json else tomllib.loads(text)
+        data = _parse_json(text, path) if is_json else jsonlimits.toml_loads(text, str(path))
+    except jsonlimits.JsonLimitError as exc:
+        return None, True, [SettingsProblem(str(path), exc.msg, exc.lineno or None, source)]
     except json.JSONDecodeError as exc:
         problem = SettingsProblem(
             str(path), f"invalid JSON: {exc.msg}", exc.lineno, source, column=exc.colno
@@ -341,8 +344,8 @@ def _kind(value: Any) -> str:
     return f"{type(value).__name__} {value!r}"[:80]
 
 
-def _parse_json(text: str) -> Any:
-    return json.loads(text)
+def _parse_json(text: str, path: Path) -> Any:
+    return jsonlimits.loads(text, str(path))
 
 
 def _compat_subset(data: Mapping[str, Any]) -> dict[str, Any]:
