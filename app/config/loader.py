@@ -133,6 +133,7 @@ class LoadedSettings:
         keymap: dict[str, str] = {}
         progress_panel: str | None = None
         context: dict[str, Any] = {}
+        cleanup_days: int | None = None
         for src in self.sources:
             s = src.settings
             if s is None:
@@ -158,6 +159,7 @@ class LoadedSettings:
             progress_panel = s.progress_panel or progress_panel
             # Each `[context]` key on its own: the highest source that sets it wins.
             context.update(s.context.model_dump(exclude_none=True))
+            cleanup_days = s.cleanup_period_days or cleanup_days
         return Settings.model_validate(
             {
                 "hooks": hooks,
@@ -169,6 +171,7 @@ class LoadedSettings:
                 "keymap": keymap,
                 "progress_panel": progress_panel,
                 "context": context,
+                "cleanup_period_days": cleanup_days,
             }
         )
 
@@ -358,6 +361,8 @@ def _compat_subset(data: Mapping[str, Any]) -> dict[str, Any]:
         out["permissions"] = perms  # let validation name the problem
     if "hooks" in data:
         out["hooks"] = data["hooks"]
+    if "cleanupPeriodDays" in data:
+        out["cleanup_period_days"] = data["cleanupPeriodDays"]
     return out
 
 

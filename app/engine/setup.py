@@ -28,6 +28,7 @@ from app.model.scenario import ScenarioError
 from app.permissions import RuleDecider, context_from_settings, is_trusted
 from app.permissions.modes import parse_mode
 from app.session_lock import SessionInUse, SessionLock
+from app.state_cleanup import clean_state_in_background
 from app.transcript import (
     LoadedTranscript,
     TranscriptError,
@@ -202,6 +203,9 @@ def build_session(
                 "started": time.time(),
             }
         )
+
+    # After this session's lock is taken, so the cleanup leaves this session alone.
+    clean_state_in_background(state_dir(env), merged.cleanup_period_days)
 
     working = (str(project), *cli.add_dirs)
     if str(start) not in working and not str(start).startswith(str(project)):
