@@ -62,12 +62,22 @@ def _try_lock(folder: Path) -> int | None:
 
 
 def clean_state(state: Path, retention_days: int, now: float | None = None) -> CleanupReport:
+    """The interrupted writes' temporary files, the leftovers and the expired sessions."""
     report = CleanupReport()
     sessions = state / "sessions"
     if not sessions.is_dir():
         return report
     report.temp_files = clean_interrupted_writes(sessions)
+    _clean_sessions(sessions, retention_days, report, now)
+    return report
+
+
+def _clean_sessions(
+    sessions: Path, retention_days: int, report: CleanupReport, now: float | None
+) -> None:
     now = time.time() if now is None else now
+    if not sessions.is_dir():
+        return
     for folder in sessions.iterdir():
         if not folder.is_dir() or folder.is_symlink():
             continue
@@ -87,14 +97,17 @@ def clean_state(state: Path, retention_days: int, now: float | None = None) -> C
         finally:
             if fd >= 0:
                 os.close(fd)
-    return report
 
 
-def clean_state_in_background(state: Path, retention_days: int | None) -> threading.Thread:
-    """Start the cleanup without holding up the session (a large folder takes a while)."""
+def clean_state_at_start(state: Path, retention_days: int | None) -> threading.Thread:
+    """The temporary files now (a quick look at the journals: a -p run may be short), the rest
+    in the background so a large folder never holds up the session."""
+    sessions = state / "sessions"
+    if sessions.is_dir():
+        clean_interrupted_writes(sessions)
     thread = threading.Thread(
-        target=clean_state,
-        args=(state, retention_days or DEFAULT_RETENTION_DAYS),
+        target=_clean_sessions,
+        args=(sessions, retention_days or DEFAULT_RETENTION_DAYS, CleanupReport(), None),
         name="lathe-state-cleanup",
         daemon=True,
     )

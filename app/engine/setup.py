@@ -28,7 +28,7 @@ from app.model.scenario import ScenarioError
 from app.permissions import RuleDecider, context_from_settings, is_trusted
 from app.permissions.modes import parse_mode
 from app.session_lock import SessionInUse, SessionLock
-from app.state_cleanup import clean_state_in_background
+from app.state_cleanup import clean_state_at_start
 from app.transcript import (
     LoadedTranscript,
     TranscriptError,
@@ -205,7 +205,7 @@ def build_session(
         )
 
     # After this session's lock is taken, so the cleanup leaves this session alone.
-    clean_state_in_background(state_dir(env), merged.cleanup_period_days)
+    clean_state_at_start(state_dir(env), merged.cleanup_period_days)
 
     working = (str(project), *cli.add_dirs)
     if str(start) not in working and not str(start).startswith(str(project)):
