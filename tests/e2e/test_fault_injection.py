@@ -2,7 +2,7 @@
 API's rules and records every request): kill -9 at random moments of real sessions, two
 concurrent continues, kill -9 in the middle of an atomic write.
 
-`LATHE_FAULT_KILLS` sets how many kills the random-kill test makes (default 4).
+`LATHE_FAULT_KILLS` sets how many kills the random-kill test makes (default 3).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from app.model.scenario import Turn, text_turn, tool_use_block, turn_of
 from app.transcript import find_latest
 from tests.e2e.test_headless_cli import env_for, lathe, spawn
 
-KILLS = int(os.environ.get("LATHE_FAULT_KILLS", "4"))
+KILLS = int(os.environ.get("LATHE_FAULT_KILLS", "3"))
 BYPASS = ["--permission-mode", "bypassPermissions"]
 T0 = time.time()
 
