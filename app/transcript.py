@@ -21,9 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app import jsonlimits
 from app.config.paths import state_dir
 from app.session_lock import SessionLock
 from app.transcript_repair import (
+    MAX_LINE_BYTES,
     REPAIRED_RESULT,
     RESUMED_START,
     conversation_of,
@@ -67,11 +69,23 @@ def truncate_torn_tail(path: Path) -> int:
             keep = start
         if keep == size:
             return 0
+        if size - keep <= MAX_LINE_BYTES and _whole_record(os.pread(fd, size - keep, keep)):
+            # Only the newline is missing (the kill fell between the two): the line is kept.
+            os.pwrite(fd, b"\n", size)
+            os.fsync(fd)
+            return 0
         os.ftruncate(fd, keep)
         os.fsync(fd)
         return size - keep
     finally:
         os.close(fd)
+
+
+def _whole_record(tail: bytes) -> bool:
+    try:
+        return isinstance(jsonlimits.loads(tail, "transcript tail"), dict)
+    except (ValueError, RecursionError):
+        return False
 
 
 class TranscriptWriter:

@@ -67,6 +67,7 @@ def test_kill_9_at_random_moments_then_two_continues(fake_api, repo):
     env = env_for(fake_api)
     on_disk: list[str] = []  # prompts whose line was whole on disk after their run
     lost: list[str] = []
+    torn = 0  # kills that left a line cut short
     fake_api.load([text_turn("started")])
     assert lathe(["-p", "START"], repo, env).returncode == 0
     on_disk.append("START")
@@ -82,6 +83,7 @@ def test_kill_9_at_random_moments_then_two_continues(fake_api, repo):
         path = find_latest(repo)
         assert path is not None
         raw = path.read_bytes()
+        torn += not raw.endswith(b"\n")
         if prompt.encode() in raw[: raw.rfind(b"\n") + 1]:
             on_disk.append(prompt)
         for tag in ("a", "b"):
@@ -93,6 +95,7 @@ def test_kill_9_at_random_moments_then_two_continues(fake_api, repo):
         assert _bad_requests(fake_api) == []
         seen = _messages_text(fake_api.bodies()[-1])
         lost.extend(p for p in on_disk if p not in seen and p not in lost)
+    print(f"\nkills={KILLS} torn_lines={torn} prompts_on_disk={len(on_disk)} lost={len(lost)}")
     assert lost == [], f"{len(lost)} prompts lost after {KILLS} kills"
     # Nothing is left in /tmp by Bash's working-folder tracking.
     assert not [p for p in Path("/tmp").glob("lathe-pwd-*") if p.stat().st_mtime > T0]

@@ -275,3 +275,16 @@ def test_a_write_that_fails_midway_is_cut_back(tmp_path):
     assert result["ok"] is False and "File too large" in result["failure"]
     # The half-written line is gone: the next line starts clean and nothing is lost or glued.
     assert result["messages"] == ["before", "after"] and result["warnings"] == []
+
+
+def test_a_whole_last_line_without_its_newline_is_kept(tmp_path):
+    from app.transcript import truncate_torn_tail
+
+    path = tmp_path / "t.jsonl"
+    line = json.dumps({"type": "message", "message": {"role": "user", "content": "KEPT"}})
+    path.write_text('{"type":"session"}\n' + line)
+    assert truncate_torn_tail(path) == 0
+    assert path.read_text() == '{"type":"session"}\n' + line + "\n"
+    path.write_text('{"type":"session"}\n' + line[:-3])
+    assert truncate_torn_tail(path) == len(line) - 3
+    assert path.read_text() == '{"type":"session"}\n'

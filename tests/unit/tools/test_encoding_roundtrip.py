@@ -166,3 +166,62 @@ async def test_a_touched_but_unchanged_file_is_still_fresh(tmp_path: Path) -> No
     os.utime(path, (1, 1))
     status, _ = await call_tool(WRITE, {"file_path": str(path), "content": "v\n"}, context)
     assert status == "ok" and path.read_text() == "v\n"
+
+
+ALPHABET = "abc xyz=;é€ü–ß\t"  # ASCII, latin-1, cp1252-only and UTF-8-only characters
+
+
+def _random_file(rng: Any) -> bytes:
+    eol = rng.choice([b"\n", b"\r\n"])
+    kind = rng.choice(["utf-8", "latin-1", "cp1252", "mixed", "bom", "utf-16-le", "utf-16-be"])
+    lines = []
+    for i in range(rng.randint(1, 12)):
+        text = f"{i}:" + "".join(rng.choice(ALPHABET) for _ in range(rng.randint(0, 12)))
+        codec = {"mixed": rng.choice(["utf-8", "cp1252"]), "bom": "utf-8"}.get(kind, kind)
+        lines.append(text.encode(codec, "replace") + eol.decode().encode(codec))
+    data = b"".join(lines)
+    if rng.random() < 0.3:
+        data = data[: -len(eol.decode().encode(codec))]  # no final newline
+    return {"bom": b"\xef\xbb\xbf", "utf-16-le": b"\xff\xfe", "utf-16-be": b"\xfe\xff"}.get(
+        kind, b""
+    ) + data
+
+
+async def test_random_edits_change_no_byte_outside_the_edited_lines(tmp_path: Path) -> None:
+    """Random files, random edits through the real tools: the bytes before the first changed
+    line and after the last are identical, every time."""
+    import random
+
+    from tools.files.textfile import load
+
+    rng = random.Random(5)
+    edits = 0
+    for n in range(150):
+        context = make_context(tmp_path)
+        path = tmp_path / f"r{n}.txt"
+        original = _random_file(rng)
+        path.write_bytes(original)
+        await _read(context, path)
+        before = load(str(path))
+        lines = before.lines
+        pick = rng.randrange(len(lines))
+        old = lines[pick].rstrip("\n")
+        if not old or before.text.count(old) != 1:
+            continue
+        new = f"{pick}:" + "".join(rng.choice("abc xyz=") for _ in range(rng.randint(0, 9)))
+        if new == old:
+            continue
+        status, data = await call_tool(
+            EDIT, {"file_path": str(path), "old_string": old, "new_string": new}, context
+        )
+        assert status == "ok", data
+        edits += 1
+        after = path.read_bytes()
+        start = before.ends[pick - 1] if pick else len(before.bom)
+        end = before.ends[pick]
+        tail = len(original) - end
+        assert after[:start] == original[:start], n
+        assert after[len(after) - tail :] == original[end:], n
+        # ...and the edited line reads back as the new text.
+        assert load(str(path)).lines[pick].rstrip("\n") == new
+    assert edits > 100
