@@ -117,7 +117,7 @@ def parse_lines(raw: bytes, where: str) -> ParsedRecords:
         if not isinstance(record, dict):
             out.warnings.append(f"{at}: not a JSON object; skipped")
             continue
-        if "\\ud" in text.lower():
+        if "\\ud" in text or "\\uD" in text:  # an escaped surrogate, maybe a lone one
             record = _clean_strings(record)
         record["_line"] = number
         out.records.append(record)

@@ -22,7 +22,6 @@ from tests.e2e.test_headless_cli import env_for, lathe, spawn
 
 KILLS = int(os.environ.get("LATHE_FAULT_KILLS", "3"))
 BYPASS = ["--permission-mode", "bypassPermissions"]
-T0 = time.time()
 
 
 @pytest.fixture
@@ -54,6 +53,13 @@ def _turns(k: int) -> list[Turn]:
     ]
 
 
+def _names(pwd_file: Path, repo: Path) -> bool:
+    try:
+        return pwd_file.read_text().startswith(str(repo))
+    except OSError:
+        return False
+
+
 def _bad_requests(fake) -> list[Any]:
     return [(r.status, r.body if r.status == 400 else "") for r in fake.requests if r.status != 200]
 
@@ -83,6 +89,12 @@ def test_kill_9_at_random_moments_then_two_continues(fake_api, repo):
         path = find_latest(repo)
         assert path is not None
         raw = path.read_bytes()
+        if raw.endswith(b"\n") and k % 2:
+            # A kill rarely lands inside a write(2) of one line (a full disk does, every time):
+            # every other run also loses the end of its last line, as that would.
+            start = raw.rfind(b"\n", 0, len(raw) - 1) + 1
+            raw = raw[: rng.randrange(start + 1, len(raw))]
+            path.write_bytes(raw)
         torn += not raw.endswith(b"\n")
         if prompt.encode() in raw[: raw.rfind(b"\n") + 1]:
             on_disk.append(prompt)
@@ -97,8 +109,9 @@ def test_kill_9_at_random_moments_then_two_continues(fake_api, repo):
         lost.extend(p for p in on_disk if p not in seen and p not in lost)
     print(f"\nkills={KILLS} torn_lines={torn} prompts_on_disk={len(on_disk)} lost={len(lost)}")
     assert lost == [], f"{len(lost)} prompts lost after {KILLS} kills"
-    # Nothing is left in /tmp by Bash's working-folder tracking.
-    assert not [p for p in Path("/tmp").glob("lathe-pwd-*") if p.stat().st_mtime > T0]
+    # Nothing is left in /tmp by Bash's working-folder tracking (other runs on this machine may
+    # leave theirs: only ours, which name this repository, count).
+    assert not [p for p in Path("/tmp").glob("lathe-pwd-*") if _names(p, repo)]
 
 
 def test_a_second_continue_on_a_session_in_use_exits_2(fake_api, repo):
