@@ -239,12 +239,31 @@ def _without_repeated_tool_uses(message: dict[str, Any], seen: set[Any]) -> dict
     return {**message, "content": content}
 
 
+def _merge_assistant_runs(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Consecutive assistant messages are one (Claude Code writes one line per content block;
+    the API merges them too), so parallel tool_uses share one user message of results."""
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        if out and message["role"] == "assistant" and out[-1]["role"] == "assistant":
+            previous = out[-1]
+            out[-1] = {**previous, "content": _as_blocks(previous) + _as_blocks(message)}
+        else:
+            out.append(message)
+    return out
+
+
+def _as_blocks(message: dict[str, Any]) -> list[Any]:
+    content = message["content"]
+    return list(content) if isinstance(content, list) else [{"type": "text", "text": content}]
+
+
 def repair_messages(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
     """A conversation the API accepts: every tool_use answered by exactly one tool_result in the
     user message right after it, wherever in the file that result was written (two writers
     interleave them); a tool_use left unanswered gets a synthetic error result; results whose
     tool_use is gone are dropped; the conversation opens with the user. Returns the messages and
     how many results were made up or dropped."""
+    messages = _merge_assistant_runs(messages)
     owner: dict[Any, int] = {}
     for i, message in enumerate(messages):
         for block in _tool_uses(message):

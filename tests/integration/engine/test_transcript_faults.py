@@ -288,3 +288,23 @@ def test_a_whole_last_line_without_its_newline_is_kept(tmp_path):
     path.write_text('{"type":"session"}\n' + line[:-3])
     assert truncate_torn_tail(path) == len(line) - 3
     assert path.read_text() == '{"type":"session"}\n'
+
+
+def test_one_line_per_block_assistant_messages_share_their_results():
+    """Claude Code's shape: an assistant message with two tool_uses is two lines."""
+    messages = [
+        {"role": "user", "content": "go"},
+        {
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": "a", "name": "X", "input": {}}],
+        },
+        {
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": "b", "name": "X", "input": {}}],
+        },
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "a", "content": "A"}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "b", "content": "B"}]},
+    ]
+    repaired, made_up = transcript_repair.repair_messages(messages)
+    assert made_up == 0 and [m["role"] for m in repaired] == ["user", "assistant", "user"]
+    assert [b["tool_use_id"] for b in repaired[2]["content"]] == ["a", "b"]
