@@ -80,8 +80,12 @@ def test_kill_9_at_random_moments_then_two_continues(fake_api, repo):
     for k in range(KILLS):
         prompt = f"KILLED-{k}"
         fake_api.load(_turns(k))
+        asked = len(fake_api.requests)
         proc = spawn(["-p", prompt, "--continue", *BYPASS], repo, env)
-        time.sleep(rng.uniform(0.3, 2.5))  # starting, streaming, running tools, writing lines
+        # From its first request on (the prompt is on disk): streaming, running the tools,
+        # writing their large results, the second request, the answer.
+        _wait_for(lambda: len(fake_api.requests) > asked or proc.poll() is not None)  # noqa: B023
+        time.sleep(rng.uniform(0.0, 1.5))
         proc.kill()
         proc.wait(timeout=10)
         proc.stdout.close()  # type: ignore[union-attr]

@@ -6,6 +6,7 @@ was on disk and every request is one the fake API (which enforces the API's rule
 from __future__ import annotations
 
 import json
+import os
 import random
 import subprocess
 import sys
@@ -88,7 +89,8 @@ async def test_random_byte_cuts_then_two_continues_lose_nothing(fake_api, repo, 
     path, prompts = await _real_transcript(fake_api, repo, monkeypatch)
     raw = path.read_bytes()
     rng = random.Random(12)
-    cuts = sorted(rng.sample(range(1, len(raw) - 1), 10))
+    cuts = sorted(rng.sample(range(1, len(raw) - 1), int(os.environ.get("LATHE_FAULT_CUTS", "10"))))
+    print(f"\ncuts={len(cuts)} transcript={len(raw)} bytes")
     for n, cut in enumerate(cuts):
         path.write_bytes(raw[:cut])
         survivors = _prompts_on_disk(raw[:cut], prompts)
