@@ -64,7 +64,7 @@ def _salvage(text: str) -> Any:
         if start < 0:
             return None
         try:
-            value = json.loads(text[start:])
+            value = jsonlimits.loads(text[start:], "salvage")
         except (json.JSONDecodeError, RecursionError):
             continue
         if isinstance(value, dict):

@@ -224,4 +224,5 @@ async def test_random_edits_change_no_byte_outside_the_edited_lines(tmp_path: Pa
         assert after[len(after) - tail :] == original[end:], n
         # ...and the edited line reads back as the new text.
         assert load(str(path)).lines[pick].rstrip("\n") == new
+    print(f"\nrandom edits={edits}")
     assert edits > 100
