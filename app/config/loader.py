@@ -273,7 +273,8 @@ def read_settings_file(path: Path, source: str) -> ReadFile:
     try:
         data = _parse_json(text, path) if is_json else jsonlimits.toml_loads(text, str(path))
     except jsonlimits.JsonLimitError as exc:
-        return None, True, [SettingsProblem(str(path), exc.msg, exc.lineno or None, source)]
+        problem = SettingsProblem(str(path), exc.msg, exc.lineno or None, source)
+        return ReadFile(None, True, [problem], text)
     except json.JSONDecodeError as exc:
         problem = SettingsProblem(
             str(path), f"invalid JSON: {exc.msg}", exc.lineno, source, column=exc.colno

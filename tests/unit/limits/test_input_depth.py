@@ -69,3 +69,10 @@ def test_trust_file(tmp_path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text('{"trusted": ' + DEEP_JSON + "}")
     assert is_trusted(tmp_path) is False  # unreadable: not trusted, and no crash
+
+
+def test_a_broken_toml_file_with_a_deep_prefix_is_salvaged_without_a_crash(tmp_path: Path) -> None:
+    path = tmp_path / "settings.toml"
+    path.write_text('[permissions]\ndeny = ["Bash"]\n' + DEEP_TOML_ARRAY + "this is = = broken\n")
+    settings, exists, problems = load_settings_file(path, "user")
+    assert exists and problems and str(path) in str(problems[0])
