@@ -141,13 +141,15 @@ def test_a_second_continue_on_a_session_in_use_exits_2(fake_api, repo):
     )
     holder = spawn(["-p", "HOLDER", "--continue", *BYPASS], repo, env)
     try:
-        _wait_for(lambda: (repo / "holding").exists())
+        # The tool starts mid-stream; its assistant message is on disk once the stream ended.
+        _wait_for(lambda: (repo / "holding").exists() and b'"hold"' in path.read_bytes())
         lines_before = path.read_bytes().count(b"\n")
         for flag in (["--continue"], ["--resume", session_id]):
             second = lathe(["-p", "INTRUDER", *flag], repo, env)
             assert second.returncode == 2, second.stderr
             assert session_id in second.stderr and f"pid {holder.pid}" in second.stderr
         assert path.read_bytes().count(b"\n") == lines_before  # it wrote nothing
+        assert b"INTRUDER" not in path.read_bytes()
         (repo / "release").touch()
         out, err = holder.communicate(timeout=60)
         assert holder.returncode == 0 and out.strip() == "held", err
