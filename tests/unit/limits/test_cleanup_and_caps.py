@@ -96,8 +96,9 @@ def test_persisted_output_is_capped_and_says_so(tmp_path: Path, monkeypatch) -> 
     block = {"type": "tool_result", "tool_use_id": "t", "content": "a" * 5000}
     sent, path = apply_budget(block, 100, str(tmp_path), "t")
     assert path is not None and Path(path).read_text() == "a" * 1000
-    assert "Output too large (5000 characters). Only the first 1000 characters were saved" in (
-        sent["content"]
+    assert (
+        "Output too large (5000 characters). Only the first 1000 characters were saved"
+        in (sent["content"])
     )
     assert "LATHE_MAX_PERSISTED_OUTPUT_CHARS" in sent["content"]
     monkeypatch.delenv("LATHE_MAX_PERSISTED_OUTPUT_CHARS")

@@ -76,3 +76,5 @@ def test_a_broken_toml_file_with_a_deep_prefix_is_salvaged_without_a_crash(tmp_p
     path.write_text('[permissions]\ndeny = ["Bash"]\n' + DEEP_TOML_ARRAY + "this is = = broken\n")
     settings, exists, problems = load_settings_file(path, "user")
     assert exists and problems and str(path) in str(problems[0])
+    # Fail closed: the deny rule before the deep line is still kept.
+    assert settings is not None and settings.permissions.deny == ["Bash"]
