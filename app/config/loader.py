@@ -274,7 +274,9 @@ def read_settings_file(path: Path, source: str) -> ReadFile:
         data = _parse_json(text, path) if is_json else jsonlimits.toml_loads(text, str(path))
     except jsonlimits.JsonLimitError as exc:
         problem = SettingsProblem(str(path), exc.msg, exc.lineno or None, source)
-        return ReadFile(None, True, [problem], text)
+        # Fail closed as for a syntax error: what the lines that do parse deny still holds.
+        kept = None if is_json else salvage_toml_prefix(text, text.count("\n") + 2)
+        return ReadFile(kept, True, [problem], text)
     except json.JSONDecodeError as exc:
         problem = SettingsProblem(
             str(path), f"invalid JSON: {exc.msg}", exc.lineno, source, column=exc.colno
