@@ -2,9 +2,11 @@
 
 `$LATHE_STATE_DIR/projects/<slug of the project path>/<session_id>.jsonl`. Each line is a JSON
 object; each message is flushed and fsynced as it is completed, so a crash loses at most the line
-being written. Loading keeps every whole line, skips a cut or garbled one, and repairs the
-conversation (a tool_use left without its tool_result gets a synthetic error result) so the next
-API request is valid.
+being written. Before anything is appended to an existing file, a torn last line is cut off on
+disk (`truncate_torn_tail`): appending onto it would glue the next line to the fragment. A write
+that fails midway (a full disk) is cut back the same way at once. Loading keeps every readable
+line and repairs the conversation so the next API request is valid (app/transcript_repair.py).
+Only one process writes a session at a time (app/session_lock.py).
 """
 
 from __future__ import annotations
@@ -19,12 +21,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app import jsonlimits
 from app.config.paths import state_dir
-
-REPAIRED_RESULT = (
-    "<tool_use_error>The session ended before this tool returned a result (lathe was stopped). "
-    "Its effects, if any, are unknown: check before relying on them.</tool_use_error>"
+from app.session_lock import SessionLock
+from app.transcript_repair import (
+    MAX_LINE_BYTES,
+    REPAIRED_RESULT,
+    RESUMED_START,
+    conversation_of,
+    parse_lines,
+    repair_messages,
 )
+
+__all__ = ["REPAIRED_RESULT", "RESUMED_START", "repair_messages"]
 
 
 def project_slug(project_dir: str | Path) -> str:
@@ -39,43 +48,129 @@ def new_session_id() -> str:
     return str(uuid.uuid4())
 
 
-class TranscriptWriter:
-    """Appends lines to one session's file, durably."""
+def truncate_torn_tail(path: Path) -> int:
+    """Cut a last line that has no newline (a crash mid-write) off the file, durably; returns the
+    bytes removed. Only the session's writer (holding its lock) may call this."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return 0
+    try:
+        size = os.fstat(fd).st_size
+        keep = size
+        chunk = 1 << 16
+        while keep > 0:
+            start = max(0, keep - chunk)
+            data = os.pread(fd, keep - start, start)
+            newline = data.rfind(b"\n")
+            if newline >= 0:
+                keep = start + newline + 1
+                break
+            keep = start
+        if keep == size:
+            return 0
+        if size - keep <= MAX_LINE_BYTES and _whole_record(os.pread(fd, size - keep, keep)):
+            # Only the newline is missing (the kill fell between the two): the line is kept.
+            os.pwrite(fd, b"\n", size)
+            os.fsync(fd)
+            return 0
+        os.ftruncate(fd, keep)
+        os.fsync(fd)
+        return size - keep
+    finally:
+        os.close(fd)
 
-    def __init__(self, path: Path) -> None:
+
+def _whole_record(tail: bytes) -> bool:
+    try:
+        return isinstance(jsonlimits.loads(tail, "transcript tail"), dict)
+    except (ValueError, RecursionError):
+        return False
+
+
+class TranscriptWriter:
+    """Appends lines to one session's file, durably. Message lines carry a `uuid` and the
+    `parentUuid` of the line before, so a reader can find duplicates and restore the order."""
+
+    def __init__(
+        self, path: Path, last_uuid: str | None = None, lock: SessionLock | None = None
+    ) -> None:
         self.path = path
+        self.last_uuid = last_uuid
+        self.lock = lock  # released by close()
+        self.failure: str | None = None  # the last write that could not be kept
         self._fh: Any = None
 
     def _open(self) -> Any:
         if self._fh is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._fh = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 - kept open for appends
+            self._fh = open(self.path, "ab")  # noqa: SIM115 - kept open for appends
         return self._fh
 
-    def append(self, record: Mapping[str, Any]) -> None:
-        fh = self._open()
-        fh.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
-        fh.flush()
-        os.fsync(fh.fileno())
+    def append(self, record: Mapping[str, Any]) -> bool:
+        """Write one line; False (and `failure` set) if it could not be kept, in which case the
+        file is cut back to its last whole line so the next append starts clean."""
+        data = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode(
+            "utf-8", "surrogatepass"
+        )
+        try:
+            fh = self._open()
+            offset = fh.seek(0, os.SEEK_END)
+        except OSError as exc:
+            self.failure = f"cannot write transcript {self.path}: {exc.strerror or exc}"
+            return False
+        try:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        except OSError as exc:
+            self.failure = f"cannot write transcript {self.path}: {exc.strerror or exc}"
+            self._cut_back(offset)
+            return False
+        self.failure = None
+        return True
 
-    def append_message(self, session_id: str, message: Mapping[str, Any]) -> None:
-        self.append(
+    def _cut_back(self, offset: int) -> None:
+        fh, self._fh = self._fh, None
+        try:
+            fh.close()
+        except OSError:
+            pass  # the buffered part that could not be written is what is being dropped
+        try:
+            os.truncate(self.path, offset)
+        except OSError:
+            pass  # the next load's truncate_torn_tail removes it
+
+    def append_message(self, session_id: str, message: Mapping[str, Any]) -> bool:
+        line_uuid = str(uuid.uuid4())
+        kept = self.append(
             {
                 "type": "message",
                 "session_id": session_id,
+                "uuid": line_uuid,
+                "parentUuid": self.last_uuid,
                 "timestamp": time.time(),
                 "message": dict(message),
             }
         )
+        if kept:
+            self.last_uuid = line_uuid
+        return kept
 
-    def append_clear(self, session_id: str) -> None:
+    def append_clear(self, session_id: str) -> bool:
         """/clear: the file keeps what was said, and loading starts again after this line."""
-        self.append({"type": "clear", "session_id": session_id, "timestamp": time.time()})
+        return self.append({"type": "clear", "session_id": session_id, "timestamp": time.time()})
 
     def close(self) -> None:
         if self._fh is not None:
-            self._fh.close()
+            try:
+                self._fh.close()
+            except OSError:
+                pass
             self._fh = None
+        if self.lock is not None:
+            self.lock.release()
+            self.lock = None
 
 
 @dataclass
@@ -88,6 +183,7 @@ class LoadedTranscript:
     repaired: int = 0
     # The messages before the last compaction (after the last /clear), for browsing only.
     earlier: list[dict[str, Any]] = field(default_factory=list)
+    last_uuid: str | None = None
 
 
 class TranscriptError(Exception):
@@ -95,174 +191,25 @@ class TranscriptError(Exception):
 
 
 def load_transcript(path: Path) -> LoadedTranscript:
-    """Read a transcript up to its last whole line and repair it for the next request."""
+    """Read a transcript's readable lines and repair it for the next request (read only)."""
     try:
         raw = path.read_bytes()
     except OSError as exc:
         raise TranscriptError(f"cannot read transcript {path}: {exc.strerror}") from None
-    messages: list[dict[str, Any]] = []
-    earlier: list[dict[str, Any]] = []
-    meta: dict[str, Any] = {}
-    warnings: list[str] = []
-    lines = raw.split(b"\n")
-    if lines and lines[-1] != b"":
-        warnings.append(f"{path}: the last line was cut short (a crash?); it was dropped")
-        lines = lines[:-1]
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            warnings.append(f"{path}:{number}: not valid JSON; skipped")
-            continue
-        if not isinstance(record, dict):
-            warnings.append(f"{path}:{number}: not a JSON object; skipped")
-            continue
-        if record.get("type") == "session":
-            meta.update(record)
-        elif record.get("type") == "clear":
-            # /clear: the model forgot everything before this line, so must a resume.
-            messages = []
-            earlier = []
-        elif record.get("type") == "compact" and isinstance(record.get("messages"), list):
-            # A compaction: the conversation goes on from the summary this line holds.
-            earlier.extend(messages)
-            messages = [m for m in record["messages"] if _valid_message(m)]
-        elif record.get("type") == "message" and _valid_message(record.get("message")):
-            messages.append(record["message"])
-        elif record.get("type") == "message":
-            warnings.append(f"{path}:{number}: a message without role or content; skipped")
-    repaired_messages, repaired = repair_messages(messages)
+    parsed = parse_lines(raw, str(path))
+    conversation = conversation_of(parsed.records, str(path))
+    messages, repaired = repair_messages(conversation.messages)
+    meta = conversation.meta
     return LoadedTranscript(
         session_id=str(meta.get("session_id") or path.stem),
         path=path,
-        messages=repaired_messages,
+        messages=messages,
         meta=meta,
-        warnings=warnings,
+        warnings=parsed.warnings + conversation.warnings,
         repaired=repaired,
-        earlier=earlier,
+        earlier=conversation.earlier,
+        last_uuid=conversation.last_uuid,
     )
-
-
-def _valid_message(message: Any) -> bool:
-    return (
-        isinstance(message, dict)
-        and message.get("role") in ("user", "assistant")
-        and isinstance(message.get("content"), str | list)
-    )
-
-
-RESUMED_START = "(The start of this conversation could not be read from the transcript.)"
-
-
-def _tool_use_ids(message: dict[str, Any] | None) -> set[Any]:
-    if (
-        message is None
-        or message["role"] != "assistant"
-        or not isinstance(message["content"], list)
-    ):
-        return set()
-    return {
-        b.get("id")
-        for b in message["content"]
-        if isinstance(b, dict) and b.get("type") == "tool_use"
-    }
-
-
-def _drop_orphans(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
-    """A skipped (garbled) line can take an assistant message with it, leaving the tool_results
-    that answered it orphaned, or leave the conversation opening with the assistant: the API
-    refuses both with a 400, so the orphans go and a placeholder prompt opens the conversation."""
-    out: list[dict[str, Any]] = []
-    dropped = 0
-    for message in messages:
-        if message["role"] == "user" and isinstance(message["content"], list):
-            known = _tool_use_ids(out[-1] if out else None)
-            seen: set[Any] = set()
-            content = []
-            for block in message["content"]:
-                if isinstance(block, dict) and block.get("type") == "tool_result":
-                    tid = block.get("tool_use_id")
-                    if tid not in known or tid in seen:
-                        dropped += 1
-                        continue
-                    seen.add(tid)
-                content.append(block)
-            if not content:
-                continue
-            if len(content) != len(message["content"]):
-                message = {**message, "content": content}
-        if not out and message["role"] != "user":
-            out.append({"role": "user", "content": [{"type": "text", "text": RESUMED_START}]})
-            dropped += 1
-        out.append(message)
-    return out, dropped
-
-
-def repair_messages(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
-    """Give every tool_use a tool_result in the next user message; drop orphan tool_results."""
-    messages, repaired = _drop_orphans(messages)
-    out: list[dict[str, Any]] = []
-    i = 0
-    while i < len(messages):
-        message = messages[i]
-        out.append(message)
-        if message["role"] != "assistant" or not isinstance(message["content"], list):
-            i += 1
-            continue
-        ids = [
-            b.get("id")
-            for b in message["content"]
-            if isinstance(b, dict) and b.get("type") == "tool_use"
-        ]
-        if not ids:
-            i += 1
-            continue
-        following = messages[i + 1] if i + 1 < len(messages) else None
-        answered: set[Any] = set()
-        if (
-            following is not None
-            and following["role"] == "user"
-            and isinstance(following["content"], list)
-        ):
-            answered = {
-                b.get("tool_use_id")
-                for b in following["content"]
-                if isinstance(b, dict) and b.get("type") == "tool_result"
-            }
-        missing = [tid for tid in ids if tid not in answered]
-        if missing:
-            repaired += len(missing)
-            synthetic = [
-                {
-                    "type": "tool_result",
-                    "tool_use_id": tid,
-                    "content": REPAIRED_RESULT,
-                    "is_error": True,
-                }
-                for tid in missing
-            ]
-            if following is not None and following["role"] == "user":
-                content = (
-                    following["content"]
-                    if isinstance(following["content"], list)
-                    else [{"type": "text", "text": following["content"]}]
-                )
-                results = [
-                    b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"
-                ]
-                others = [
-                    b
-                    for b in content
-                    if not (isinstance(b, dict) and b.get("type") == "tool_result")
-                ]
-                out.append({"role": "user", "content": results + synthetic + others})
-                i += 2
-                continue
-            out.append({"role": "user", "content": synthetic})
-        i += 1
-    return out, repaired
 
 
 def find_latest(project_dir: str | Path) -> Path | None:

@@ -24,9 +24,8 @@ from tools.files import textfile
 from tools.files.common import PathArgument, check_path
 from tools.files.diff import FileChange, changed_line_range, snippet, unified_diff
 from tools.files.paths import missing_file_message
-from tools.files.readstate import record_written
+from tools.files.readstate import record_written, staleness, write_journal
 from tools.files.replace import ReplaceError, Replacement, replace
-from tools.write import file_state_error
 
 SAME_STRINGS = "No changes to make: old_string and new_string are exactly the same."
 
@@ -81,13 +80,15 @@ class EditTool(PathArgument, Tool[EditInput]):
             if input.old_string == "":
                 return None
             return missing_file_message(path, context.cwd)
-        problem = file_state_error(path, context)
-        if problem:
-            return problem
+        if os.path.isdir(path):
+            return f"{path} is a directory, not a file."
         # Found out now, so the user is not asked to approve an edit that cannot apply.
         try:
             current = textfile.load(path)
-            self._replace(current, input)
+            problem = staleness(context, path, current.raw)
+            if problem:
+                return problem
+            textfile.render(current, self._replace(current, input).text)
         except (ReplaceError, ValueError) as exc:
             return str(exc)
         except OSError as exc:
@@ -124,14 +125,17 @@ class EditTool(PathArgument, Tool[EditInput]):
         exists = os.path.exists(path)
         if not exists and input.old_string != "":
             raise ToolError(missing_file_message(path, context.cwd))
-        # Checked again: the file may have changed while the user looked at the approval.
-        problem = file_state_error(path, context)
+        if os.path.isdir(path):
+            raise ToolError(f"{path} is a directory, not a file.")
+        current = textfile.load(path) if exists else textfile.TextFile("", "utf-8", "\n")
+        # Checked again, on the very bytes being edited: the file may have changed while the user
+        # looked at the approval.
+        problem = staleness(context, path, current.raw) if exists else None
         if problem:
             raise ToolError(problem)
-        current = textfile.load(path) if exists else textfile.TextFile("", "utf-8", "\n")
         result = self._replace(current, input)
-        data = textfile.encode(result.text, current.encoding, current.line_ending)
-        textfile.atomic_write(path, data, current.mode)
+        data = textfile.render(current, result.text)
+        textfile.atomic_write(path, data, current.mode, journal=write_journal(context))
         record_written(context, path, data)
         diff, added, removed = unified_diff(current.text, result.text, path)
         if not exists:

@@ -23,7 +23,7 @@ from tools.decisions import ValidationResult
 from tools.files import textfile
 from tools.files.common import PathArgument, check_path
 from tools.files.diff import FileChange, changed_line_range, snippet, unified_diff
-from tools.files.readstate import record_written, staleness
+from tools.files.readstate import record_written, staleness, write_journal
 
 
 class WriteInput(ToolInput):
@@ -70,10 +70,27 @@ class WriteTool(PathArgument, Tool[WriteInput]):
         path, failure = check_path(self.name, input.file_path, context, "write")
         if failure is not None:
             return failure
-        problem = file_state_error(path, context)
+        problem = await asyncio.to_thread(self._problem, context, path, input.content)
         if problem:
             return ValidationResult.failure(problem, error_code=7)
         return ValidationResult.success()
+
+    @staticmethod
+    def _problem(context: ToolContext, path: str, content: str) -> str | None:
+        problem = file_state_error(path, context)
+        if problem or not os.path.exists(path):
+            return problem
+        # Found out now, so the user is not asked to approve a write that cannot be done.
+        try:
+            old = textfile.load(path)
+            if old.line_ending == "\r\n":
+                content = content.replace("\r\n", "\n")
+            textfile.render(old, content)
+        except ValueError as exc:
+            return str(exc)
+        except OSError as exc:
+            return f"Could not read {path}: {exc.strerror or exc}"
+        return None
 
     async def call(
         self,
@@ -93,21 +110,26 @@ class WriteTool(PathArgument, Tool[WriteInput]):
         return ToolResult(data=change)
 
     def _write(self, context: ToolContext, path: str, content: str) -> FileChange:
-        # Checked again: the file may have changed while the user looked at the approval.
-        problem = file_state_error(path, context)
-        if problem:
-            raise ToolError(problem)
+        if os.path.isdir(path):
+            raise ToolError(f"{path} is a directory, not a file.")
         old: textfile.TextFile | None = None
         if os.path.exists(path):
             old = textfile.load(path)
-        if old is None:
-            data = content.encode("utf-8")
-            textfile.atomic_write(path, data)
-        else:
-            data = textfile.encode(content, old.encoding, old.line_ending)
-            textfile.atomic_write(path, data, old.mode)
-        record_written(context, path, data)
+            # Checked again, on the bytes being replaced: the file may have changed while the
+            # user looked at the approval.
+            problem = staleness(context, path, old.raw)
+            if problem:
+                raise ToolError(problem)
         new_text = content.replace("\r\n", "\n") if old and old.line_ending == "\r\n" else content
+        journal = write_journal(context)
+        if old is None:
+            data = textfile.encode_new(content)
+            textfile.atomic_write(path, data, journal=journal)
+        else:
+            # Lines the new content shares with the old keep their bytes (encoding, endings).
+            data = textfile.render(old, new_text)
+            textfile.atomic_write(path, data, old.mode, journal=journal)
+        record_written(context, path, data)
         diff, added, removed = unified_diff(old.text if old else "", new_text, path)
         if old is None:
             return FileChange(

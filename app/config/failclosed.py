@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from app import jsonlimits
 from app.config.loader import LoadedSettings, LoadedSource, SettingsProblem
 from app.config.models import PermissionsSettings, Settings
 from app.hooks.config import HookSource, parse_hook_sources
@@ -57,8 +58,8 @@ def salvage_toml_prefix(text: str, error_line: int | None) -> Settings | None:
     lines = text.splitlines()
     for end in range(min(error_line - 1, len(lines)), 0, -1):
         try:
-            data = tomllib.loads("\n".join(lines[:end]))
-        except tomllib.TOMLDecodeError:
+            data = jsonlimits.toml_loads("\n".join(lines[:end]), "settings")
+        except (tomllib.TOMLDecodeError, jsonlimits.JsonLimitError):
             continue
         kept = salvage(data)
         return kept if kept.permissions.deny or kept.permissions.ask else None

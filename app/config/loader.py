@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
+from app import jsonlimits
 from app.config.models import PermissionMode, Settings
 from app.config.paths import config_dir, home_dir, policy_file, project_dir
 
@@ -132,6 +133,7 @@ class LoadedSettings:
         keymap: dict[str, str] = {}
         progress_panel: str | None = None
         context: dict[str, Any] = {}
+        cleanup_days: int | None = None
         for src in self.sources:
             s = src.settings
             if s is None:
@@ -157,6 +159,7 @@ class LoadedSettings:
             progress_panel = s.progress_panel or progress_panel
             # Each `[context]` key on its own: the highest source that sets it wins.
             context.update(s.context.model_dump(exclude_none=True))
+            cleanup_days = s.cleanup_period_days or cleanup_days
         return Settings.model_validate(
             {
                 "hooks": hooks,
@@ -168,6 +171,7 @@ class LoadedSettings:
                 "keymap": keymap,
                 "progress_panel": progress_panel,
                 "context": context,
+                "cleanup_period_days": cleanup_days,
             }
         )
 
@@ -267,7 +271,12 @@ def read_settings_file(path: Path, source: str) -> ReadFile:
     is_json = path.suffix == ".json" or (source == "cli-settings" and text.lstrip().startswith("{"))
     problems: list[SettingsProblem] = []
     try:
-        data = _parse_json(text) if is_json else tomllib.loads(text)
+        data = _parse_json(text, path) if is_json else jsonlimits.toml_loads(text, str(path))
+    except jsonlimits.JsonLimitError as exc:
+        problem = SettingsProblem(str(path), exc.msg, exc.lineno or None, source)
+        # Fail closed as for a syntax error: what the lines that do parse deny still holds.
+        kept = None if is_json else salvage_toml_prefix(text, text.count("\n") + 2)
+        return ReadFile(kept, True, [problem], text)
     except json.JSONDecodeError as exc:
         problem = SettingsProblem(
             str(path), f"invalid JSON: {exc.msg}", exc.lineno, source, column=exc.colno
@@ -341,8 +350,8 @@ def _kind(value: Any) -> str:
     return f"{type(value).__name__} {value!r}"[:80]
 
 
-def _parse_json(text: str) -> Any:
-    return json.loads(text)
+def _parse_json(text: str, path: Path) -> Any:
+    return jsonlimits.loads(text, str(path))
 
 
 def _compat_subset(data: Mapping[str, Any]) -> dict[str, Any]:
@@ -355,6 +364,8 @@ def _compat_subset(data: Mapping[str, Any]) -> dict[str, Any]:
         out["permissions"] = perms  # let validation name the problem
     if "hooks" in data:
         out["hooks"] = data["hooks"]
+    if "cleanupPeriodDays" in data:
+        out["cleanup_period_days"] = data["cleanupPeriodDays"]
     return out
 
 

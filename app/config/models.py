@@ -105,3 +105,9 @@ class Settings(BaseModel):
     """Where the live tool-progress panel sits in the TUI."""
     context: ContextSettings = Field(default_factory=ContextSettings)
     """Context accounting and compaction."""
+    cleanup_period_days: int | None = Field(
+        default=None,
+        ge=1,
+        validation_alias=AliasChoices("cleanup_period_days", "cleanupPeriodDays"),
+    )
+    """Days a session's state (persisted tool outputs) is kept after its last use (default 30)."""

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from app.engine.context import ContextConfig, ContextState
-from app.engine.events import EngineEvent, TurnEnded
+from app.engine.events import EngineEvent, Notice, TurnEnded
 from app.execution.interfaces import HookRunner, NoHooks, PermissionDecider, Prompter
 from app.execution.pipeline import PipelineDeps
 from app.model.client import ModelBackend
@@ -160,8 +160,10 @@ class Session:
         """Add a message to the conversation and to the transcript, durably."""
         record = dict(message)
         self.messages.append(record)
-        if self.parts.transcript is not None:
-            self.parts.transcript.append_message(self.session_id, record)
+        writer = self.parts.transcript
+        if writer is not None and not writer.append_message(self.session_id, record):
+            # The conversation goes on in memory; the user must know a resume would miss this.
+            self.emit(Notice(f"{writer.failure}; this message is not saved", level="warning"))
 
     # -- MCP ------------------------------------------------------------------------------------
 

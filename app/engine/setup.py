@@ -27,6 +27,8 @@ from app.model.request import build_system
 from app.model.scenario import ScenarioError
 from app.permissions import RuleDecider, context_from_settings, is_trusted
 from app.permissions.modes import parse_mode
+from app.session_lock import SessionInUse, SessionLock
+from app.state_cleanup import clean_state_at_start
 from app.transcript import (
     LoadedTranscript,
     TranscriptError,
@@ -36,6 +38,7 @@ from app.transcript import (
     load_transcript,
     new_session_id,
     project_transcripts_dir,
+    truncate_torn_tail,
 )
 from tools.base import ToolContext, ToolOptions
 from tools.process.child_env import set_passthrough
@@ -71,6 +74,16 @@ def tool_options(env: Mapping[str, str]) -> ToolOptions:
     max_ms = _int_env(env, "BASH_MAX_TIMEOUT_MS", 600_000)
     default_ms = min(_int_env(env, "BASH_DEFAULT_TIMEOUT_MS", 120_000), max_ms)
     return ToolOptions(bash_default_timeout_ms=default_ms, bash_max_timeout_ms=max_ms)
+
+
+def _lock_session(state: Path, session_id: str) -> SessionLock:
+    """One writer per session: a second lathe on a session in use stops here (exit 2 in -p)."""
+    try:
+        return SessionLock.acquire(state / "sessions" / session_id, session_id)
+    except SessionInUse as exc:
+        raise SetupError(str(exc)) from None
+    except OSError as exc:
+        raise SetupError(f"cannot lock session {session_id}: {exc.strerror or exc}") from None
 
 
 def build_session(
@@ -159,16 +172,27 @@ def build_session(
                 else f"no session {opts.resume!r}"
             )
             raise SetupError(f"cannot resume: {what}")
+        lock = _lock_session(state_dir(env), path.stem)
         try:
+            # We are the writer now: a torn last line goes before anything is appended after it.
+            cut = truncate_torn_tail(path)
             resumed = load_transcript(path)
-        except TranscriptError as exc:
+        except (TranscriptError, OSError) as exc:
+            lock.release()
             raise SetupError(str(exc)) from None
+        if cut:
+            warnings.append(
+                f"{path}: the last line was cut short (a crash?); its {cut} bytes were removed"
+            )
         warnings.extend(resumed.warnings)
         session_id = resumed.session_id
-        transcript = TranscriptWriter(path)
+        transcript = TranscriptWriter(path, last_uuid=resumed.last_uuid, lock=lock)
     else:
         session_id = new_session_id()
-        transcript = TranscriptWriter(project_transcripts_dir(project) / f"{session_id}.jsonl")
+        transcript = TranscriptWriter(
+            project_transcripts_dir(project) / f"{session_id}.jsonl",
+            lock=_lock_session(state_dir(env), session_id),
+        )
         transcript.append(
             {
                 "type": "session",
@@ -179,6 +203,9 @@ def build_session(
                 "started": time.time(),
             }
         )
+
+    # After this session's lock is taken, so the cleanup leaves this session alone.
+    clean_state_at_start(state_dir(env), merged.cleanup_period_days)
 
     working = (str(project), *cli.add_dirs)
     if str(start) not in working and not str(start).startswith(str(project)):

@@ -11,6 +11,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from app import jsonlimits
+
 
 @dataclass
 class CompletedToolUse:
@@ -119,7 +121,7 @@ class StreamAccumulator:
             invalid: str | None = None
             if raw.strip():
                 try:
-                    value = json.loads(raw)
+                    value = jsonlimits.loads(raw, "tool input")  # a depth limit, no crash
                 except json.JSONDecodeError:
                     value, invalid = {}, raw
                 if not isinstance(value, dict):

@@ -38,8 +38,20 @@ def apply_budget(
     else:
         text = "\n".join(b.get("text", "") for b in content if b.get("type") == "text")
         others = [b for b in content if b.get("type") != "text"]
-    path = persist_text(session_dir, tool_use_id, text)
-    message = persisted_message(total, path, make_preview(text))
+    preview = make_preview(text)
+    try:
+        saved = persist_text(session_dir, tool_use_id, text)
+    except OSError as exc:
+        # The tool ran; only its output could not be kept (a full disk): the model is told so.
+        message = (
+            f"<persisted-output>Output too large ({total} characters) and it could not be "
+            f"saved to a file ({exc.strerror or exc}); only this preview is left.\n\n"
+            f"Preview (first 2KB):\n{preview}\n...</persisted-output>"
+        )
+        path = None
+    else:
+        message = persisted_message(total, saved.path, preview, saved.saved_chars)
+        path = str(saved.path)
     new_block = dict(block)
     new_block["content"] = message if not others else [{"type": "text", "text": message}, *others]
-    return new_block, str(path)
+    return new_block, path

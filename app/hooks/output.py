@@ -6,11 +6,11 @@ ignored, the rest of the output still counts.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from app import jsonlimits
 from app.hooks.config import HookHandler
 from app.hooks.process import OUTPUT_CAP_BYTES, RawHookRun
 from app.hooks.results import HookMessage
@@ -101,7 +101,7 @@ def _read_stdout(out: HookOutput, stdout: str) -> None:
         out.plain_stdout = text
         return
     try:
-        data = json.loads(text)
+        data = jsonlimits.loads(text, "hook output")
     except ValueError as exc:
         out.notice(f"printed invalid JSON ({exc}); its output was ignored")
         return

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from app import jsonlimits
+
 Transport = Literal["stdio", "http", "sse"]
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
@@ -200,7 +202,9 @@ def read_mcp_json(
     except (OSError, UnicodeDecodeError) as exc:
         return [], [McpProblem(source, "", f"cannot read the file: {exc}")]
     try:
-        data = json.loads(text)
+        data = jsonlimits.loads(text, source)
+    except jsonlimits.JsonLimitError as exc:
+        return [], [McpProblem(source, "", f"not valid JSON: {exc.msg} (line {exc.lineno})")]
     except json.JSONDecodeError as exc:
         return [], [McpProblem(source, "", f"not valid JSON: {exc.msg} (line {exc.lineno})")]
     if not isinstance(data, Mapping) or "mcpServers" not in data:

@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from app import jsonlimits
+
 DEFAULT_FINAL_TEXT = "(The scripted scenario has no more turns.)"
 
 STOP_REASONS = frozenset(
@@ -125,12 +127,16 @@ def load_scenario(path: str | Path) -> Scenario:
     data: Any
     if p.suffix.lower() == ".toml":
         try:
-            data = tomllib.loads(raw)
+            data = jsonlimits.toml_loads(raw, str(p))
+        except jsonlimits.JsonLimitError as exc:
+            raise ScenarioError(str(exc)) from None
         except tomllib.TOMLDecodeError as exc:
             raise ScenarioError(f"{p}: invalid TOML: {exc}") from None
     else:
         try:
-            data = json.loads(raw)
+            data = jsonlimits.loads(raw, str(p))
+        except jsonlimits.JsonLimitError as exc:
+            raise ScenarioError(str(exc)) from None
         except json.JSONDecodeError as exc:
             raise ScenarioError(
                 f"{p}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"

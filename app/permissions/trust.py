@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from app import jsonlimits
 from app.config.paths import state_dir
 
 TRUST_FILE = "trust.json"
@@ -25,7 +26,7 @@ def trust_file(env: Mapping[str, str] | None = None) -> Path:
 
 def _read(path: Path) -> dict[str, Any]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = jsonlimits.loads(path.read_text(encoding="utf-8"), str(path))
     except (OSError, ValueError):
         return {}
     trusted = data.get("trusted") if isinstance(data, dict) else None

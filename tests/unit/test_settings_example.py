@@ -27,3 +27,4 @@ def test_example_settings_load_cleanly() -> None:
     assert context.window is None and context.auto_compact_threshold == 0.9
     assert context.auto_compact and context.clear_tool_results and not context.extended_window
     assert settings.passthrough_env == []
+    assert settings.cleanup_period_days == 30

@@ -11,6 +11,7 @@ import io
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
+from tools.files import textfile
 from tools.files.textfile import sniff_encoding
 
 MAX_LINE_CHARS = 2000
@@ -33,10 +34,8 @@ class LineWindow:
 
 
 def decode_line(raw: bytes) -> str:
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return raw.decode("latin-1")
+    """As Edit decodes it (textfile.decode_line), so what Read shows is what Edit matches."""
+    return textfile.decode_line(raw)[0]
 
 
 def _strip_eol(line: str) -> str:

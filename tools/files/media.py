@@ -129,6 +129,8 @@ def notebook_blocks(raw: bytes) -> list[dict[str, Any]]:
             raise TypeError("cells is not a list")
     except (ValueError, KeyError, TypeError) as exc:
         raise MediaError(f"This .ipynb file is not a valid notebook: {exc}") from None
+    except RecursionError:
+        raise MediaError("This .ipynb file is nested too deeply to read.") from None
     language = str(nb.get("metadata", {}).get("language_info", {}).get("name", "python"))
     blocks: list[dict[str, Any]] = []
     text: list[str] = []

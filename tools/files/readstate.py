@@ -29,20 +29,23 @@ def record_written(context: ToolContext, path: str, data: bytes) -> None:
     context.read_files.record(ReadRecord(path, st.st_mtime_ns, hash_bytes(data), True))
 
 
-def staleness(context: ToolContext, path: str) -> str | None:
-    """Why `path` may not be changed now, or None. `path` must exist."""
+def write_journal(context: ToolContext) -> str | None:
+    """Where atomic writes record their temporary files (tools/files/atomic.py)."""
+    return os.path.join(context.session_dir, "pending-writes") if context.session_dir else None
+
+
+def staleness(context: ToolContext, path: str, data: bytes | None = None) -> str | None:
+    """Why `path` may not be changed now, or None. `path` must exist; `data`, when given, is
+    its content as just read (the bytes about to be edited).
+
+    The content decides, not the mtime: a change whose mtime was put back (`touch -r`, a tool
+    that restores times, a second write within the clock's resolution) is still a change, and a
+    touched but unchanged file (a formatter that found nothing to do) is still fresh."""
     record = context.read_files.get(path)
     if record is None:
         return NOT_READ
     try:
-        mtime = os.stat(path).st_mtime_ns
+        current = hash_bytes(data) if data is not None else hash_file(path)
     except OSError:
         return CHANGED
-    if mtime == record.mtime_ns:
-        return None
-    # A touched but unchanged file (a formatter that found nothing to do) is still fresh.
-    try:
-        same = hash_file(path) == record.content_hash
-    except OSError:
-        same = False
-    return None if same else CHANGED
+    return None if current == record.content_hash else CHANGED

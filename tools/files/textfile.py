@@ -1,7 +1,13 @@
-"""Text files as the model sees them: decoded, with LF line endings, and written back faithfully.
+"""Text files as the model sees them, and changed without touching what the change did not touch.
 
-The model always works with `\\n`; the file keeps its own encoding (BOM included) and its CRLF or LF
-line endings, so an edit never turns a whole Windows file into a one-line diff.
+The model always works with `\\n` and decoded text; the file keeps its bytes. A file is split into
+lines and each line decoded as Read decodes it (the file's BOM encoding; else UTF-8; a line that
+is not UTF-8 as cp1252, else latin-1), so a file of mixed encodings shows every line readably.
+Writing never re-encodes the whole file: the lines the new text shares with the old (a common
+head and tail) keep their original bytes, and only the lines in between are encoded, each in the
+encoding of the lines it replaces. New text that this encoding cannot hold in a file that is all
+one legacy encoding is refused (EncodingRefused) rather than turned into a mixed file. CRLF files
+stay CRLF.
 """
 
 from __future__ import annotations
@@ -9,47 +15,129 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
-LineEnding = Literal["\n", "\r\n"]
+from tools.files.atomic import atomic_write
 
-_BOMS: tuple[tuple[bytes, str], ...] = (
-    (b"\xef\xbb\xbf", "utf-8-sig"),
-    (b"\xff\xfe", "utf-16"),
-    (b"\xfe\xff", "utf-16"),
-)
+__all__ = ["atomic_write"]
+
+LineEnding = Literal["\n", "\r\n"]
 
 # Larger than this, Edit and Write refuse: the file is read into memory to be changed.
 MAX_EDIT_BYTES = 256 * 1024 * 1024
 
+_BOMS: tuple[tuple[bytes, str], ...] = (
+    (b"\xef\xbb\xbf", "utf-8"),
+    (b"\xff\xfe", "utf-16-le"),
+    (b"\xfe\xff", "utf-16-be"),
+)
+LEGACY = ("cp1252", "latin-1")
+
+
+class EncodingRefused(ValueError):
+    """New text that the file's encoding cannot hold; the message says what to do."""
+
 
 @dataclass(frozen=True)
 class TextFile:
-    """A decoded file. `text` has LF endings when `line_ending` is CRLF (it is restored on write)."""
+    """A decoded file. `text` has LF endings when `line_ending` is CRLF (restored on write)."""
 
     text: str
-    encoding: str
+    encoding: str  # the BOM's or "utf-8" for the whole file, or "mixed", "cp1252", "latin-1"
     line_ending: LineEnding
     mode: int | None = None
+    raw: bytes = b""
+    bom: bytes = b""
+    # One entry per line of `text` (split after each "\n"): where its bytes end in `raw`, and
+    # the encoding it was decoded with.
+    ends: tuple[int, ...] = field(default=(), repr=False)
+    codecs: tuple[str, ...] = field(default=(), repr=False)
+
+    @property
+    def lines(self) -> list[str]:
+        return split_lines(self.text)
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines with their "\\n" kept (the last one may have none); "" has no lines."""
+    parts = text.split("\n")
+    out = [p + "\n" for p in parts[:-1]]
+    if parts[-1]:
+        out.append(parts[-1])
+    return out
+
+
+def _split_bytes(data: bytes) -> list[bytes]:
+    parts = data.split(b"\n")
+    out = [p + b"\n" for p in parts[:-1]]
+    if parts[-1]:
+        out.append(parts[-1])
+    return out
 
 
 def sniff_encoding(head: bytes) -> str:
-    """The encoding for a file that starts with `head`: its BOM's, else UTF-8."""
-    for bom, name in _BOMS:
-        if head.startswith(bom):
-            return name
+    """Read's name for the encoding of a file that starts with `head`."""
+    if head.startswith(b"\xef\xbb\xbf"):
+        return "utf-8-sig"
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "utf-16"
     return "utf-8"
 
 
+def decode_line(raw: bytes) -> tuple[str, str]:
+    """One line of a file that is not all UTF-8: UTF-8 if it is, else cp1252, else latin-1."""
+    for codec in ("utf-8", *LEGACY):
+        try:
+            return raw.decode(codec), codec
+        except UnicodeDecodeError:
+            continue
+    raise AssertionError("latin-1 decodes every byte")
+
+
 def decode(data: bytes) -> tuple[str, str]:
-    """Decode bytes; invalid UTF-8 falls back to latin-1, which round-trips every byte."""
-    encoding = sniff_encoding(data[:4])
+    """The text of `data` and its encoding (see TextFile.encoding)."""
+    _, lines, _, encoding, _ = _decode(data)
+    return "".join(lines), encoding
+
+
+def _decode(data: bytes) -> tuple[bytes, list[str], list[bytes], str, list[str]]:
+    """(bom, lines, raw lines, file encoding, line encodings)."""
+    bom, codec = b"", "utf-8"
+    for mark, name in _BOMS:
+        if data.startswith(mark):
+            bom, codec = mark, name
+            break
+    body = data[len(bom) :]
+    if codec.startswith("utf-16"):
+        try:
+            text = body.decode(codec)
+        except UnicodeDecodeError:
+            raise ValueError(
+                f"The file starts with a {codec} byte order mark but is not valid {codec}; "
+                "it cannot be edited safely."
+            ) from None
+        lines = split_lines(text)
+        raws = [line.encode(codec) for line in lines]
+        if b"".join(raws) != body:
+            raise ValueError(f"The file's {codec} does not round-trip; it cannot be edited safely.")
+        return bom, lines, raws, codec, [codec] * len(lines)
+    raws = _split_bytes(body)
     try:
-        return data.decode(encoding), encoding
+        text = body.decode("utf-8")
     except UnicodeDecodeError:
-        return data.decode("latin-1"), "latin-1"
+        pass
+    else:
+        lines = split_lines(text)
+        return bom, lines, raws, "utf-8", ["utf-8"] * len(lines)
+    lines, codecs = [], []
+    for raw in raws:
+        line, used = decode_line(raw)
+        lines.append(line)
+        codecs.append(used)
+    mixed = any(c == "utf-8" and not r.isascii() for c, r in zip(codecs, raws, strict=True))
+    legacy = "latin-1" if "latin-1" in codecs else "cp1252"
+    return bom, lines, raws, "mixed" if mixed else legacy, codecs
 
 
 def detect_line_ending(text: str) -> LineEnding:
@@ -66,21 +154,68 @@ def load(path: str) -> TextFile:
                 f"File is too large to edit ({st.st_size} bytes; the limit is {MAX_EDIT_BYTES})."
             )
         data = f.read()
-    text, encoding = decode(data)
-    ending = detect_line_ending(text)
+    return parse(data, stat.S_IMODE(st.st_mode))
+
+
+def parse(data: bytes, mode: int | None = None) -> TextFile:
+    bom, lines, raws, encoding, codecs = _decode(data)
+    ending = detect_line_ending("".join(lines))
     if ending == "\r\n":
-        text = text.replace("\r\n", "\n")
-    return TextFile(text, encoding, ending, stat.S_IMODE(st.st_mode))
+        lines = [line[:-2] + "\n" if line.endswith("\r\n") else line for line in lines]
+    ends, at = [], len(bom)
+    for raw in raws:
+        at += len(raw)
+        ends.append(at)
+    return TextFile("".join(lines), encoding, ending, mode, data, bom, tuple(ends), tuple(codecs))
 
 
-def encode(text: str, encoding: str, line_ending: LineEnding) -> bytes:
-    if line_ending == "\r\n":
-        text = text.replace("\r\n", "\n").replace("\n", "\r\n")
-    try:
-        return text.encode(encoding)
-    except UnicodeEncodeError:
-        # New text the old encoding cannot hold (an emoji into a latin-1 file): UTF-8 keeps it.
-        return text.encode("utf-8")
+def render(old: TextFile, new_text: str) -> bytes:
+    """The bytes of `old` changed to show `new_text`: the lines both share at the start and at
+    the end keep their bytes exactly; the lines between are encoded like the ones they replace."""
+    old_lines, new_lines = old.lines, split_lines(new_text)
+    limit = min(len(old_lines), len(new_lines))
+    head = 0
+    while head < limit and old_lines[head] == new_lines[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and old_lines[-1 - tail] == new_lines[-1 - tail]:
+        tail += 1
+    start = old.ends[head - 1] if head else len(old.bom)
+    stop = old.ends[len(old_lines) - tail - 1] if tail else len(old.raw)
+    middle = new_lines[head : len(new_lines) - tail]
+    replaced = old.codecs[head : len(old_lines) - tail]
+    prefix = old.raw[:start] if old.raw else old.bom
+    return prefix + _encode_lines(old, middle, replaced) + old.raw[stop:]
+
+
+def _encode_lines(old: TextFile, lines: list[str], replaced: tuple[str, ...]) -> bytes:
+    if old.encoding in ("mixed", *LEGACY):
+        legacy = [c for c in replaced if c != "utf-8"]
+        codec = legacy[0] if legacy else ("utf-8" if old.encoding == "mixed" else old.encoding)
+    else:
+        codec = old.encoding
+    out = []
+    for line in lines:
+        if old.line_ending == "\r\n" and line.endswith("\n"):
+            line = line[:-1] + "\r\n"
+        try:
+            out.append(line.encode(codec))
+        except UnicodeEncodeError as exc:
+            if old.encoding == "mixed":
+                out.append(line.encode("utf-8", "strict"))  # the file mixes them already
+                continue
+            bad = line[exc.start : exc.end]
+            raise EncodingRefused(
+                f"The file is encoded as {codec} and the new text has characters that {codec} "
+                f"cannot represent ({bad!r}); the rest of the file would be unreadable or "
+                f"re-encoded. Use only characters {codec} has, or convert the file first."
+            ) from None
+    return b"".join(out)
+
+
+def encode_new(text: str) -> bytes:
+    """A new file: UTF-8."""
+    return text.encode("utf-8")
 
 
 def hash_bytes(data: bytes) -> str:
@@ -94,49 +229,3 @@ def hash_file(path: str, chunk: int = 1 << 20) -> str:
         while block := f.read(chunk):
             digest.update(block)
     return digest.hexdigest()
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def atomic_write(path: str, data: bytes, mode: int | None = None) -> None:
-    """Write via a temporary file in the same folder, fsync, then rename over the target.
-
-    A crash leaves either the old file or the new one, never half of each. A symlink is kept:
-    its target is what gets replaced.
-    """
-    target = os.path.realpath(path)
-    folder = os.path.dirname(target)
-    os.makedirs(folder, exist_ok=True)
-    if mode is None:
-        try:
-            mode = stat.S_IMODE(os.stat(target).st_mode)
-        except FileNotFoundError:
-            mode = 0o666 & ~_umask()
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(target)}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    try:
-        dir_fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(dir_fd)
-    except OSError:
-        pass
-    finally:
-        os.close(dir_fd)

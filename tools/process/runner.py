@@ -82,7 +82,9 @@ async def run_command(
     on_output: Callable[[str], None],
     grace_s: float = DEFAULT_GRACE_S,
 ) -> RunOutcome:
-    fd, pwd_file = tempfile.mkstemp(prefix="lathe-pwd-")
+    # In the session's folder, not /tmp: a kill -9 leaves it where the next start cleans up.
+    stdout_spill.parent.mkdir(parents=True, exist_ok=True)
+    fd, pwd_file = tempfile.mkstemp(prefix="lathe-pwd-", dir=stdout_spill.parent)
     os.close(fd)
     stdout = OutputCapture(stdout_spill, memory_limit)
     stderr = OutputCapture(stderr_spill, memory_limit)

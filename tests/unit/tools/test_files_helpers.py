@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from tools.files import lines as lines_mod
 from tools.files.lines import read_window
 from tools.files.replace import ReplaceError, replace
-from tools.files.textfile import atomic_write, decode, detect_line_ending, encode, load
+from tools.files.textfile import atomic_write, decode, detect_line_ending, load, parse, render
 from tools.search.globs import Overrides, compile_override, split_glob_param, type_matcher
 
 LINE = st.text(alphabet=st.sampled_from("ab é\r\t"), max_size=12)
@@ -64,13 +64,14 @@ def test_very_long_line_is_bounded_and_marked(tmp_path: Path) -> None:
 
 def test_decode_and_line_endings() -> None:
     assert decode(b"caf\xc3\xa9") == ("café", "utf-8")
-    assert decode(b"caf\xe9") == ("café", "latin-1")
-    assert decode("x".encode("utf-16")) == ("x", "utf-16")
+    assert decode(b"caf\xe9") == ("café", "cp1252")
+    assert decode(b"\x81caf\xe9") == ("\x81café", "latin-1")  # 0x81 is not cp1252
+    assert decode(b"caf\xe9\ncaf\xc3\xa9\n") == ("café\ncafé\n", "mixed")
+    assert decode("x".encode("utf-16")) == ("x", "utf-16-le")
     assert detect_line_ending("a\r\nb\r\n") == "\r\n"
     assert detect_line_ending("a\r\nb\n") == "\n"  # mixed: left byte for byte
-    assert encode("a\nb\n", "utf-8", "\r\n") == b"a\r\nb\r\n"
-    assert encode("a\r\nb", "utf-8", "\r\n") == b"a\r\nb"
-    assert encode("snow ☃", "latin-1", "\n") == "snow ☃".encode()
+    crlf = parse(b"a\r\nb\r\n")
+    assert crlf.text == "a\nb\n" and render(crlf, "a\nB\nc") == b"a\r\nB\r\nc"
 
 
 def test_mixed_endings_edit_keeps_other_lines(tmp_path: Path) -> None:
