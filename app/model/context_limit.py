@@ -65,7 +65,7 @@ def summary_turn(body: Mapping[str, Any]) -> Turn:
                 continue
             if block.get("type") == "text" and message.get("role") == "user":
                 text = str(block.get("text", ""))
-                if "<summary>" in text:
+                if "<summary>\n" in text:
                     # An earlier compaction's summary: its requests are still the user's.
                     requests.extend(_earlier_requests(text))
                 elif text and not text.startswith(("<system-reminder>", "[")):
