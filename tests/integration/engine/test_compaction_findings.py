@@ -69,7 +69,7 @@ async def test_denied_and_outside_reads_are_not_reread(fake_api, repo, tmp_path,
             text_turn("ok"),
         ]
     )
-    session, events = make_session(fake_api, repo, opts=opts, monkeypatch=monkeypatch)
+    session, _ = make_session(fake_api, repo, opts=opts, monkeypatch=monkeypatch)
     result = await session.run_turn("read")
     assert result.subtype == "success"
     sent = json.dumps(fake_api.bodies())

@@ -7,8 +7,10 @@ import json
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from app.config.loader import CliOverrides, load_settings
+from app.config.models import ContextSettings
 from app.engine.clear_results import CLEARED_PREFIX, clear_old_results
 from app.engine.compact import _split_tail, is_context_overflow
 from app.engine.compact_fit import fit_for_summary
@@ -231,3 +233,38 @@ def test_context_settings_merge_and_validate(tmp_path, monkeypatch) -> None:
     assert any("context.window" in p for p in problems) and any(
         "context.wat" in p for p in problems
     )
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        {"window": True},
+        {"window": 0},
+        {"window": -5},
+        {"window": "30000"},
+        {"window": 1.5},
+        {"extended_window": "yes"},
+        {"auto_compact": 1},
+        {"auto_compact": "true"},
+        {"clear_tool_results": 0},
+        {"auto_compact_threshold": 1.5},
+        {"auto_compact_threshold": 0},
+        {"auto_compact_threshold": -1},
+        {"auto_compact_threshold": "x"},
+        {"auto_compact_threshold": True},
+        {"tool_results_budget": -1},
+        {"tool_results_budget": 0},
+        {"reread_files_budget": -1},
+        {"reread_files_budget": False},
+    ],
+)
+def test_odd_context_values_do_not_validate(given: dict[str, Any]) -> None:
+    with pytest.raises(ValidationError):
+        ContextSettings.model_validate(given)
+
+
+def test_good_context_values_validate() -> None:
+    good = {"window": 30_000, "auto_compact_threshold": 1, "reread_files_budget": 0}
+    config = ContextConfig.from_settings(type("S", (), {"context": ContextSettings(**good)})())
+    assert config.window == 30_000 and config.auto_compact_threshold == 1
+    assert ContextSettings(auto_compact_threshold=0.5, auto_compact=False).auto_compact is False
