@@ -5,7 +5,16 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    field_validator,
+)
 
 PermissionMode = Literal["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"]
 PERMISSION_MODES: tuple[PermissionMode, ...] = (
@@ -58,24 +67,27 @@ class McpSettings(BaseModel):
 
 
 class ContextSettings(BaseModel):
-    """The `[context]` table: the model's window, automatic compaction, old tool results."""
+    """The `[context]` table: the model's window, automatic compaction, old tool results.
+
+    Strict types and ranges: `window = true` or `auto_compact = "yes"` is a mistake to report
+    (settings fail closed), not a value to coerce into 1 or True."""
 
     model_config = ConfigDict(extra="forbid")
 
-    window: int | None = Field(default=None, gt=0)
+    window: StrictInt | None = Field(default=None, gt=0)
     """The context window in tokens (default: 200000 for Claude models, or 1000000 with
     `extended_window` on a model that offers it)."""
-    extended_window: bool | None = None
+    extended_window: StrictBool | None = None
     """Ask for the 1M-token window (the `context-1m-2025-08-07` beta) where the model has it."""
-    auto_compact: bool | None = None
+    auto_compact: StrictBool | None = None
     """Summarise the conversation automatically when it nears the window (default true)."""
-    auto_compact_threshold: float | None = Field(default=None, gt=0, le=1)
+    auto_compact_threshold: StrictFloat | StrictInt | None = Field(default=None, gt=0, le=1)
     """Share of the window (after reserving the output tokens) that triggers it (default 0.9)."""
-    clear_tool_results: bool | None = None
+    clear_tool_results: StrictBool | None = None
     """Replace old Read/Grep/Glob/Bash outputs by a placeholder beyond a budget (default true)."""
-    tool_results_budget: int | None = Field(default=None, gt=0)
+    tool_results_budget: StrictInt | None = Field(default=None, gt=0)
     """Tokens of recent clearable tool output kept verbatim (default 40000)."""
-    reread_files_budget: int | None = Field(default=None, ge=0)
+    reread_files_budget: StrictInt | None = Field(default=None, ge=0)
     """Tokens of recently read files re-read from disk after a compaction (default 30000)."""
 
 

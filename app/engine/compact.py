@@ -4,8 +4,10 @@ rebuilt system prompt).
 
 The summary request is the session's own request (same system prompt and tools, so the prompt
 cache is reused) with the summary prompt as a last user message and `tool_choice: none`. A request
-that does not fit is made to: old tool results are cleared, then the oldest messages dropped, and
-a "prompt is too long" answer drops more, a few times at most. The transcript gets a `compact`
+that does not fit is made to (app/engine/compact_fit.py: tool results and middle turns give way,
+the earliest summary and the user's requests stay), and a "prompt is too long" answer makes it
+smaller, a few times at most. Only a text summary is accepted: a refusal, a tool call or an answer
+cut at max_tokens fails the compaction. The transcript gets a `compact`
 line holding the new conversation, so --continue and --resume start from it; the lines before stay.
 A failure leaves the conversation exactly as it was.
 """
@@ -19,20 +21,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from app.engine.clear_results import clear_old_results
+from app.engine.compact_fit import fit_for_summary
 from app.engine.compact_prompt import (
     CONTINUE_TEXT,
-    DROPPED_HEAD,
     SUMMARY_INTRO,
     extract_summary,
     summary_prompt,
 )
-from app.engine.context import estimate_tokens
+from app.engine.context import compact_threshold, estimate_tokens
 from app.engine.events import CompactionFailed, CompactionFinished, CompactionStarted, Retrying
 from app.engine.normalize import normalize_for_api
 from app.engine.retry import backoff_delay, classify, max_retries
 from app.engine.survivors import MAX_FILES, recent_files, reread_files, todo_text
-from app.model.context_limit import parse_too_long
+from app.model.context_limit import overflow_of
 from app.model.request import build_request
 from tools.abort import AbortController
 
@@ -44,6 +45,9 @@ SUMMARY_MAX_TOKENS = 16_000
 # Room for the summary prompt and the request's own framing, in tokens.
 PROMPT_ROOM = 2_000
 TOO_LONG_RETRIES = 3
+# The share of the compaction threshold a compacted conversation may fill at most (re-read files
+# are cut to stay under it), leaving room for the work that follows.
+FILL = 0.6
 _OVERFLOW_PHRASES = (
     "prompt is too long",
     "exceed context limit",
@@ -92,7 +96,7 @@ async def compact(
         text = await _summarise(session, head, instructions, abort)
     except CompactionError as exc:
         return _failed(session, trigger, str(exc))
-    new = _compacted_messages(session, text, head, tail, trigger)
+    new = await _compacted_messages(session, text, head, tail, trigger)
     session.replace_messages(new, record={"trigger": trigger, "summary": text, "tokens": before})
     after = session.context_tokens()
     duration = time.perf_counter() - started
@@ -129,7 +133,12 @@ def _split_tail(
     if messages and messages[-1].get("role") == "user":
         content = messages[-1].get("content")
         blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
-        if not any(isinstance(b, Mapping) and b.get("type") == "tool_result" for b in blocks):
+        first = blocks[0] if blocks else None
+        opener = isinstance(first, Mapping) and str(first.get("text", "")).startswith(SUMMARY_INTRO)
+        # The opening of an earlier compaction is no prompt: it is what gets summarised again.
+        if not opener and not any(
+            isinstance(b, Mapping) and b.get("type") == "tool_result" for b in blocks
+        ):
             return list(messages[:-1]), [messages[-1]]
     return list(messages), []
 
@@ -139,33 +148,52 @@ async def _summarise(
 ) -> str:
     window = session.context_window()
     room = window - SUMMARY_MAX_TOKENS - PROMPT_ROOM - session.fixed_tokens()
-    work = [dict(m) for m in head]
     budget = session.context_config.tool_results_budget
-    if estimate_tokens(work) > room:
-        clear_old_results(work, min(budget, room // 4), force=True, keep_last=0)
-    work = _drop_head(work, estimate_tokens(work) - room)
     for attempt in range(TOO_LONG_RETRIES + 1):
+        # The earliest summary and the user's requests are kept; the rest gives way first.
+        work = fit_for_summary(head, max(room, 1), budget)
         try:
-            answer = await _request(session, work, instructions, abort)
+            return await _request(session, work, instructions, abort)
         except _TooLong as exc:
             if attempt >= TOO_LONG_RETRIES:
                 raise CompactionError(
                     f"The conversation is too long even to summarise ({exc}); /clear starts afresh."
                 ) from None
-            over = parse_too_long(str(exc))
+            over = overflow_of(str(exc))
             # API tokens to lose, in estimated tokens (the estimate runs low), plus a margin.
             extra = (over[0] - over[1]) if over else 0
-            work = _drop_head(work, max(extra * 2, estimate_tokens(work) // 5))
-            continue
-        summary = extract_summary(answer)
-        if not summary:
-            raise CompactionError("The model returned an empty summary; nothing was changed.")
-        return summary
+            room = min(room, estimate_tokens(work)) - max(extra * 2, estimate_tokens(work) // 5)
     raise CompactionError("compaction failed")  # not reached: the loop returns or raises
 
 
 class _TooLong(Exception):
     pass
+
+
+def summary_of(response: Any) -> str:
+    """The summary in a response, or CompactionError when the response is not one: a refusal, a
+    tool call (tools are off for this request, so one is a model gone astray), an answer cut at
+    the output limit, or no text at all. Accepting any of these would replace the conversation
+    with something that does not carry it."""
+    stop = getattr(response, "stop_reason", None)
+    content = list(getattr(response, "content", None) or [])
+    if stop == "refusal":
+        raise CompactionError("The model declined to write the summary; nothing was changed.")
+    if any(getattr(b, "type", "") == "tool_use" for b in content) or stop == "tool_use":
+        raise CompactionError(
+            "The model called a tool instead of writing the summary; nothing was changed."
+        )
+    if stop == "max_tokens":
+        raise CompactionError(
+            "The summary was cut off at the output limit; nothing was changed. "
+            "/compact with instructions (e.g. to be brief) tries again."
+        )
+    summary = extract_summary(
+        "".join(getattr(b, "text", "") for b in content if getattr(b, "type", "") == "text")
+    )
+    if not summary:
+        raise CompactionError("The model returned an empty summary; nothing was changed.")
+    return summary
 
 
 INTERRUPTED = "Compaction interrupted; the conversation is unchanged."
@@ -181,28 +209,6 @@ async def _aborted_within(abort: AbortController, delay: float) -> bool:
     except TimeoutError:
         return False
     return True
-
-
-def _drop_head(messages: list[dict[str, Any]], tokens: int) -> list[dict[str, Any]]:
-    """Drop the oldest messages worth `tokens`, keeping the conversation valid: it opens with a
-    user message and no tool_result whose tool_use went with the dropped part."""
-    if tokens <= 0 or len(messages) < 2:
-        return messages
-    dropped = 0
-    i = 0
-    while i < len(messages) - 1 and dropped < tokens:
-        dropped += estimate_tokens(messages[i].get("content"))
-        i += 1
-    rest = list(messages[i:])
-    if rest and rest[0].get("role") == "user" and isinstance(rest[0].get("content"), list):
-        kept = [
-            b
-            for b in rest[0]["content"]
-            if not (isinstance(b, Mapping) and b.get("type") == "tool_result")
-        ]
-        rest[0] = {**rest[0], "content": kept}
-    opener = {"role": "user", "content": [{"type": "text", "text": DROPPED_HEAD}]}
-    return [opener, *rest]
 
 
 async def _request(
@@ -252,11 +258,11 @@ async def _request(
         finally:
             remove()
         session.usage.add(getattr(response, "model", "") or session.backend.model, response.usage)
-        return "".join(b.text for b in response.content if getattr(b, "type", "") == "text")
+        return summary_of(response)
     raise CompactionError("Compaction failed: no response")
 
 
-def _compacted_messages(
+async def _compacted_messages(
     session: Session,
     summary: str,
     head: list[dict[str, Any]],
@@ -270,9 +276,16 @@ def _compacted_messages(
     todos = todo_text(session.context)
     if todos:
         blocks.append({"type": "text", "text": todos})
-    files = recent_files(head, session.context.cwd, MAX_FILES)
-    for text in reread_files(files, cfg.reread_files_budget):
-        blocks.append({"type": "text", "text": text})
     if trigger == "auto" and not tail:
         blocks.append({"type": "text", "text": CONTINUE_TEXT})
+    # The re-read files get what is left once the rest is counted, so that the compacted
+    # conversation sits well under the threshold: otherwise the next request compacts again, or
+    # overflows with nothing left to compact.
+    target = int(compact_threshold(session.context_window(), session.parts.max_tokens, cfg) * FILL)
+    rest = session.fixed_tokens() + estimate_tokens(blocks) + estimate_tokens(tail)
+    budget = min(cfg.reread_files_budget, target - rest)
+    files = recent_files(head, session.context.cwd, MAX_FILES)
+    texts = await reread_files(session, files, budget) if budget > 0 and files else []
+    at = 2 if todos else 1
+    blocks[at:at] = [{"type": "text", "text": text} for text in texts]
     return [{"role": "user", "content": blocks}, *tail]

@@ -95,6 +95,8 @@ class ContextState:
         self._counted: tuple[int, int] | None = None
         self.compactions = 0
         self.cleared_results = 0
+        # The window an overflow error reported, when smaller than the one assumed.
+        self.server_window: int | None = None
 
     def record_usage(self, usage: Mapping[str, Any], messages: int) -> None:
         """A response arrived: its prompt and its output are in the conversation of `messages`

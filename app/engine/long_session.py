@@ -2,7 +2,8 @@
 
 Before each request: clear old tool results past their budget, then compact when the request
 would pass the threshold. After each response: take the API's count of the context. When the API
-still answers "prompt is too long", compact and retry that request once per turn (never a loop);
+still answers "prompt is too long", learn the server's window from the error, compact and retry
+that request once (never a loop);
 if that compaction fails, the turn ends with a clear message and the conversation is unchanged.
 """
 
@@ -22,6 +23,7 @@ from app.engine.context import (
     split_system,
 )
 from app.engine.events import ContextUpdated, Notice, TurnEnded
+from app.model.context_limit import overflow_of
 from tools.abort import AbortController
 
 STILL_FULL = (
@@ -39,7 +41,10 @@ RECOVERING = (
 
 
 def window_of(session: Session) -> int:
-    return context_window(session.backend.model, session.context_config)
+    """The assumed window, or the server's own when an overflow told it and it is smaller."""
+    assumed = context_window(session.backend.model, session.context_config)
+    learned = session.context_state.server_window
+    return min(assumed, learned) if learned else assumed
 
 
 def threshold_of(session: Session) -> int | None:
@@ -127,7 +132,8 @@ def replace_messages(
 
 class TurnGuard:
     """One user turn's view of the context: at most one automatic compaction attempt that
-    fails, and at most one recovery from an overflow, so nothing here can loop."""
+    fails, and at most one recovery from an overflow per request (a request that overflows again
+    after its recovery ends the turn), so nothing here can loop."""
 
     def __init__(self, session: Session) -> None:
         self.session = session
@@ -153,11 +159,16 @@ class TurnGuard:
         usage = session.usage.last
         if usage and response.error is None and not response.interrupted and not response.broken:
             session.context_state.record_usage(usage, len(session.messages))
+        if response.error is None:
+            self.recovered = False  # the next request may recover from an overflow of its own
         report(session)
 
     async def recover(self, error: str, abort: AbortController) -> bool:
         """True when the conversation was compacted and the request should be sent again."""
-        if self.recovered or not is_context_overflow(error) or abort.signal.aborted:
+        if not is_context_overflow(error):
+            return False
+        learn_window(self.session, error)
+        if self.recovered or abort.signal.aborted:
             return False
         self.recovered = True
         self.session.emit(Notice(RECOVERING, "warning"))
@@ -165,6 +176,20 @@ class TurnGuard:
         if not result.ok:
             self.session.emit(Notice(STILL_FULL.format(why=result.message), "error"))
         return result.ok
+
+
+def learn_window(session: Session, error: str) -> None:
+    """The server said its window ("N tokens > M maximum"): use M from now on when it is smaller
+    than the one assumed, so the threshold and the re-read budget follow the real limit."""
+    over = overflow_of(error)
+    if over is None or over[1] <= 0:
+        return
+    state = session.context_state
+    if over[1] < window_of(session):
+        state.server_window = over[1]
+        session.emit(
+            Notice(f"The server's context window is {over[1]:,} tokens; using it from now on.")
+        )
 
 
 async def run_manual(session: Session, instructions: str, abort: AbortController) -> TurnEnded:

@@ -1,28 +1,66 @@
 """What must survive a compaction besides the summary: the todo list and the files the work
 depends on (the most recently read or changed ones, re-read from disk, within a token budget).
 
-Memory files live in the system prompt, which compaction rebuilds from disk; they need no copy.
+A re-read is a Read made now, through the whole tool pipeline with nobody to ask: only files whose
+Read, Edit or Write succeeded are candidates, the deny rules and hooks in force now apply, a file
+outside the working folders (an "ask") is skipped, and Read's own limits hold. A Read is re-read
+only as far as it read (its offset and limit). Memory files live in the system prompt, which
+compaction rebuilds from disk; they need no copy.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.engine.context import CHARS_PER_TOKEN
-from tools.files.lines import format_numbered
+from app.execution.pipeline import run_tool_use
+from tools.read import ReadResult
 from tools.todo_write import current_todos
+
+if TYPE_CHECKING:
+    from app.engine.session import Session
 
 FILE_TOOLS = ("Read", "Edit", "Write", "MultiEdit", "NotebookEdit")
 MAX_FILES = 5
 PER_FILE_TOKENS = 10_000
+# Below this many tokens a re-read is not worth its framing.
+MIN_FILE_TOKENS = 50
 
 
-def recent_files(messages: Sequence[Mapping[str, Any]], cwd: str, limit: int) -> list[Path]:
-    """The files of the newest Read/Edit/Write calls, newest first, each once."""
-    seen: list[Path] = []
+@dataclass(frozen=True)
+class RecentFile:
+    path: Path
+    # The newest successful Read's window (None: from the start / Read's default length).
+    offset: int | None = None
+    limit: int | None = None
+
+
+def _outcomes(messages: Sequence[Mapping[str, Any]]) -> dict[str, bool]:
+    """tool_use id -> whether its tool_result says it succeeded."""
+    out: dict[str, bool] = {}
+    for message in messages:
+        content = message.get("content")
+        if message.get("role") != "user" or not isinstance(content, list):
+            continue
+        for block in content:
+            if isinstance(block, Mapping) and block.get("type") == "tool_result":
+                out[str(block.get("tool_use_id"))] = not block.get("is_error")
+    return out
+
+
+def _window(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+def recent_files(messages: Sequence[Mapping[str, Any]], cwd: str, limit: int) -> list[RecentFile]:
+    """The files of the newest successful Read/Edit/Write calls, newest first, each once. A call
+    that was denied, failed or got no result is not evidence the file may be shown."""
+    succeeded = _outcomes(messages)
+    seen: dict[Path, RecentFile] = {}
     for message in reversed(messages):
         if message.get("role") != "assistant" or not isinstance(message.get("content"), list):
             continue
@@ -32,48 +70,63 @@ def recent_files(messages: Sequence[Mapping[str, Any]], cwd: str, limit: int) ->
             tool_input = block.get("input")
             if block.get("name") not in FILE_TOOLS or not isinstance(tool_input, Mapping):
                 continue
+            if not succeeded.get(str(block.get("id")), False):
+                continue
             raw = tool_input.get("file_path") or tool_input.get("notebook_path")
             if not isinstance(raw, str) or not raw:
                 continue
             path = Path(os.path.expanduser(raw))
             path = path if path.is_absolute() else Path(cwd) / path
-            if path not in seen:
-                seen.append(path)
-            if len(seen) >= limit:
-                return seen
-    return seen
-
-
-def reread_files(paths: Sequence[Path], budget_tokens: int) -> list[str]:
-    """Each file as it is on disk now, numbered like Read's output, until the budget is spent.
-    Files gone, unreadable or binary are skipped: their state is in the summary."""
-    texts: list[str] = []
-    left = budget_tokens * CHARS_PER_TOKEN
-    for path in paths:
-        if left <= 200:
-            break
-        try:
-            if not path.is_file():
+            if path in seen:
                 continue
-            data = path.read_bytes()[: min(left, PER_FILE_TOKENS * CHARS_PER_TOKEN) + 1]
-        except OSError:
+            if block.get("name") == "Read":
+                offset, size = _window(tool_input.get("offset")), _window(tool_input.get("limit"))
+                seen[path] = RecentFile(path, offset, size)
+            else:
+                seen[path] = RecentFile(path)
+            if len(seen) >= limit:
+                return list(seen.values())
+    return list(seen.values())
+
+
+async def _read_now(session: Session, file: RecentFile, n: int) -> str | None:
+    """The text a Read of `file` gives now, or None when it would not succeed without asking."""
+    tool_input: dict[str, Any] = {"file_path": str(file.path)}
+    if file.offset is not None:
+        tool_input["offset"] = file.offset
+    if file.limit is not None:
+        tool_input["limit"] = file.limit
+    block = {"type": "tool_use", "id": f"compact_reread_{n}", "name": "Read", "input": tool_input}
+    # No prompter: an "ask" (outside the working folders, an ask rule) is refused.
+    deps = replace(session.deps, prompter=None)
+    outcome = await run_tool_use(block, {}, session.context, deps, lambda _progress: None)
+    data = outcome.data
+    if outcome.is_error or not outcome.ran or not isinstance(data, ReadResult) or data.blocks:
+        return None
+    return data.text if data.text.strip() else None
+
+
+async def reread_files(session: Session, files: Sequence[RecentFile], budget: int) -> list[str]:
+    """Each file as Read shows it now, until `budget` tokens are spent; a file that does not fit
+    whole is cut at a line (the model is told to Read the rest)."""
+    texts: list[str] = []
+    left = budget * CHARS_PER_TOKEN
+    for n, file in enumerate(files):
+        cap = min(left - 200, PER_FILE_TOKENS * CHARS_PER_TOKEN)
+        if cap < MIN_FILE_TOKENS * CHARS_PER_TOKEN:
+            break
+        text = await _read_now(session, file, n)
+        if text is None:
             continue
-        if b"\0" in data[:8192]:
-            continue
-        text = data.decode("utf-8", errors="replace")
-        cap = min(left, PER_FILE_TOKENS * CHARS_PER_TOKEN)
-        cut = len(text) > cap
-        text = text[:cap]
-        lines = text.splitlines()
-        if cut and lines:
-            lines = lines[:-1]  # the last line may be cut mid-way
-        body = format_numbered(lines, 1)
-        note = " (cut to fit the budget: Read the rest if you need it)" if cut else ""
+        note = ""
+        if len(text) > cap:
+            text = text[: text.rfind("\n", 0, cap)] if "\n" in text[:cap] else text[:cap]
+            note = " (cut to fit the budget: Read the rest if you need it)"
         texts.append(
-            f"<system-reminder>\nThe file {path}, re-read from disk after the compaction{note}:\n"
-            f"{body}\n</system-reminder>"
+            f"<system-reminder>\nThe file {file.path}, re-read from disk after the compaction"
+            f"{note}:\n{text}\n</system-reminder>"
         )
-        left -= len(body) + 200
+        left -= len(text) + 200
     return texts
 
 

@@ -65,7 +65,10 @@ def summary_turn(body: Mapping[str, Any]) -> Turn:
                 continue
             if block.get("type") == "text" and message.get("role") == "user":
                 text = str(block.get("text", ""))
-                if text and not text.startswith("<system-reminder>"):
+                if "<summary>\n" in text:
+                    # An earlier compaction's summary: its requests are still the user's.
+                    requests.extend(_earlier_requests(text))
+                elif text and not text.startswith(("<system-reminder>", "[")):
                     requests.append(_first_line(text))
             elif block.get("type") == "text":
                 last_text = _first_line(str(block.get("text", "")))
@@ -96,6 +99,11 @@ def summary_turn(body: Mapping[str, Any]) -> Turn:
     return text_turn(text)
 
 
+def _earlier_requests(text: str) -> list[str]:
+    section = text.split("1. Primary Request and Intent:", 1)[-1].split("\n2. ", 1)[0]
+    return [line[5:] for line in section.splitlines() if line.startswith("   - ")]
+
+
 def _first_line(text: str) -> str:
     line = text.strip().splitlines()[0] if text.strip() else ""
     return line[:160]
@@ -108,7 +116,21 @@ def _dedupe(items: list[str]) -> list[str]:
 _TOO_LONG = re.compile(r"prompt is too long: (\d+) tokens > (\d+)")
 
 
+_WITH_OUTPUT = re.compile(r"exceed context limit: (\d+) \+ (\d+) > (\d+)")
+
+
 def parse_too_long(message: str) -> tuple[int, int] | None:
     """(tokens, maximum) from the API's "prompt is too long" message, when it says them."""
     m = _TOO_LONG.search(message)
     return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def overflow_of(message: str) -> tuple[int, int] | None:
+    """(tokens asked for, the window) from either overflow message: "prompt is too long: N
+    tokens > M maximum", or "input length and `max_tokens` exceed context limit: N + K > M"
+    (where the request asked for N + K). The window M is the server's real one."""
+    found = parse_too_long(message)
+    if found:
+        return found
+    m = _WITH_OUTPUT.search(message)
+    return (int(m.group(1)) + int(m.group(2)), int(m.group(3))) if m else None

@@ -246,6 +246,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         input_tokens = request_tokens(body)
         if not body.get("stream"):
+            if turn.delay:
+                time.sleep(turn.delay)  # a slow non-streamed answer (e.g. a summary request)
             self._json(200, sse.turn_message(turn, model=body["model"], input_tokens=input_tokens))
             return
         self._stream(turn, body["model"], input_tokens)

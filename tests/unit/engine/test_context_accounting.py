@@ -7,11 +7,14 @@ import json
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from app.config.loader import CliOverrides, load_settings
+from app.config.models import ContextSettings
 from app.engine.clear_results import CLEARED_PREFIX, clear_old_results
-from app.engine.compact import _drop_head, _split_tail, is_context_overflow
-from app.engine.compact_prompt import extract_summary, summary_prompt
+from app.engine.compact import _split_tail, is_context_overflow
+from app.engine.compact_fit import fit_for_summary
+from app.engine.compact_prompt import SUMMARY_INTRO, extract_summary, summary_prompt
 from app.engine.context import (
     ContextConfig,
     ContextState,
@@ -20,7 +23,12 @@ from app.engine.context import (
     context_window,
     estimate_tokens,
 )
+from app.engine.normalize import normalize_for_api
 from app.model.validate import validate_request
+
+
+def tool_use_dict(id_: str, name: str, tool_input: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "tool_use", "id": id_, "name": name, "input": tool_input}
 
 
 @pytest.mark.parametrize(
@@ -148,13 +156,32 @@ def test_only_refetchable_tools_are_cleared() -> None:
     assert clear_old_results(messages, 100, force=True).results == 0
 
 
-def test_dropping_the_head_keeps_a_valid_conversation() -> None:
+def test_fitting_the_summary_request_keeps_a_valid_conversation_and_the_requests() -> None:
     messages = _conversation(10)
-    for drop in (1, 1500, 5000, 9000):
-        out = _drop_head(messages, drop)
-        body = {"model": "m", "max_tokens": 10, "messages": out}
-        validate_request({**body, "messages": [*out, {"role": "assistant", "content": "s"}]})
-        assert len(out) <= len(messages)
+    messages[0] = {"role": "user", "content": f"{SUMMARY_INTRO}<summary>EARLIER</summary>"}
+    messages[6]["content"].append({"type": "text", "text": "also fix the tests"})
+    for room in (20_000, 5000, 1500, 300, 1):
+        out = fit_for_summary(messages, room, 40_000)
+        prompt = {"role": "user", "content": "summarise"}
+        validate_request(
+            {"model": "m", "max_tokens": 10, "messages": normalize_for_api([*out, prompt])}
+        )
+        text = json.dumps(out)
+        # The earlier summary and every request of the user survive whatever the room.
+        assert "EARLIER" in text and "also fix the tests" in text, room
+        if room >= 1500:
+            assert estimate_tokens(out) <= room, room
+    # A single huge tool result (of any tool) is cut, not the request around it.
+    huge = [
+        {"role": "user", "content": "build it"},
+        {"role": "assistant", "content": [tool_use_dict("t1", "Mcp", {"q": "x"})]},
+        {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "y" * 400_000}],
+        },
+    ]
+    out = fit_for_summary(huge, 5000, 40_000)
+    assert estimate_tokens(out) <= 5000 and out[0]["content"] == "build it"
 
 
 def test_an_unanswered_prompt_stays_out_of_the_summary() -> None:
@@ -206,3 +233,38 @@ def test_context_settings_merge_and_validate(tmp_path, monkeypatch) -> None:
     assert any("context.window" in p for p in problems) and any(
         "context.wat" in p for p in problems
     )
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        {"window": True},
+        {"window": 0},
+        {"window": -5},
+        {"window": "30000"},
+        {"window": 1.5},
+        {"extended_window": "yes"},
+        {"auto_compact": 1},
+        {"auto_compact": "true"},
+        {"clear_tool_results": 0},
+        {"auto_compact_threshold": 1.5},
+        {"auto_compact_threshold": 0},
+        {"auto_compact_threshold": -1},
+        {"auto_compact_threshold": "x"},
+        {"auto_compact_threshold": True},
+        {"tool_results_budget": -1},
+        {"tool_results_budget": 0},
+        {"reread_files_budget": -1},
+        {"reread_files_budget": False},
+    ],
+)
+def test_odd_context_values_do_not_validate(given: dict[str, Any]) -> None:
+    with pytest.raises(ValidationError):
+        ContextSettings.model_validate(given)
+
+
+def test_good_context_values_validate() -> None:
+    good = {"window": 30_000, "auto_compact_threshold": 1, "reread_files_budget": 0}
+    config = ContextConfig.from_settings(type("S", (), {"context": ContextSettings(**good)})())
+    assert config.window == 30_000 and config.auto_compact_threshold == 1
+    assert ContextSettings(auto_compact_threshold=0.5, auto_compact=False).auto_compact is False
