@@ -68,10 +68,16 @@ class _StreamCancelled(Exception):
     pass
 
 
-async def run_turn(session: Session, prompt: str, abort: AbortController) -> TurnEnded:
+async def run_turn(
+    session: Session,
+    prompt: str,
+    abort: AbortController,
+    content: list[dict[str, Any]] | None = None,
+) -> TurnEnded:
+    """`content`: the prompt's blocks when it was expanded (a custom command, `@file`s)."""
     started = time.perf_counter()
     session.emit(TurnStarted(prompt))
-    content: list[dict[str, Any]] = [{"type": "text", "text": prompt}]
+    content = list(content) if content else [{"type": "text", "text": prompt}]
     for extra in session.take_pending_context():
         content.append({"type": "text", "text": f"<system-reminder>\n{extra}\n</system-reminder>"})
     hooks = session.parts.session_hooks
