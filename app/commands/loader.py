@@ -23,8 +23,18 @@ MAX_COMMAND_BYTES = 256_000
 # a custom command of the same name is ignored, as Claude Code's built-ins win too.
 BUILTIN_COMMAND_NAMES = frozenset(
     {
-        "help", "clear", "model", "permissions", "resume", "theme", "cost", "context",
-        "compact", "tools", "mcp", "quit",
+        "help",
+        "clear",
+        "model",
+        "permissions",
+        "resume",
+        "theme",
+        "cost",
+        "context",
+        "compact",
+        "tools",
+        "mcp",
+        "quit",
     }
 )
 _NAME = re.compile(r"^[\w.:-]+$")
@@ -114,7 +124,9 @@ def load_commands(
             rel = path.relative_to(folder).with_suffix("")
             name = ":".join(rel.parts)
             if not _NAME.match(name):
-                out.problems.append(f"custom command {path} skipped: {name!r} is not a command name")
+                out.problems.append(
+                    f"custom command {path} skipped: {name!r} is not a command name"
+                )
                 continue
             if name in builtins:
                 out.problems.append(

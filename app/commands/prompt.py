@@ -51,7 +51,13 @@ async def _run_bang(command: str, session: Any) -> str:
         "name": "Bash",
         "input": {"command": command, "description": "custom command line"},
     }
-    outcome = await run_tool_use(block, {"role": "assistant", "content": [block]}, session.context, session.deps, lambda p: None)
+    outcome = await run_tool_use(
+        block,
+        {"role": "assistant", "content": [block]},
+        session.context,
+        session.deps,
+        lambda p: None,
+    )
     content = outcome.result_block.get("content", "")
     if isinstance(content, list):
         content = "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict))

@@ -238,7 +238,7 @@ class Session:
             await self.start("resume" if self.messages else "startup")
             from app.commands.turn_prompt import run_expanded_turn
 
-            result = await run_expanded_turn(self, prompt, self._turn_abort, run_turn)
+            result: TurnEnded = await run_expanded_turn(self, prompt, self._turn_abort, run_turn)
         finally:
             self._turn_abort = None
         self.last_result = result

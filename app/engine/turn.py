@@ -135,6 +135,9 @@ async def run_turn(
             user_content = [r.result_block for r in response.results]
             for r in response.results:
                 user_content.extend(r.extra_content)
+            nested = session.parts.extra.get("nested_memory")
+            if nested is not None:  # subfolder CLAUDE.md and `paths:` rules (app/memory/nested.py)
+                user_content.extend(nested.reminder_blocks(tool_uses))
             if response.interrupted:
                 user_content.append({"type": "text", "text": INTERRUPTED_FOR_TOOL_USE})
             elif response.error is None:

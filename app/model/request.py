@@ -10,7 +10,6 @@ from __future__ import annotations
 import datetime as _dt
 import platform as _platform
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
