@@ -1,6 +1,7 @@
 """The `---` frontmatter of command, rule and memory files: the small YAML subset they use.
 
-Supported: `key: value` (quotes stripped), `key: [a, b]`, and `key:` followed by `- item` lines.
+Supported: `key: value` (quotes stripped; `[a, b]` stays text until read as a list, since
+`argument-hint: [file] [mode]` is text), and `key:` followed by `- item` lines.
 Anything else between the fences is an error the caller reports as a notice; no PyYAML, because
 these files only ever use flat keys and lists.
 """
@@ -60,9 +61,7 @@ def split_frontmatter(text: str) -> tuple[dict[str, FrontValue], str]:
         if match is None:
             raise FrontmatterError(f"line {number}: expected `key: value`, got {stripped!r}")
         key, value = match.group(1), match.group(2).strip()
-        if value.startswith("[") and value.endswith("]"):
-            fields[key] = _inline_list(value)
-        elif value == "":
+        if value == "":
             fields[key] = []
         elif value in {"|", ">", "|-", ">-"}:
             fields[key] = ""
@@ -78,6 +77,8 @@ def as_list(value: FrontValue | None) -> list[str]:
         return []
     if isinstance(value, list):
         return [v for v in value if v]
+    if value.startswith("[") and value.endswith("]"):
+        return _inline_list(value)  # a YAML flow list; kept as text until read as a list
     return [part.strip() for part in _split_top_level(value) if part.strip()]
 
 
