@@ -99,7 +99,7 @@ def parse_command(path: Path, name: str, source: str) -> CustomCommand:
         name=name,
         path=path,
         source=source,
-        body=body.strip("\n"),
+        body=body,
         description=as_text(fields.get("description")).strip(),
         argument_hint=as_text(fields.get("argument-hint")).strip(),
         allowed_tools=tuple(as_list(fields.get("allowed-tools"))),

@@ -20,14 +20,19 @@ def test_arguments_as_claude_code_numbers_them() -> None:
     body = "ALL=[$ARGUMENTS] ZERO=[$0] ONE=[$1] TWO=[$2] IDX1=[$ARGUMENTS[1]] NONE=[$7]"
     assert substitute(body, 'alpha "beta gamma" delta') == (
         'ALL=[alpha "beta gamma" delta] ZERO=[alpha] ONE=[beta gamma] TWO=[delta] '
-        "IDX1=[beta gamma] NONE=[]"
+        "IDX1=[beta gamma] NONE=[$7]"
     )
 
 
 def test_arguments_appended_when_the_body_has_no_placeholder() -> None:
-    assert substitute("Review it.", "staged") == "Review it.\n\nARGUMENTS: staged"
+    # Measured: Claude Code sent "Review it. Price $10 and $1x.\n\n\nARGUMENTS: staged \"two
+    # words\"" for that body with those arguments (nothing substituted, so they are appended).
+    body = "Review it. Price $10 and $1x.\n"
+    assert substitute(body, 'staged "two words"') == (
+        'Review it. Price $10 and $1x.\n\n\nARGUMENTS: staged "two words"'
+    )
     assert substitute("Review it.", "") == "Review it."
-    assert substitute("[$10] and $1", "a b") == "[] and b"  # $10 is the eleventh, not $1 "0"
+    assert substitute("[$1] $1x", "a b") == "[b] $1x"
 
 
 def test_folders_namespaces_precedence_and_problems(tmp_path: Path) -> None:
@@ -36,7 +41,9 @@ def test_folders_namespaces_precedence_and_problems(tmp_path: Path) -> None:
     _write(home / ".claude" / "commands" / "mine.md", "---\ndescription: Mine\n---\nbody")
     _write(lathe / "commands" / "lathe-only.md", "from lathe config")
     _write(proj / ".claude" / "commands" / "hello.md", "project hello")
-    _write(proj / ".claude" / "commands" / "frontend" / "test.md", "---\nargument-hint: [f]\n---\nt")
+    _write(
+        proj / ".claude" / "commands" / "frontend" / "test.md", "---\nargument-hint: [f]\n---\nt"
+    )
     _write(proj / ".lathe" / "commands" / "x.md", "dot-lathe")
     _write(proj / ".claude" / "commands" / "broken.md", "---\ndescription: x\nnot yaml\n---\n")
     _write(proj / ".claude" / "commands" / "unclosed.md", "---\ndescription: x\n")
@@ -60,7 +67,7 @@ def test_frontmatter_fields_never_reach_the_body(tmp_path: Path) -> None:
         "model: claude-haiku-4-5\n---\nDo $ARGUMENTS\n",
     )
     command = load_commands(proj, None, (), {"HOME": str(tmp_path)}).commands["c"]
-    assert command.body == "Do $ARGUMENTS"
+    assert command.body == "Do $ARGUMENTS\n"
     assert command.allowed_tools == ("Bash(git add:*)", "Read")
     assert command.model == "claude-haiku-4-5"
     hit = match_command("/c 12", load_commands(proj, None, (), {"HOME": str(tmp_path)}))

@@ -22,7 +22,11 @@ def test_cookbooks_commands(tmp_path: Path) -> None:
     assert sorted(commands) == ["link-review", "model-check", "notebook-review"]
     check = commands["model-check"]
     assert check.description == "Validate Claude model usage against current public models"
-    assert check.allowed_tools == ("Bash(gh pr comment:*)", "Bash(gh pr diff:*)", "Bash(gh pr view:*)")
+    assert check.allowed_tools == (
+        "Bash(gh pr comment:*)",
+        "Bash(gh pr diff:*)",
+        "Bash(gh pr view:*)",
+    )
     assert "allowed-tools" not in check.body and not check.body.startswith("---")
     # No $ARGUMENTS in the body: the arguments are appended (`$PR_NUMBER` is not a placeholder).
     out = substitute(check.body, "42")

@@ -55,12 +55,21 @@ def test_order_imports_and_kinds(setup: dict[str, Path]) -> None:
         str(proj / "CLAUDE.local.md"),
     ]
     assert [m.kind for m in loaded.files] == [
-        "user", "project", "project", "project", "project", "project", "local"
+        "user",
+        "project",
+        "project",
+        "project",
+        "project",
+        "project",
+        "local",
     ]
     text = memory_block_text(loaded.files)
     assert "CODE SPAN IMPORTED" not in text and "FENCE IMPORTED" not in text
     assert "Python rule." not in text  # conditional: only with a matching file
-    assert f"Contents of {proj / 'CLAUDE.local.md'} (user's private project instructions, not checked in)" in text
+    assert (
+        f"Contents of {proj / 'CLAUDE.local.md'} (user's private project instructions, not checked in)"
+        in text
+    )
     assert [r.globs for r in loaded.conditional] == [("src/**/*.py",)]
 
 
@@ -88,7 +97,12 @@ def test_import_depth_is_five(tmp_path: Path) -> None:
     loaded = load_memory(tmp_path, tmp_path, None, {"HOME": str(tmp_path)})
     # CLAUDE.md is depth 0; f0..f4 are depths 1..5; f5 would be depth 6.
     assert [p.name for p in (m.path for m in loaded.files)] == [
-        "CLAUDE.md", "f0.md", "f1.md", "f2.md", "f3.md", "f4.md"
+        "CLAUDE.md",
+        "f0.md",
+        "f1.md",
+        "f2.md",
+        "f3.md",
+        "f4.md",
     ]
 
 
