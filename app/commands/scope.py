@@ -1,6 +1,7 @@
 """A custom command's turn: its `allowed-tools` as allow rules and its `model`, then undone.
 
-Rules are added to the decider's context with the source "command" and removed when the turn
+Rules are added to the decider's context (a project command's only when the folder is trusted,
+as the project's own allow rules are) with the source "command" and removed when the turn
 ends (only those rules: anything else that changed the context meanwhile stays). A rule that
 does not parse is skipped with a notice; it never widens anything.
 """
@@ -20,7 +21,15 @@ def enter_command_scope(
 
     decider = session.parts.extra.get("decider")
     added: list[Rule] = []
-    for text in command.allowed_tools:
+    trusted = bool(getattr(getattr(decider, "context", None), "trusted", False))
+    allowed = command.allowed_tools
+    if allowed and command.source == "project" and not trusted:
+        # An untrusted folder's allow rules are ignored; its commands' allow rules too.
+        notices.append(
+            f"/{command.name}: allowed-tools ignored: this folder is not trusted"
+        )
+        allowed = ()
+    for text in allowed:
         try:
             rule = parse_rule(text, "allow", "command", str(command.path))
         except RuleError as exc:
