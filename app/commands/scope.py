@@ -25,9 +25,7 @@ def enter_command_scope(
     allowed = command.allowed_tools
     if allowed and command.source == "project" and not trusted:
         # An untrusted folder's allow rules are ignored; its commands' allow rules too.
-        notices.append(
-            f"/{command.name}: allowed-tools ignored: this folder is not trusted"
-        )
+        notices.append(f"/{command.name}: allowed-tools ignored: this folder is not trusted")
         allowed = ()
     for text in allowed:
         try:

@@ -36,3 +36,43 @@ async def test_listed_completed_and_sent_to_the_model(tmp_path: Path) -> None:
         assert session.prompts == ["/frontend:test x.ts"]  # the engine expands it
         palette = [c.title for c in app.get_system_commands(app.screen)]
         assert "/frontend:test" in palette and "/help" in palette
+
+
+def test_fuzzy_path_ranking(tmp_path: Path) -> None:
+    from widgets.path_complete import PathIndex, quote
+
+    for rel in (
+        "src/app/main.py",
+        "src/app/mainframe.txt",
+        "docs/a b.txt",
+        "node_modules/x/main.py",
+    ):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x")
+    index = PathIndex(tmp_path)
+    assert index.matches("main")[:2] == ["src/app/main.py", "src/app/mainframe.txt"]
+    assert "node_modules/x/main.py" not in index.paths()  # dependency folders are skipped
+    assert index.matches("sapm") == ["src/app/main.py", "src/app/mainframe.txt"]  # subsequence
+    assert index.matches("zzz") == []
+    assert quote("docs/a b.txt") == '@"docs/a b.txt"'
+
+
+async def test_at_path_completion_in_the_prompt(tmp_path: Path) -> None:
+    from widgets.path_complete import PathIndex
+
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "engine.py").write_text("x")
+    (tmp_path / "a b.txt").write_text("x")
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.main.prompt.paths = PathIndex(tmp_path)
+        await pilot.press(*"look at @engpy")
+        await pilot.pause()
+        assert "@src/engine.py" in str(app.main.hint.render())
+        await pilot.press("tab")
+        assert app.main.prompt.text == "look at @src/engine.py "
+        app.main.prompt.load_text("and @ab")
+        await pilot.press("tab")
+        assert app.main.prompt.text == 'and @"a b.txt" '
+        app.main.prompt.load_text("mail me@example")  # not at a word start: no completion
+        assert app.main.prompt.completions() == []
