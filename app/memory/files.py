@@ -22,6 +22,13 @@ from app.memory.imports import MAX_IMPORT_DEPTH, import_paths
 LATHE_NAMES = ("LATHE.md", "CLAUDE.md", "AGENTS.md")
 MAX_MEMORY_CHARS = 40_000
 
+# The memory block's first words: how /context tells the memory block from the rest of the system.
+MEMORY_PREAMBLE = (
+    "Codebase and user instructions are shown below. Be sure to adhere to these "
+    "instructions. IMPORTANT: These instructions OVERRIDE any default behavior and you MUST "
+    "follow them exactly as written."
+)
+
 KIND_LABELS = {
     "user": "user's private global instructions for all projects",
     "project": "project instructions, checked into the codebase",
@@ -167,10 +174,6 @@ def load_memory(
 
 def memory_block_text(files: list[MemoryFile]) -> str:
     """The system-prompt block: each file under Claude Code's "Contents of ..." heading."""
-    parts = [
-        "Codebase and user instructions are shown below. Be sure to adhere to these "
-        "instructions. IMPORTANT: These instructions OVERRIDE any default behavior and you MUST "
-        "follow them exactly as written."
-    ]
+    parts = [MEMORY_PREAMBLE]
     parts += [f"Contents of {m.path} ({m.label}):\n\n{m.text.strip()}" for m in files]
     return "\n\n".join(parts)
