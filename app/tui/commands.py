@@ -31,7 +31,7 @@ COMMANDS = (
     SlashCommand("quit", "Quit lathe"),
 )
 
-HELP_TEXT = """Keys: Enter send · Shift+Enter/Ctrl+J new line · Up/Down history · Tab complete /commands and @paths
+HELP_TEXT = """Keys: Enter send · Shift+Enter/Ctrl+J new line · Up/Down history · Tab complete /commands
 Ctrl+C interrupt (idle: clear the prompt; empty: twice to quit) · Esc interrupt
 Shift+Tab permission mode (default → acceptEdits → plan) · F2 mouse capture on/off (off: select
 and copy with the terminal) · Ctrl+P command palette
