@@ -5,17 +5,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from rich.text import Text
 from textual import events
 from textual.message import Message
 from textual.widgets import Static, TextArea
 
+from widgets.path_complete import PathIndex, quote
+
 
 @dataclass(frozen=True)
 class SlashCommand:
     name: str  # without the slash
     help: str
+    prefix: str = "/"  # "@" for a path completion
 
 
 class PromptInput(TextArea):
@@ -42,6 +46,7 @@ class PromptInput(TextArea):
         commands: Sequence[SlashCommand] = (),
         cursor_blink: bool = True,
         id: str | None = None,
+        path_root: Path | None = None,
     ) -> None:
         super().__init__(
             "",
@@ -54,18 +59,34 @@ class PromptInput(TextArea):
         )
         self.cursor_blink = cursor_blink
         self.commands = list(commands)
+        # `@path` completion from the files under this folder (None: no path completion).
+        self.paths = PathIndex(path_root) if path_root is not None else None
         self.prompt_history: list[str] = []
         self._history_index: int | None = None
         self._draft = ""
 
     # -- completion ---------------------------------------------------------------------------
+    def _mention(self) -> str | None:
+        """The `@partial` being typed at the end of the text, without the `@`."""
+        text = self.text
+        start = max(text.rfind(" "), text.rfind("\n")) + 1
+        word = text[start:]
+        if not word.startswith("@") or '"' in word or self.paths is None:
+            return None
+        return word[1:]
+
     def completions(self) -> list[SlashCommand]:
+        partial = self._mention()
+        if partial is not None and self.paths is not None:
+            return [SlashCommand(p, "", "@") for p in self.paths.matches(partial)]
         text = self.text
         if not text.startswith("/") or " " in text or "\n" in text:
             return []
         return [c for c in self.commands if c.name.startswith(text[1:])]
 
     def complete(self) -> bool:
+        if self._mention() is not None:
+            return self._complete_path()
         matches = self.completions()
         if not matches:
             return False
@@ -76,6 +97,21 @@ class PromptInput(TextArea):
                 prefix = prefix[:-1]
         target = f"/{names[0]} " if len(names) == 1 else f"/{prefix}"
         if target == self.text:
+            return False
+        self.load_text(target)
+        self.move_cursor(self.document.end)
+        return True
+
+    def _complete_path(self) -> bool:
+        """Tab on `@partial`: the best match replaces it (a folder keeps completing)."""
+        matches = self.completions()
+        if not matches:
+            return False
+        text = self.text
+        start = max(text.rfind(" "), text.rfind("\n")) + 1
+        best = matches[0].name
+        target = text[:start] + quote(best) + ("" if best.endswith("/") else " ")
+        if target == text:
             return False
         self.load_text(target)
         self.move_cursor(self.document.end)
@@ -165,6 +201,7 @@ class CompletionHint(Static):
         for i, cmd in enumerate(matches):
             if i:
                 text.append("\n")
-            text.append(f"/{cmd.name}", style="bold")
-            text.append(f"  {cmd.help}")
+            text.append(f"{cmd.prefix}{cmd.name}", style="bold")
+            if cmd.help:
+                text.append(f"  {cmd.help}")
         self.update(text)

@@ -175,8 +175,15 @@ def _k(n: int) -> str:
 
 
 def split_system(system: Sequence[Mapping[str, Any]]) -> tuple[int, int]:
-    """(system prompt, memory files) estimated tokens; memory blocks hold `<memory path=`."""
-    memory = sum(estimate_tokens(b.get("text", "")) for b in system if "<memory " in str(b))
+    """(system prompt, memory files) estimated tokens; the memory block starts with the
+    preamble of app/memory/files.py."""
+    from app.memory.files import MEMORY_PREAMBLE
+
+    memory = sum(
+        estimate_tokens(b.get("text", ""))
+        for b in system
+        if str(b.get("text", "")).startswith(MEMORY_PREAMBLE)
+    )
     total = sum(estimate_tokens(b.get("text", "")) for b in system)
     return total - memory, memory
 

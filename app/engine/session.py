@@ -236,7 +236,9 @@ class Session:
         self._turn_abort = AbortController()
         try:
             await self.start("resume" if self.messages else "startup")
-            result = await run_turn(self, prompt, self._turn_abort)
+            from app.commands.turn_prompt import run_expanded_turn
+
+            result: TurnEnded = await run_expanded_turn(self, prompt, self._turn_abort, run_turn)
         finally:
             self._turn_abort = None
         self.last_result = result

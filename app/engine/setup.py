@@ -220,6 +220,15 @@ def build_session(
         options=tool_options(environ),
     )
     system = build_system(start, project_root=project, config_dir=config_dir(env))
+    from app.commands.loader import load_for_session
+
+    commands = load_for_session(str(project), env=environ)
+    from app.memory.files import load_memory
+    from app.memory.nested import NestedMemory
+
+    loaded_memory = load_memory(start, project, config_dir(env), environ)
+    warnings.extend(loaded_memory.problems)
+    warnings.extend(commands.problems)
     from app.engine.context import ContextConfig, beta_headers
 
     betas = beta_headers(backend.model, ContextConfig.from_settings(merged))
@@ -269,6 +278,8 @@ def build_session(
             "settings": merged,
             "project_dir": str(project),
             "hook_config": hook_config,
+            "commands": commands,
+            "nested_memory": NestedMemory(start, loaded_memory),
             # Compaction rebuilds the system prompt, re-reading the memory files from disk.
             "rebuild_system": lambda: build_system(
                 start, project_root=project, config_dir=config_dir(env)

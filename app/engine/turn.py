@@ -68,10 +68,16 @@ class _StreamCancelled(Exception):
     pass
 
 
-async def run_turn(session: Session, prompt: str, abort: AbortController) -> TurnEnded:
+async def run_turn(
+    session: Session,
+    prompt: str,
+    abort: AbortController,
+    content: list[dict[str, Any]] | None = None,
+) -> TurnEnded:
+    """`content`: the prompt's blocks when it was expanded (a custom command, `@file`s)."""
     started = time.perf_counter()
     session.emit(TurnStarted(prompt))
-    content: list[dict[str, Any]] = [{"type": "text", "text": prompt}]
+    content = list(content) if content else [{"type": "text", "text": prompt}]
     for extra in session.take_pending_context():
         content.append({"type": "text", "text": f"<system-reminder>\n{extra}\n</system-reminder>"})
     hooks = session.parts.session_hooks
@@ -129,6 +135,9 @@ async def run_turn(session: Session, prompt: str, abort: AbortController) -> Tur
             user_content = [r.result_block for r in response.results]
             for r in response.results:
                 user_content.extend(r.extra_content)
+            nested = session.parts.extra.get("nested_memory")
+            if nested is not None:  # subfolder CLAUDE.md and `paths:` rules (app/memory/nested.py)
+                user_content.extend(nested.reminder_blocks(tool_uses))
             if response.interrupted:
                 user_content.append({"type": "text", "text": INTERRUPTED_FOR_TOOL_USE})
             elif response.error is None:

@@ -10,15 +10,23 @@ from __future__ import annotations
 import datetime as _dt
 import platform as _platform
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from app.memory.files import (
+    LATHE_NAMES as MEMORY_FILE_NAMES,
+)
+from app.memory.files import (
+    MAX_MEMORY_CHARS,
+    MemoryFile,
+    load_memory,
+    memory_block_text,
+)
 from app.model.validate import MAX_CACHE_BREAKPOINTS, count_cache_breakpoints
 
 EPHEMERAL: dict[str, str] = {"type": "ephemeral"}
-MEMORY_FILE_NAMES = ("LATHE.md", "CLAUDE.md", "AGENTS.md")
-MAX_MEMORY_CHARS = 40_000
+__all__ = ["MAX_MEMORY_CHARS", "MEMORY_FILE_NAMES", "MemoryFile"]
+
 DEFAULT_MAX_TOKENS = 16_000
 
 INTRO = (
@@ -29,12 +37,6 @@ INTRO = (
 )
 
 
-@dataclass(frozen=True)
-class MemoryFile:
-    path: Path
-    text: str
-
-
 def find_git_root(start: Path) -> Path | None:
     for folder in (start, *start.parents):
         if (folder / ".git").exists():
@@ -43,31 +45,8 @@ def find_git_root(start: Path) -> Path | None:
 
 
 def load_memory_files(project_root: Path, config_dir: Path | None) -> list[MemoryFile]:
-    """LATHE.md, CLAUDE.md, AGENTS.md from the user config folder, then the project root.
-
-    Unreadable files are skipped (a memory file must never stop a session); undecodable bytes
-    are replaced; very long files are cut with a note.
-    """
-    found: list[MemoryFile] = []
-    seen: set[Path] = set()
-    for folder in (config_dir, project_root):
-        if folder is None:
-            continue
-        for name in MEMORY_FILE_NAMES:
-            path = folder / name
-            try:
-                resolved = path.resolve()
-                if resolved in seen or not path.is_file():
-                    continue
-                text = path.read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                continue
-            seen.add(resolved)
-            if len(text) > MAX_MEMORY_CHARS:
-                text = text[:MAX_MEMORY_CHARS] + f"\n[... cut: {path} is longer than shown]"
-            if text.strip():
-                found.append(MemoryFile(path, text))
-    return found
+    """The memory files of a session started in `project_root` (app/memory/files.py)."""
+    return load_memory(project_root, project_root, config_dir).files
 
 
 def environment_text(cwd: Path, *, today: _dt.date | None = None) -> str:
@@ -97,14 +76,12 @@ def build_system(
         {"type": "text", "text": f"{intro}\n\n{environment_text(cwd, today=today)}"}
     ]
     root = project_root or find_git_root(cwd) or cwd
-    memories = load_memory_files(root, config_dir)
+    # Memory goes in the system prompt, not (as in Claude Code) a first-message reminder: the
+    # system prompt is cached at its breakpoint, stays the same for the whole session, and is
+    # rebuilt from disk on compaction, so edits to memory files take effect there.
+    memories = load_memory(cwd, root, config_dir).files
     if memories:
-        parts = [
-            "The user's instructions from memory files follow. They override default behaviour; "
-            "follow them exactly."
-        ]
-        parts += [f'<memory path="{m.path}">\n{m.text}\n</memory>' for m in memories]
-        blocks.append({"type": "text", "text": "\n\n".join(parts)})
+        blocks.append({"type": "text", "text": memory_block_text(memories)})
     blocks[-1]["cache_control"] = dict(EPHEMERAL)
     return blocks
 

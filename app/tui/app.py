@@ -116,6 +116,7 @@ class LatheApp(TurnControl, PermissionQueue, LiveSettings, ContextCommands, Slas
         self.main.status_bar.set(
             model=self.session.model, permission_mode=self.session.permission_mode
         )
+        self.add_custom_commands()
         report = getattr(self.session, "report_context", None)
         if callable(report):
             report()  # the meter shows from the start (a resumed session may be well filled)

@@ -61,6 +61,21 @@ class SlashCommands(AppBase):
     def notice(self, text: str, level: Literal["info", "warning", "error"] = "info") -> None:
         self.handle_engine_event(Notice(text, level))
 
+    # -- custom commands (.claude/commands; app/commands/loader.py) ------------------------------
+    def add_custom_commands(self) -> None:
+        """Offer the session's custom commands in `/` completion and the palette."""
+        extra = getattr(getattr(self.session, "parts", None), "extra", None)
+        found = extra.get("commands") if isinstance(extra, dict) else None
+        if found is None:
+            return
+        self.custom_commands = [SlashCommand(c.name, c.help) for c in found.sorted()]
+        builtin = [c for c in self.main.prompt.commands if c.name in {b.name for b in COMMANDS}]
+        self.main.prompt.commands = builtin + self.custom_commands
+
+    def is_custom_command(self, text: str) -> bool:
+        name = text.strip().lstrip("/").partition(" ")[0]
+        return any(c.name == name for c in getattr(self, "custom_commands", ()))
+
     def run_slash_command(self, text: str) -> None:
         name, _, arg = text.lstrip("/").partition(" ")
         arg = arg.strip()
@@ -174,6 +189,15 @@ class SlashCommands(AppBase):
         yield from super().get_system_commands(screen)
         for command in COMMANDS:
             yield SystemCommand(f"/{command.name}", command.help, self._palette(command.name))
+        for command in getattr(self, "custom_commands", ()):
+            # A custom command is a prompt: the palette sends it (arguments: type it instead).
+            yield SystemCommand(
+                f"/{command.name}", command.help, self._palette_prompt(command.name)
+            )
+
+    def _palette_prompt(self, name: str) -> Callable[[], None]:
+        submit = getattr(self, "submit_prompt", None)
+        return lambda: submit(f"/{name}") if callable(submit) else None
 
     def _palette(self, name: str) -> Callable[[], None]:
         return lambda: self.run_slash_command(f"/{name}")

@@ -25,7 +25,8 @@ class TurnControl(EventRouter, AppBase):
 
     # -- prompts ----------------------------------------------------------------------------
     def submit_prompt(self, text: str) -> None:
-        if text.lstrip().startswith("/"):
+        custom = getattr(self, "is_custom_command", None)
+        if text.lstrip().startswith("/") and not (callable(custom) and custom(text)):
             self.run_slash_command(text.strip())
             return
         if not hasattr(self, "_queued_prompts"):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 from textual import on
 from textual.app import ComposeResult
@@ -31,7 +32,12 @@ class MainScreen(Screen[None]):
             linger_s=config.progress_linger_s,
             tick_s=config.progress_tick_s,
         )
-        self.prompt = PromptInput(id="prompt", commands=commands, cursor_blink=config.cursor_blink)
+        self.prompt = PromptInput(
+            id="prompt",
+            commands=commands,
+            cursor_blink=config.cursor_blink,
+            path_root=Path.cwd(),  # `@path` completion: the TUI's working folder
+        )
         self.hint = CompletionHint(id="hint")
         self.status_bar = StatusBar(
             StatusInfo(

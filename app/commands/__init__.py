@@ -1,0 +1,1 @@
+"""Custom slash commands from `.claude/commands` and `.lathe/commands` folders (Claude Code's)."""

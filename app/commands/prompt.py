@@ -1,0 +1,101 @@
+"""Turning what the user typed into the first user message of a turn.
+
+`/name args` of a custom command becomes Claude Code's command message: a block naming the
+command and its arguments, then the body with arguments substituted, `!`cmd`` lines replaced by
+the command's output (run as a Bash call through the permission pipeline: rules, hooks, and in
+`-p` a call that needs approval is denied, and the prompt says so), and the files it `@`-names
+attached. The command's `allowed-tools` become allow rules and its `model` the model for this
+turn only (app/engine/session.py applies and removes them). A plain prompt gets its `@file`
+attachments.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from app.commands.arguments import substitute
+from app.commands.loader import CommandSet, CustomCommand
+from app.commands.mentions import attach, mention_paths
+
+_BANG = re.compile(r"!`([^`\n]+)`")
+
+
+@dataclass
+class ExpandedPrompt:
+    content: list[dict[str, Any]]
+    command: CustomCommand | None = None
+    allow_rules: tuple[str, ...] = ()
+    model: str = ""
+    notices: list[str] = field(default_factory=list)
+
+
+def match_command(prompt: str, commands: CommandSet | None) -> tuple[CustomCommand, str] | None:
+    if commands is None or not prompt.startswith("/"):
+        return None
+    name, _, args = prompt[1:].partition(" ")
+    command = commands.get(name.strip())
+    return (command, args.strip()) if command is not None else None
+
+
+async def _run_bang(command: str, session: Any) -> str:
+    """One `!`cmd`` through the tool pipeline, as a Bash call the model might have made."""
+    from app.execution.pipeline import run_tool_use
+
+    block = {
+        "type": "tool_use",
+        "id": f"toolu_cmd_{uuid.uuid4().hex[:16]}",
+        "name": "Bash",
+        "input": {"command": command, "description": "custom command line"},
+    }
+    outcome = await run_tool_use(
+        block,
+        {"role": "assistant", "content": [block]},
+        session.context,
+        session.deps,
+        lambda p: None,
+    )
+    content = outcome.result_block.get("content", "")
+    if isinstance(content, list):
+        content = "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
+    text = str(content).strip()
+    if outcome.result_block.get("is_error"):
+        return f"[!`{command}` was not run or failed: {text}]"
+    return text
+
+
+async def expand_prompt(prompt: str, session: Any, commands: CommandSet | None) -> ExpandedPrompt:
+    cwd = Path(session.context.cwd)
+    hit = match_command(prompt.strip(), commands)
+    if hit is None:
+        attached = await attach(mention_paths(prompt, cwd), session)
+        return ExpandedPrompt(
+            [{"type": "text", "text": prompt}, *attached.blocks], notices=attached.notices
+        )
+    command, args = hit
+    body = substitute(command.body, args)
+    expanded = ExpandedPrompt([], command, command.allowed_tools, command.model)
+    parts: list[str] = []
+    last = 0
+    for match in _BANG.finditer(body):
+        parts.append(body[last : match.start()])
+        parts.append(await _run_bang(match.group(1), session))
+        last = match.end()
+    parts.append(body[last:])
+    text = "".join(parts)
+    header = (
+        f"<command-message>{command.name}</command-message>\n"
+        f"<command-name>/{command.name}</command-name>\n"
+        f"<command-args>{args}</command-args>"
+    )
+    attached = await attach(mention_paths(text, cwd), session)
+    expanded.content = [
+        {"type": "text", "text": header},
+        {"type": "text", "text": text},
+        *attached.blocks,
+    ]
+    expanded.notices.extend(attached.notices)
+    return expanded

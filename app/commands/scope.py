@@ -1,0 +1,52 @@
+"""A custom command's turn: its `allowed-tools` as allow rules and its `model`, then undone.
+
+Rules are added to the decider's context (a project command's only when the folder is trusted,
+as the project's own allow rules are) with the source "command" and removed when the turn
+ends (only those rules: anything else that changed the context meanwhile stays). A rule that
+does not parse is skipped with a notice; it never widens anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from app.commands.loader import CustomCommand
+
+
+def enter_command_scope(
+    command: CustomCommand, session: Any, notices: list[str]
+) -> Callable[[], None]:
+    from app.permissions.rules import Rule, RuleError, parse_rule
+
+    decider = session.parts.extra.get("decider")
+    added: list[Rule] = []
+    trusted = bool(getattr(getattr(decider, "context", None), "trusted", False))
+    allowed = command.allowed_tools
+    if allowed and command.source == "project" and not trusted:
+        # An untrusted folder's allow rules are ignored; its commands' allow rules too.
+        notices.append(f"/{command.name}: allowed-tools ignored: this folder is not trusted")
+        allowed = ()
+    for text in allowed:
+        try:
+            rule = parse_rule(text, "allow", "command", str(command.path))
+        except RuleError as exc:
+            notices.append(f"/{command.name}: allowed-tools entry skipped: {exc}")
+            continue
+        added.append(rule)
+    if added and decider is not None:
+        decider.set_context(decider.context.with_rules(added))
+    old_model = session.backend.model
+    if command.model:
+        session.backend.model = command.model
+
+    def leave() -> None:
+        if added and decider is not None:
+            context = decider.context
+            for rule in added:
+                context = context.without_rule(rule)
+            decider.set_context(context)
+        if command.model and session.backend.model == command.model:
+            session.backend.model = old_model
+
+    return leave

@@ -1,0 +1,31 @@
+"""The glue between a typed prompt and a turn: expand it, scope a command's rules and model."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from app.commands.prompt import expand_prompt, match_command
+from app.commands.scope import enter_command_scope
+
+
+async def run_expanded_turn(
+    session: Any,
+    prompt: str,
+    abort: Any,
+    run_turn: Callable[..., Awaitable[Any]],
+) -> Any:
+    from app.engine.events import Notice
+
+    commands = session.parts.extra.get("commands")
+    hit = match_command(prompt.strip(), commands)
+    notices: list[str] = []
+    leave = enter_command_scope(hit[0], session, notices) if hit else None
+    try:
+        expanded = await expand_prompt(prompt, session, commands)
+        for text in [*notices, *expanded.notices]:
+            session.emit(Notice(text, "warning"))
+        return await run_turn(session, prompt, abort, expanded.content)
+    finally:
+        if leave is not None:
+            leave()

@@ -1,0 +1,179 @@
+"""Which memory files a session loads, in Claude Code's order, with their imports.
+
+Order (later files take precedence, as in Claude Code): user files (lathe's config folder
+LATHE.md/CLAUDE.md/AGENTS.md, then `~/.claude/CLAUDE.md` or `$CLAUDE_CONFIG_DIR/CLAUDE.md`),
+then for every folder from the project root down to the working directory: LATHE.md, CLAUDE.md,
+AGENTS.md, .claude/CLAUDE.md, .claude/rules/*.md without `paths:`; then CLAUDE.local.md of the
+same folders. Each file is followed by the files it imports. Rules with a `paths:` glob list are
+conditional: they are attached with a tool result when the model works on a matching file
+(app/memory/nested.py). Unreadable files are skipped: a memory file never stops a session.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from app.memory.frontmatter import FrontmatterError, as_list, split_frontmatter
+from app.memory.imports import MAX_IMPORT_DEPTH, import_paths
+
+LATHE_NAMES = ("LATHE.md", "CLAUDE.md", "AGENTS.md")
+MAX_MEMORY_CHARS = 40_000
+
+# The memory block's first words: how /context tells the memory block from the rest of the system.
+MEMORY_PREAMBLE = (
+    "Codebase and user instructions are shown below. Be sure to adhere to these "
+    "instructions. IMPORTANT: These instructions OVERRIDE any default behavior and you MUST "
+    "follow them exactly as written."
+)
+
+KIND_LABELS = {
+    "user": "user's private global instructions for all projects",
+    "project": "project instructions, checked into the codebase",
+    "local": "user's private project instructions, not checked in",
+}
+
+
+@dataclass(frozen=True)
+class MemoryFile:
+    path: Path
+    text: str
+    kind: str = "project"
+
+    @property
+    def label(self) -> str:
+        return KIND_LABELS.get(self.kind, self.kind)
+
+
+@dataclass(frozen=True)
+class ConditionalRule:
+    """A `.claude/rules/*.md` with `paths:`: loaded when a file matching a glob is worked on."""
+
+    path: Path
+    base: Path  # the globs are relative to the project folder that holds `.claude/rules`
+    globs: tuple[str, ...]
+    text: str
+
+
+@dataclass
+class LoadedMemory:
+    files: list[MemoryFile] = field(default_factory=list)
+    conditional: list[ConditionalRule] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    seen: set[Path] = field(default_factory=set)
+
+
+def claude_user_dir(env: Mapping[str, str] | None = None) -> Path:
+    """`$CLAUDE_CONFIG_DIR`, else `~/.claude`: where Claude Code keeps user-scope files."""
+    e = os.environ if env is None else env
+    if e.get("CLAUDE_CONFIG_DIR"):
+        return Path(e["CLAUDE_CONFIG_DIR"]).expanduser()
+    home = e.get("HOME")
+    return (Path(home) if home else Path.home()) / ".claude"
+
+
+def read_memory_text(path: Path) -> str | None:
+    try:
+        if not path.is_file():
+            return None
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    if len(text) > MAX_MEMORY_CHARS:
+        text = text[:MAX_MEMORY_CHARS] + f"\n[... cut: {path} is longer than shown]"
+    return text
+
+
+def add_file(out: LoadedMemory, path: Path, kind: str, home: Path, depth: int = 0) -> None:
+    """`path` and, after it, the files it imports (depth-first, each at most once)."""
+    try:
+        resolved = path.resolve()
+    except OSError:
+        return
+    if resolved in out.seen:
+        return
+    text = read_memory_text(path)
+    if text is None:
+        return
+    out.seen.add(resolved)
+    if text.strip():
+        out.files.append(MemoryFile(path, text, kind))
+    if depth >= MAX_IMPORT_DEPTH:
+        return
+    for target in import_paths(text, path.parent, home):
+        add_file(out, target, kind, home, depth + 1)
+
+
+def _folders(project_root: Path, cwd: Path) -> list[Path]:
+    """The project root, then each folder down to the working directory."""
+    try:
+        rel = cwd.resolve().relative_to(project_root.resolve())
+    except ValueError:
+        return [project_root] if project_root == cwd else [project_root, cwd]
+    folders = [project_root]
+    current = project_root
+    for part in rel.parts:
+        current = current / part
+        folders.append(current)
+    return folders
+
+
+def _rules(out: LoadedMemory, folder: Path, home: Path) -> None:
+    rules_dir = folder / ".claude" / "rules"
+    try:
+        paths = sorted(rules_dir.rglob("*.md")) if rules_dir.is_dir() else []
+    except OSError:
+        return
+    for path in paths:
+        text = read_memory_text(path)
+        if text is None:
+            continue
+        try:
+            fields, body = split_frontmatter(text)
+        except FrontmatterError as exc:
+            out.problems.append(f"rule file {path} skipped: {exc}")
+            continue
+        globs = as_list(fields.get("paths"))
+        if globs:
+            out.seen.add(path.resolve())
+            out.conditional.append(ConditionalRule(path, folder, tuple(globs), body.strip()))
+        elif fields:
+            # Frontmatter is metadata: the model gets the body, as with commands.
+            out.seen.add(path.resolve())
+            if body.strip():
+                out.files.append(MemoryFile(path, body.strip(), "project"))
+        else:
+            add_file(out, path, "project", home)
+
+
+def load_memory(
+    cwd: Path,
+    project_root: Path,
+    config_dir: Path | None,
+    env: Mapping[str, str] | None = None,
+) -> LoadedMemory:
+    e = os.environ if env is None else env
+    home = Path(e["HOME"]) if e.get("HOME") else Path.home()
+    out = LoadedMemory()
+    if config_dir is not None:
+        for name in LATHE_NAMES:
+            add_file(out, config_dir / name, "user", home)
+    add_file(out, claude_user_dir(env) / "CLAUDE.md", "user", home)
+    folders = _folders(project_root, cwd)
+    for folder in folders:
+        for name in LATHE_NAMES:
+            add_file(out, folder / name, "project", home)
+        add_file(out, folder / ".claude" / "CLAUDE.md", "project", home)
+        _rules(out, folder, home)
+    for folder in folders:
+        add_file(out, folder / "CLAUDE.local.md", "local", home)
+    return out
+
+
+def memory_block_text(files: list[MemoryFile]) -> str:
+    """The system-prompt block: each file under Claude Code's "Contents of ..." heading."""
+    parts = [MEMORY_PREAMBLE]
+    parts += [f"Contents of {m.path} ({m.label}):\n\n{m.text.strip()}" for m in files]
+    return "\n\n".join(parts)
