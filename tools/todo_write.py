@@ -133,3 +133,35 @@ class TodoWriteTool(Tool[TodoWriteInput]):
 
 def _dump(todo: Todo) -> dict[str, str]:
     return {"content": todo.content, "status": todo.status, "activeForm": todo.active_form}
+
+
+def todos_from_history(messages: list[Mapping[str, Any]]) -> tuple[Todo, ...]:
+    """The todo list as the newest successful TodoWrite in a resumed conversation left it.
+
+    The list lives in the context's state, which a new process starts without: a session
+    resumed with --continue must not lose the plan (a compaction would then drop it for good).
+    """
+    failed: set[str] = set()
+    for message in messages:
+        content = message.get("content")
+        if message.get("role") == "user" and isinstance(content, list):
+            for block in content:
+                if isinstance(block, dict) and block.get("type") == "tool_result":
+                    if block.get("is_error"):
+                        failed.add(str(block.get("tool_use_id")))
+    for message in reversed(messages):
+        content = message.get("content")
+        if message.get("role") != "assistant" or not isinstance(content, list):
+            continue
+        for block in reversed(content):
+            if not (isinstance(block, dict) and block.get("type") == "tool_use"):
+                continue
+            if block.get("name") != "TodoWrite" or str(block.get("id")) in failed:
+                continue
+            try:
+                parsed = TodoWriteInput.model_validate(block.get("input"))
+            except ValueError:
+                continue
+            todos = tuple(Todo(t.content, t.status, t.active_form) for t in parsed.todos)
+            return () if all(t.status == "completed" for t in todos) else todos
+    return ()

@@ -22,6 +22,7 @@ from app.transcript import TranscriptWriter
 from tools.abort import AbortController
 from tools.base import ToolContext
 from tools.registry import ToolPool
+from tools.todo_write import todos_from_history
 
 
 @dataclass
@@ -68,6 +69,11 @@ class Session:
             side_query=make_side_query(self),
         )
         self.messages: list[dict[str, Any]] = list(parts.messages)
+        resumed_todos = todos_from_history(self.messages)
+        if resumed_todos:
+            self.context = replace(
+                self.context, state={**self.context.state, "todos": resumed_todos}
+            )
         self.session_id = parts.session_id
         self.usage = UsageTracker()
         self.deps = PipelineDeps(

@@ -116,3 +116,36 @@ def test_context_headless(fake_api, repo: Path) -> None:
     assert run.returncode == 0, run.stderr
     assert run.stdout.startswith("Context: ") and "Tools" in run.stdout
     assert fake_api.bodies() == []  # no model call for it
+
+
+def test_todo_list_survives_a_compaction_in_a_later_process(repo: Path) -> None:
+    """The plan written in one run is still there when a `--continue` run compacts (found by
+    the black-box attack: the list lived only in the first process's memory)."""
+    todos = [
+        {"content": "TODO_PENDING_ALPHA", "status": "pending", "activeForm": "doing alpha"},
+        {"content": "TODO_INPROG_BETA", "status": "in_progress", "activeForm": "doing beta"},
+    ]
+    first = repo / "plan.json"
+    first.write_text(
+        json.dumps(
+            {
+                "turns": [
+                    {"blocks": [{"type": "tool_use", "name": "TodoWrite", "input": {"todos": todos}}]},
+                    {"blocks": [{"type": "text", "text": "listed"}]},
+                ]
+            }
+        )
+    )
+    assert lathe(["-p", "plan", "--model-script", str(first)], repo).returncode == 0
+    second = repo / "compact.json"
+    second.write_text(json.dumps({"turns": [], "auto_summary": True, "final_text": "x"}))
+    run = lathe(["-p", "/compact", "--continue", "--model-script", str(second)], repo)
+    assert run.returncode == 0, run.stderr
+    path = find_latest(repo)
+    assert path is not None
+    records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    compact = [r for r in records if r.get("type") == "compact"]
+    assert compact, "no compaction recorded"
+    kept = json.dumps(compact[-1]["messages"])
+    assert "The todo list (TodoWrite)" in kept
+    assert "TODO_PENDING_ALPHA" in kept and "TODO_INPROG_BETA" in kept
