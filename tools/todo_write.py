@@ -146,9 +146,12 @@ def todos_from_history(messages: list[Mapping[str, Any]]) -> tuple[Todo, ...]:
         content = message.get("content")
         if message.get("role") == "user" and isinstance(content, list):
             for block in content:
-                if isinstance(block, dict) and block.get("type") == "tool_result":
-                    if block.get("is_error"):
-                        failed.add(str(block.get("tool_use_id")))
+                if (
+                    isinstance(block, dict)
+                    and block.get("type") == "tool_result"
+                    and block.get("is_error")
+                ):
+                    failed.add(str(block.get("tool_use_id")))
     for message in reversed(messages):
         content = message.get("content")
         if message.get("role") != "assistant" or not isinstance(content, list):
