@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -135,7 +135,7 @@ def _dump(todo: Todo) -> dict[str, str]:
     return {"content": todo.content, "status": todo.status, "activeForm": todo.active_form}
 
 
-def todos_from_history(messages: list[Mapping[str, Any]]) -> tuple[Todo, ...]:
+def todos_from_history(messages: Sequence[Mapping[str, Any]]) -> tuple[Todo, ...]:
     """The todo list as the newest successful TodoWrite in a resumed conversation left it.
 
     The list lives in the context's state, which a new process starts without: a session
