@@ -26,6 +26,7 @@ from tools.base import (
 from tools.decisions import ValidationResult
 from tools.persisted import result_path
 from tools.process.background import BackgroundShell, new_shell_id
+from tools.process.capture import OutputCapture
 from tools.process.group import DEFAULT_GRACE_S
 from tools.process.report import build_report, describe_exit
 from tools.process.runner import run_command
@@ -77,6 +78,26 @@ class BashResult(BaseModel):
     persisted_path: str | None = None
     cwd: str | None = None
     background_id: str | None = None
+    stdout: str = ""
+    """The command's own stdout (its head when it spilled to a file), for hooks' tool_response."""
+    stderr: str = ""
+
+    def hook_response(self) -> dict[str, Any]:
+        """Claude Code's Bash `tool_response` shape, which PostToolUse hooks read."""
+        out: dict[str, Any] = {
+            "stdout": self.stdout,
+            "stderr": self.stderr,
+            "interrupted": self.interrupted or self.timed_out,
+            "isImage": False,
+            "noOutputExpected": False,
+        }
+        if self.background_id:
+            out["backgroundTaskId"] = self.background_id
+        return out
+
+
+def _stream_text(capture: OutputCapture) -> str:
+    return (capture.head if capture.is_spilled else capture.text()).rstrip("\n")
 
 
 def session_dir(context: ToolContext) -> str:
@@ -249,6 +270,8 @@ class BashTool(Tool[BashInput]):
             output_tail=tail,
             persisted_path=report.persisted_path,
             cwd=cwd_modifier or context.cwd,
+            stdout=_stream_text(outcome.stdout),
+            stderr=_stream_text(outcome.stderr),
         )
         modifier = None
         if cwd_modifier is not None and cwd_modifier != context.cwd:

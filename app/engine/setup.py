@@ -41,7 +41,7 @@ from app.transcript import (
     truncate_torn_tail,
 )
 from tools.base import ToolContext, ToolOptions
-from tools.process.child_env import set_passthrough
+from tools.process.child_env import clear_env_files, set_passthrough, set_session_env
 from tools.registry import assemble_tool_pool, get_all_base_tools, get_tools
 
 
@@ -127,6 +127,9 @@ def build_session(
     merged = loaded.merged(trusted=is_trusted_now)
     # What Bash, hooks and MCP servers may see of lathe's credentials (none unless passed on).
     set_passthrough(merged.passthrough_env)
+    # The settings' `env` reaches Bash, hooks and MCP servers as written, credentials included:
+    # the user set each one on purpose (an untrusted project's env is not in `merged`).
+    set_session_env(merged.env)
     if env is None and merged.env:
         # Settings' `env` applies to the whole session: tools, hooks, MCP servers, the client.
         os.environ.update(merged.env)
@@ -249,7 +252,9 @@ def build_session(
         project_dir=str(project),
         permission_mode=get_mode,
         env=environ,
+        env_file_dir=str(Path(context.session_dir or ".") / "session-env"),
     )
+    clear_env_files()  # a new session starts without the last one's CLAUDE_ENV_FILEs
 
     def set_mode(mode: str) -> None:
         decider.set_context(replace(decider.context, mode=parse_mode(mode)))
