@@ -144,6 +144,7 @@ def build_session(
             cwd=start,
             fallback_to_demo=interactive,
             max_retries=0,  # lathe retries itself, so every retry is shown
+            api_key_helper=merged.api_key_helper,
         )
     except (MissingCredentials, ScenarioError) as exc:
         raise SetupError(str(exc)) from None
@@ -209,6 +210,10 @@ def build_session(
 
     # After this session's lock is taken, so the cleanup leaves this session alone.
     clean_state_at_start(state_dir(env), merged.cleanup_period_days)
+    from app.engine.cleanup import cleanup_days, start_cleanup
+
+    # The same setting for transcripts (Claude Code deletes those too), never this session's.
+    start_cleanup(state_dir(env), cleanup_days(merged.cleanup_period_days), session_id, environ)
 
     working = (str(project), *cli.add_dirs)
     if str(start) not in working and not str(start).startswith(str(project)):
