@@ -71,7 +71,8 @@ def test_key_is_cached_until_the_ttl_and_after_invalidate_runs_again(tmp_path: P
     helper.invalidate()
     helper.get()
     assert len(counter.read_text().splitlines()) == 2
-    short, counter2 = _helper(tmp_path / "..", "echo k", CLAUDE_CODE_API_KEY_HELPER_TTL_MS="1")
+    (tmp_path / "short").mkdir()
+    short, _ = _helper(tmp_path / "short", "echo k", CLAUDE_CODE_API_KEY_HELPER_TTL_MS="1")
     short.get()
     time.sleep(0.01)
     short.get()
