@@ -84,9 +84,13 @@ class BashResult(BaseModel):
 
     def hook_response(self) -> dict[str, Any]:
         """Claude Code's Bash `tool_response` shape, which PostToolUse hooks read."""
+        # Claude Code 2.1 runs commands with stderr merged into stdout, so its hooks see one
+        # `stdout` and an empty `stderr` (measured with 2.1.332); lathe keeps them apart, and
+        # gives hooks the same shape: stdout, then stderr.
+        merged = "\n".join(part for part in (self.stdout, self.stderr) if part)
         out: dict[str, Any] = {
-            "stdout": self.stdout,
-            "stderr": self.stderr,
+            "stdout": merged,
+            "stderr": "",
             "interrupted": self.interrupted or self.timed_out,
             "isImage": False,
             "noOutputExpected": False,

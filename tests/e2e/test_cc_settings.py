@@ -133,8 +133,8 @@ def test_bash_tool_response_and_stop_input_have_claude_codes_shape(fake_api, pro
     post = json.loads((project / "post.json").read_text())
     assert post["hook_event_name"] == "PostToolUse"
     assert post["tool_response"] == {
-        "stdout": "out",
-        "stderr": "err",
+        "stdout": "out\nerr",  # merged, as Claude Code 2.1.332 gives it
+        "stderr": "",
         "interrupted": False,
         "isImage": False,
         "noOutputExpected": False,
