@@ -78,3 +78,49 @@ def test_display_names() -> None:
     assert display_name("claude-opus-4-1-20250805") == "Opus 4.1"
     assert display_name("claude-sonnet-4-6") == "Sonnet 4.6"
     assert display_name("demo") == "demo"
+
+
+async def test_idle_notification_fires_after_a_turn_when_the_prompt_waits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from app.hooks.config import HookSource, parse_hook_sources
+    from app.hooks.runner import CommandHookRunner
+
+    monkeypatch.setenv("LATHE_IDLE_NOTIFY_MS", "150")
+    out = tmp_path / "notified.jsonl"
+    hooks = {
+        "Notification": [
+            {
+                "matcher": "idle_prompt",
+                "hooks": [{"type": "command", "command": f"cat >> {out}; echo >> {out}"}],
+            }
+        ]
+    }
+    config = parse_hook_sources([HookSource("user", "/u/settings.json", hooks)], True)
+    runner = CommandHookRunner(
+        config,
+        session_id="sess-1",
+        transcript_path=str(tmp_path / "t.jsonl"),
+        cwd=str(tmp_path),
+        project_dir=str(tmp_path),
+        permission_mode=lambda: "default",
+    )
+
+    async def factory(sink: EventSink) -> SessionPort:
+        session = ScriptedSession(app)
+        session.parts = SimpleNamespace(extra={}, session_hooks=runner)  # type: ignore[attr-defined]
+        return session
+
+    app = LatheApp(make_config(), session_factory=factory)
+    async with app.run_test(size=SIZE):
+        await until(lambda: app.session is not None)
+        await asyncio.sleep(0.3)
+        assert not out.exists()  # no turn yet: nothing to wait on
+        app.submit_prompt("hello")
+        await until(lambda: out.exists() and out.read_text().strip() != "")
+        data = json.loads(out.read_text().splitlines()[0])
+        assert data["hook_event_name"] == "Notification"
+        assert data["notification_type"] == "idle_prompt"
+        assert data["message"] == "Claude is waiting for your input"
+        await asyncio.sleep(0.4)
+        assert len(out.read_text().strip().splitlines()) == 1  # once per wait
