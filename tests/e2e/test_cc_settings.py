@@ -214,20 +214,18 @@ def test_permission_request_hook_answers_the_dialog(fake_api, project: Path, beh
         assert "policy says no" in body
 
 
-def test_cleanup_period_days_deletes_old_sessions_only(fake_api, project: Path) -> None:
+def test_cleanup_period_days_deletes_old_transcripts_only(fake_api, project: Path) -> None:
     state = Path(os.environ["XDG_STATE_HOME"]) / "lathe"
     old = state / "projects" / "some-project" / "old-session.jsonl"
     recent = state / "projects" / "some-project" / "recent-session.jsonl"
-    old_state = state / "sessions" / "old-session"
-    for path in (old, recent, old_state / "tool-results" / "x.txt"):
+    for path in (old, recent):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("{}\n")
     ten_days_ago = time.time() - 10 * 86_400
-    for path in (old, old_state, old_state / "tool-results", old_state / "tool-results" / "x.txt"):
-        os.utime(path, (ten_days_ago, ten_days_ago))
+    os.utime(old, (ten_days_ago, ten_days_ago))
     _claude_settings(project, {"cleanupPeriodDays": 7})
     fake_api.load([text_turn("ok")])
     proc = lathe(["-p", "hi"], project, env_for(fake_api, LATHE_CLEANUP_SYNC="1"))
     assert proc.returncode == 0, proc.stderr
-    assert not old.exists() and not old_state.exists()
+    assert not old.exists()
     assert recent.exists()

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from app.config import load_settings
-from app.engine.cleanup import cleanup_days, cleanup_old_sessions
+from app.engine.cleanup import cleanup_days, cleanup_old_transcripts
 from app.model.key_helper import ApiKeyHelper, KeyHelperError
 
 
@@ -49,8 +49,8 @@ def test_claude_code_json_keys_are_read_and_commands_need_trust(tmp_path: Path) 
     assert untrusted.env == {} and untrusted.cleanup_period_days == 9
 
 
-def test_a_negative_cleanup_period_is_an_error(tmp_path: Path) -> None:
-    project = _project(tmp_path, {"cleanupPeriodDays": -1})
+def test_a_cleanup_period_below_one_day_is_an_error(tmp_path: Path) -> None:
+    project = _project(tmp_path, {"cleanupPeriodDays": 0})
     loaded = load_settings(project, env={"HOME": str(tmp_path / "home")})
     assert any("cleanupPeriodDays" in str(p) for p in loaded.errors)
     assert cleanup_days(None) == 30
@@ -107,7 +107,7 @@ def test_cleanup_keeps_recent_and_the_current_session(tmp_path: Path) -> None:
     old = time.time() - 40 * 86_400
     for name in ("old", "current"):
         os.utime(files[name], (old, old))
-    removed = cleanup_old_sessions(state, 30, "current")
+    removed = cleanup_old_transcripts(state, 30, "current")
     assert removed == [files["old"]]
     assert files["new"].exists() and files["current"].exists()
-    assert cleanup_old_sessions(state, 0, "current") == [files["new"]]
+    assert cleanup_old_transcripts(state, 30, "current") == []
