@@ -26,6 +26,7 @@ from tools.base import (
 from tools.decisions import ValidationResult
 from tools.persisted import result_path
 from tools.process.background import BackgroundShell, new_shell_id
+from tools.process.capture import OutputCapture
 from tools.process.group import DEFAULT_GRACE_S
 from tools.process.report import build_report, describe_exit
 from tools.process.runner import run_command
@@ -77,6 +78,30 @@ class BashResult(BaseModel):
     persisted_path: str | None = None
     cwd: str | None = None
     background_id: str | None = None
+    stdout: str = ""
+    """The command's own stdout (its head when it spilled to a file), for hooks' tool_response."""
+    stderr: str = ""
+
+    def hook_response(self) -> dict[str, Any]:
+        """Claude Code's Bash `tool_response` shape, which PostToolUse hooks read."""
+        # Claude Code 2.1 runs commands with stderr merged into stdout, so its hooks see one
+        # `stdout` and an empty `stderr` (measured with 2.1.332); lathe keeps them apart, and
+        # gives hooks the same shape: stdout, then stderr.
+        merged = "\n".join(part for part in (self.stdout, self.stderr) if part)
+        out: dict[str, Any] = {
+            "stdout": merged,
+            "stderr": "",
+            "interrupted": self.interrupted or self.timed_out,
+            "isImage": False,
+            "noOutputExpected": False,
+        }
+        if self.background_id:
+            out["backgroundTaskId"] = self.background_id
+        return out
+
+
+def _stream_text(capture: OutputCapture) -> str:
+    return (capture.head if capture.is_spilled else capture.text()).rstrip("\n")
 
 
 def session_dir(context: ToolContext) -> str:
@@ -249,6 +274,8 @@ class BashTool(Tool[BashInput]):
             output_tail=tail,
             persisted_path=report.persisted_path,
             cwd=cwd_modifier or context.cwd,
+            stdout=_stream_text(outcome.stdout),
+            stderr=_stream_text(outcome.stderr),
         )
         modifier = None
         if cwd_modifier is not None and cwd_modifier != context.cwd:

@@ -6,7 +6,7 @@ classes), so every theme, light or dark, colours it its own way."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
 from rich.style import Style
@@ -36,6 +36,9 @@ class StatusInfo:
     mouse_captured: bool = True
     # Share of the model's context window left (None: not known yet, nothing shown).
     context_left: float | None = None
+    # The `statusLine` command's line (Claude Code's setting): shown instead of the built-in
+    # parts, after the activity and the permission mode, which stay (they say what runs).
+    custom: str = ""
 
 
 def human_tokens(n: int) -> str:
@@ -62,6 +65,11 @@ def render_status(info: StatusInfo, context_styles: Mapping[str, Style] | None =
     text = Text(no_wrap=True, overflow="ellipsis")
     if info.activity:
         text.append(f"{info.activity}  ", style="bold yellow")
+    if info.custom:
+        custom = Text.from_ansi(info.custom, no_wrap=True)
+        custom.append("  ⏵⏵ ")
+        custom.append(info.permission_mode, style=MODE_STYLES.get(info.permission_mode, ""))
+        return text.append_text(custom)
     text.append(info.model or "no model", style="bold")
     text.append("  ⏵⏵ ")
     text.append(info.permission_mode, style=MODE_STYLES.get(info.permission_mode, ""))
@@ -102,10 +110,14 @@ class StatusBar(Widget):
     def __init__(self, info: StatusInfo | None = None, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.info = info or StatusInfo()
+        # Told of every change but the custom line's own (the statusLine command's input).
+        self.on_change: Callable[[StatusInfo], None] | None = None
 
     def set(self, **changes: object) -> None:
         self.info = replace(self.info, **changes)  # type: ignore[arg-type]
         self.refresh()
+        if self.on_change is not None and set(changes) != {"custom"}:
+            self.on_change(self.info)
 
     def render(self) -> Text:
         styles = None

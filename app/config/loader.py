@@ -134,6 +134,8 @@ class LoadedSettings:
         progress_panel: str | None = None
         context: dict[str, Any] = {}
         cleanup_days: int | None = None
+        api_key_helper: str | None = None
+        status_line: dict[str, Any] | None = None
         for src in self.sources:
             s = src.settings
             if s is None:
@@ -153,13 +155,17 @@ class LoadedSettings:
                 # Handing a credential to the programs lathe starts is a widening: an
                 # untrusted project cannot do it, like its env.
                 passthrough.extend(n for n in s.passthrough_env if n not in passthrough)
+                # Both run a command of the file's choosing: not from an untrusted project.
+                api_key_helper = s.api_key_helper or api_key_helper
+                status_line = s.status_line or status_line
             model = s.model or model
             theme = s.theme or theme
             keymap.update(s.keymap)
             progress_panel = s.progress_panel or progress_panel
             # Each `[context]` key on its own: the highest source that sets it wins.
             context.update(s.context.model_dump(exclude_none=True))
-            cleanup_days = s.cleanup_period_days or cleanup_days
+            if s.cleanup_period_days is not None:
+                cleanup_days = s.cleanup_period_days
         return Settings.model_validate(
             {
                 "hooks": hooks,
@@ -172,6 +178,8 @@ class LoadedSettings:
                 "progress_panel": progress_panel,
                 "context": context,
                 "cleanup_period_days": cleanup_days,
+                "api_key_helper": api_key_helper,
+                "status_line": status_line,
             }
         )
 
@@ -355,7 +363,8 @@ def _parse_json(text: str, path: Path) -> Any:
 
 
 def _compat_subset(data: Mapping[str, Any]) -> dict[str, Any]:
-    """Claude Code's JSON: keep what lathe reads from it (permissions and hooks)."""
+    """Claude Code's JSON: keep what lathe reads from it (permissions, hooks, env, model,
+    apiKeyHelper, statusLine, cleanupPeriodDays); the rest is Claude Code's business."""
     out: dict[str, Any] = {}
     perms = data.get("permissions")
     if isinstance(perms, Mapping):
@@ -364,8 +373,22 @@ def _compat_subset(data: Mapping[str, Any]) -> dict[str, Any]:
         out["permissions"] = perms  # let validation name the problem
     if "hooks" in data:
         out["hooks"] = data["hooks"]
-    if "cleanupPeriodDays" in data:
-        out["cleanup_period_days"] = data["cleanupPeriodDays"]
+    env = data.get("env")
+    if isinstance(env, Mapping):
+        # Claude Code takes `"DEBUG": 1` as "1"; a list or table is still an error.
+        out["env"] = {
+            k: str(v).lower()
+            if isinstance(v, bool)
+            else str(v)
+            if isinstance(v, int | float)
+            else v
+            for k, v in env.items()
+        }
+    elif env is not None:
+        out["env"] = env
+    for key in ("model", "apiKeyHelper", "statusLine", "cleanupPeriodDays"):
+        if key in data:
+            out[key] = data[key]
     return out
 
 

@@ -122,4 +122,14 @@ class Settings(BaseModel):
         ge=1,
         validation_alias=AliasChoices("cleanup_period_days", "cleanupPeriodDays"),
     )
-    """Days a session's state (persisted tool outputs) is kept after its last use (default 30)."""
+    """Days a session's state (persisted tool outputs) and transcript are kept after its last
+    use (default 30, as Claude Code's `cleanupPeriodDays`)."""
+    api_key_helper: str | None = Field(
+        default=None, validation_alias=AliasChoices("api_key_helper", "apiKeyHelper")
+    )
+    """A shell command whose stdout is the API key (Claude Code's `apiKeyHelper`); run with a
+    time limit, cached, and run again after 5 minutes or a 401."""
+    status_line: dict[str, Any] | None = Field(
+        default=None, validation_alias=AliasChoices("status_line", "statusLine")
+    )
+    """`{type = "command", command = "..."}`: its first output line is the TUI's status line."""

@@ -41,7 +41,7 @@ from app.transcript import (
     truncate_torn_tail,
 )
 from tools.base import ToolContext, ToolOptions
-from tools.process.child_env import set_passthrough
+from tools.process.child_env import clear_env_files, set_passthrough, set_session_env
 from tools.registry import assemble_tool_pool, get_all_base_tools, get_tools
 
 
@@ -127,6 +127,9 @@ def build_session(
     merged = loaded.merged(trusted=is_trusted_now)
     # What Bash, hooks and MCP servers may see of lathe's credentials (none unless passed on).
     set_passthrough(merged.passthrough_env)
+    # The settings' `env` reaches Bash, hooks and MCP servers as written, credentials included:
+    # the user set each one on purpose (an untrusted project's env is not in `merged`).
+    set_session_env(merged.env)
     if env is None and merged.env:
         # Settings' `env` applies to the whole session: tools, hooks, MCP servers, the client.
         os.environ.update(merged.env)
@@ -141,6 +144,7 @@ def build_session(
             cwd=start,
             fallback_to_demo=interactive,
             max_retries=0,  # lathe retries itself, so every retry is shown
+            api_key_helper=merged.api_key_helper,
         )
     except (MissingCredentials, ScenarioError) as exc:
         raise SetupError(str(exc)) from None
@@ -206,6 +210,10 @@ def build_session(
 
     # After this session's lock is taken, so the cleanup leaves this session alone.
     clean_state_at_start(state_dir(env), merged.cleanup_period_days)
+    from app.engine.cleanup import cleanup_days, start_cleanup
+
+    # The same setting for transcripts (Claude Code deletes those too), never this session's.
+    start_cleanup(state_dir(env), cleanup_days(merged.cleanup_period_days), session_id, environ)
 
     working = (str(project), *cli.add_dirs)
     if str(start) not in working and not str(start).startswith(str(project)):
@@ -249,7 +257,9 @@ def build_session(
         project_dir=str(project),
         permission_mode=get_mode,
         env=environ,
+        env_file_dir=str(Path(context.session_dir or ".") / "session-env"),
     )
+    clear_env_files()  # a new session starts without the last one's CLAUDE_ENV_FILEs
 
     def set_mode(mode: str) -> None:
         decider.set_context(replace(decider.context, mode=parse_mode(mode)))

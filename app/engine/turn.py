@@ -218,7 +218,9 @@ async def run_turn(
         elif response.stop_reason == "refusal":
             session.emit(Notice("The model declined to continue this request.", "warning"))
         if hooks is not None:
-            verdict = await hooks.stop(stop_hook_active, session.context)
+            verdict = await hooks.stop(
+                stop_hook_active, session.context, _text_of(response.message)
+            )
             _notices(session, verdict.messages)
             if (
                 verdict.prevent_continuation is None

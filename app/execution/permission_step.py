@@ -1,18 +1,21 @@
 """Pipeline stage 7: combine a hook's opinion, the rules and the user's answer into one decision.
 
 A hook's allow never overrides a deny or an explicit ask rule; a hook's deny always wins; a hook's
-ask forces the dialog. A pending question is a ResolveOnce raced by the prompter and the abort
+ask forces the dialog. In dontAsk mode a hook's allow still lets a call through (as in Claude
+Code): dontAsk only turns questions into denials, and the hook answered the question. Where the
+dialog would show, PermissionRequest hooks may answer it first. A pending question is a ResolveOnce raced by the prompter and the abort
 signal: whoever claims first decides, and a call whose decision lost to an abort never starts.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from app.execution.interfaces import DenyingPrompter, PermissionPrompt
-from app.hooks.results import HookPermissionResult
+from app.execution.interfaces import DenyingPrompter, HookToolCall, PermissionPrompt
+from app.hooks.results import HookPermissionResult, PermissionRequestHookResult
 from tools.base import Tool, ToolContext
 from tools.decisions import DecisionReason, PermissionDecision
 
@@ -41,7 +44,12 @@ async def decide_permission(
         )
         message = hook.reason or f"Permission to use {tool.name} was denied by a PreToolUse hook."
         return DecisionStep(PermissionDecision.deny(message, reason))
-    decision = await deps.decider.decide(tool, parsed, observable, context)
+    as_asking = getattr(deps.decider, "decide_as_asking", None)
+    if hook is not None and hook.behavior == "allow" and as_asking is not None:
+        # dontAsk denies what would ask; a hook's allow answers that question (as Claude Code).
+        decision = await as_asking(tool, parsed, observable, context)
+    else:
+        decision = await deps.decider.decide(tool, parsed, observable, context)
     if decision.behavior == "passthrough":  # a decider must not pass; treat it as a question
         decision = PermissionDecision.ask(
             decision.message or f"{tool.name} needs permission",
@@ -72,6 +80,48 @@ async def decide_permission(
     return await _ask_user(tool, parsed, observable, tool_use_id, context, deps, decision)
 
 
+async def _permission_request_hooks(
+    tool: Tool[Any],
+    observable: Mapping[str, Any],
+    tool_use_id: str,
+    decision: PermissionDecision,
+    context: ToolContext,
+    deps: PipelineDeps,
+) -> PermissionDecision | None:
+    """PermissionRequest hooks run where the dialog would show (headless too, where nobody
+    would answer it); an allow or deny of theirs answers it, as in Claude Code."""
+    run = getattr(deps.hooks, "permission_request", None)
+    if run is None or not _has(deps, "PermissionRequest"):
+        return None
+    call = HookToolCall(tool.name, observable, tool_use_id, tool.is_mcp)
+    result: PermissionRequestHookResult = await run(call, decision.suggestions, context)
+    if result.behavior == "allow":
+        reason = DecisionReason("hook", "allowed by a PermissionRequest hook", source=result.hook)
+        return PermissionDecision.allow(reason, result.updated_input)
+    if result.behavior == "deny":
+        message = result.message or f"Permission to use {tool.name} was denied by a hook."
+        return PermissionDecision.deny(message, DecisionReason("hook", message, source=result.hook))
+    return None
+
+
+def _has(deps: PipelineDeps, event: str) -> bool:
+    has = getattr(deps.hooks, "has_hooks", None)
+    return bool(has(event)) if callable(has) else False
+
+
+def _notify(deps: PipelineDeps, message: str, context: ToolContext) -> None:
+    """Notification hooks are told lathe waits for the user; they never hold the dialog up."""
+    run = getattr(deps.hooks, "notification", None)
+    if run is None or not _has(deps, "Notification"):
+        return
+    task = asyncio.ensure_future(run(message, "permission_prompt", context))
+    _PENDING.add(task)
+    task.add_done_callback(_PENDING.discard)
+
+
+_PENDING: set[asyncio.Future[Any]] = set()
+
+
 async def _ask_user(
     tool: Tool[Any],
     parsed: Any,
@@ -81,7 +131,14 @@ async def _ask_user(
     deps: PipelineDeps,
     decision: PermissionDecision,
 ) -> DecisionStep:
+    answered = await _permission_request_hooks(
+        tool, observable, tool_use_id, decision, context, deps
+    )
+    if answered is not None:
+        return DecisionStep(answered)
     prompter = deps.prompter or DenyingPrompter()
+    if not isinstance(prompter, DenyingPrompter):
+        _notify(deps, f"Claude needs your permission to use {tool.name}", context)
     prompt = PermissionPrompt(
         tool=tool,
         tool_name=tool.name,

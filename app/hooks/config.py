@@ -26,6 +26,10 @@ HookEvent = Literal[
     "SessionStart",
     "SessionEnd",
     "PreCompact",
+    "Notification",
+    "PermissionRequest",
+    "SubagentStart",
+    "SubagentStop",
 ]
 HOOK_EVENTS: tuple[HookEvent, ...] = (
     "PreToolUse",
@@ -36,12 +40,30 @@ HOOK_EVENTS: tuple[HookEvent, ...] = (
     "SessionStart",
     "SessionEnd",
     "PreCompact",
+    "Notification",
+    "PermissionRequest",
+    "SubagentStart",
+    "SubagentStop",
 )
-# Claude Code events lathe does not emit: configuring them is not an error, just inert.
-_KNOWN_ELSEWHERE = frozenset({"Notification", "SubagentStop", "SubagentStart", "PermissionRequest"})
-# Events whose matcher is meaningful, and what it is matched against.
+# SubagentStart and SubagentStop are parsed and wired (CommandHookRunner.subagent_start/stop);
+# they fire once the Agent tool runs subagents.
+_KNOWN_ELSEWHERE: frozenset[str] = frozenset()
+# Events whose matcher is meaningful, and what it is matched against (as Claude Code): the tool
+# name, the SessionStart source, the SessionEnd reason, the PreCompact trigger, the
+# notification_type, the subagent's agent_type.
 MATCHED_EVENTS: frozenset[str] = frozenset(
-    {"PreToolUse", "PostToolUse", "PostToolUseFailure", "SessionStart", "SessionEnd", "PreCompact"}
+    {
+        "PreToolUse",
+        "PostToolUse",
+        "PostToolUseFailure",
+        "SessionStart",
+        "SessionEnd",
+        "PreCompact",
+        "Notification",
+        "PermissionRequest",
+        "SubagentStart",
+        "SubagentStop",
+    }
 )
 DEFAULT_TIMEOUT_S = 600.0
 _EXACT_NAMES = re.compile(r"[A-Za-z0-9_|\-]+")

@@ -165,5 +165,28 @@ def _read_json(out: HookOutput, data: Mapping[str, Any]) -> None:
             out.permission_reason = value
         if (value := _get(out, specific, "updatedInput", Mapping)) is not _MISSING:
             out.updated_input = dict(value)
+    if event == "PermissionRequest":
+        _read_permission_request(out, specific)
     if event == "PostToolUse" and "updatedMCPToolOutput" in specific:
         out.updated_mcp_output = specific["updatedMCPToolOutput"]
+
+
+def _read_permission_request(out: HookOutput, specific: Mapping[str, Any]) -> None:
+    """Claude Code's `hookSpecificOutput.decision`: `{behavior: allow|deny, updatedInput,
+    message}`: the hook answers the permission dialog in the user's place."""
+    decision = _get(out, specific, "decision", Mapping)
+    if decision is _MISSING:
+        return
+    behavior = _get(out, decision, "behavior", str)
+    if behavior is _MISSING:
+        return
+    if behavior not in ("allow", "deny"):
+        out.notice(f'decision.behavior must be "allow" or "deny", not {behavior!r}; ignored')
+        return
+    out.permission_decision = behavior
+    if (value := _get(out, decision, "message", str)) is not _MISSING:
+        out.permission_reason = value
+    if behavior == "allow" and (value := _get(out, decision, "updatedInput", Mapping)) is not (
+        _MISSING
+    ):
+        out.updated_input = dict(value)

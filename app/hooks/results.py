@@ -177,3 +177,16 @@ class PreCompactHookResult:
     blocked: str | None = None
     messages: tuple[HookMessage, ...] = ()
     cancelled: bool = False
+
+
+@dataclass(frozen=True)
+class PermissionRequestHookResult:
+    """PermissionRequest: a hook answered the permission dialog (`behavior` allow or deny, exit 2
+    denies), or nobody did (`behavior` None: the dialog shows). Any deny wins over an allow."""
+
+    behavior: str | None = None
+    message: str = ""
+    updated_input: Mapping[str, Any] | None = None
+    hook: str = ""
+    messages: tuple[HookMessage, ...] = ()
+    cancelled: bool = False

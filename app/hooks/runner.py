@@ -11,7 +11,9 @@ import asyncio
 import dataclasses
 import json
 import os
-from collections.abc import Callable, Mapping
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
@@ -21,6 +23,7 @@ from app.hooks.config import HookConfig, HookEvent, HookHandler
 from app.hooks.output import HookOutput, read_output
 from app.hooks.process import OUTPUT_CAP_BYTES, run_command
 from app.hooks.results import (
+    PermissionRequestHookResult,
     PostToolHookItem,
     PreCompactHookResult,
     PreToolHookItem,
@@ -30,6 +33,7 @@ from app.hooks.results import (
     StopHookResult,
 )
 from app.hooks.translate import (
+    translate_permission_request,
     translate_post_tool_use,
     translate_pre_compact,
     translate_pre_tool_use,
@@ -39,7 +43,7 @@ from app.hooks.translate import (
     translate_user_prompt_submit,
 )
 from tools.abort import AbortSignal
-from tools.process.child_env import child_env
+from tools.process.child_env import add_env_file, child_env
 
 
 class CommandHookRunner:
@@ -60,6 +64,7 @@ class CommandHookRunner:
         permission_mode: Callable[[], str],
         env: Mapping[str, str] | None = None,
         output_cap: int = OUTPUT_CAP_BYTES,
+        env_file_dir: str | None = None,
     ) -> None:
         self.config = config
         self.session_id = session_id
@@ -69,6 +74,8 @@ class CommandHookRunner:
         self.permission_mode = permission_mode
         self.env = dict(env or {})
         self.output_cap = output_cap
+        # Where SessionStart hooks get their CLAUDE_ENV_FILE (None: a private temporary folder).
+        self.env_file_dir = env_file_dir
 
     def has_hooks(self, event: HookEvent) -> bool:
         return bool(self.config.for_event(event))
@@ -82,7 +89,7 @@ class CommandHookRunner:
     async def post_tool_use(
         self, call: HookToolCall, response: Any, context: Any
     ) -> list[PostToolHookItem]:
-        fields = {**_tool_fields(call), "tool_response": response}
+        fields = {**_tool_fields(call), "tool_response": _hook_response(response)}
         outputs = await self._run("PostToolUse", call.tool_name, fields, context)
         return translate_post_tool_use(outputs, call.is_mcp) if outputs else []
 
@@ -104,12 +111,29 @@ class CommandHookRunner:
         outputs = await self._run("UserPromptSubmit", None, {"prompt": prompt}, context)
         return translate_user_prompt_submit(outputs)
 
-    async def stop(self, stop_hook_active: bool, context: Any = None) -> StopHookResult:
-        fields = {"stop_hook_active": stop_hook_active}
+    async def stop(
+        self, stop_hook_active: bool, context: Any = None, last_assistant_message: str = ""
+    ) -> StopHookResult:
+        fields = {
+            "stop_hook_active": stop_hook_active,
+            "last_assistant_message": last_assistant_message,
+        }
         return translate_stop(await self._run("Stop", None, fields, context))
 
     async def session_start(self, source: str, context: Any = None) -> SessionStartHookResult:
-        outputs = await self._run("SessionStart", source, {"source": source}, context)
+        """Each hook gets its own `CLAUDE_ENV_FILE`; the `export X=Y` lines it writes there are
+        sourced before every later Bash command (as Claude Code does)."""
+        handlers = self.matching("SessionStart", source)
+        if not handlers:
+            return translate_session_start([])
+        files = _fresh_env_files(self.env_file_dir, len(handlers))
+        base = self._env()
+        envs = [{**base, "CLAUDE_ENV_FILE": str(f)} for f in files]
+        outputs = await self._run_handlers(
+            "SessionStart", handlers, {"source": source}, context, envs
+        )
+        for f in files:
+            add_env_file(str(f))
         return translate_session_start(outputs)
 
     async def session_end(self, reason: str, context: Any = None) -> SessionEndHookResult:
@@ -121,6 +145,57 @@ class CommandHookRunner:
     ) -> PreCompactHookResult:
         fields = {"trigger": trigger, "custom_instructions": custom_instructions}
         return translate_pre_compact(await self._run("PreCompact", trigger, fields, context))
+
+    async def permission_request(
+        self,
+        call: HookToolCall,
+        suggestions: Sequence[str],
+        context: Any = None,
+    ) -> PermissionRequestHookResult:
+        """Runs where the permission dialog would show; a hook's decision answers it."""
+        fields = {
+            "tool_name": call.tool_name,
+            "tool_input": dict(call.tool_input),
+            "permission_suggestions": [_suggestion(s) for s in suggestions],
+        }
+        outputs = await self._run("PermissionRequest", call.tool_name, fields, context)
+        return translate_permission_request(outputs)
+
+    async def notification(
+        self, message: str, notification_type: str, context: Any = None
+    ) -> SessionEndHookResult:
+        """Claude Code's Notification: lathe waits for the user (a permission dialog,
+        `permission_prompt`; an idle prompt, `idle_prompt`). Its output is only shown."""
+        fields = {"message": message, "notification_type": notification_type}
+        outputs = await self._run("Notification", notification_type, fields, context)
+        return translate_session_end(outputs)
+
+    async def subagent_start(
+        self, agent_id: str, agent_type: str, context: Any = None
+    ) -> SessionStartHookResult:
+        """A subagent starts (the Agent tool); `additionalContext` goes to the subagent."""
+        fields = {"agent_id": agent_id, "agent_type": agent_type}
+        outputs = await self._run("SubagentStart", agent_type, fields, context)
+        return translate_session_start(outputs)
+
+    async def subagent_stop(
+        self,
+        agent_id: str,
+        agent_type: str,
+        agent_transcript_path: str,
+        last_assistant_message: str,
+        stop_hook_active: bool,
+        context: Any = None,
+    ) -> StopHookResult:
+        """A subagent is about to finish; a block makes it go on (as Stop does for the session)."""
+        fields = {
+            "stop_hook_active": stop_hook_active,
+            "agent_id": agent_id,
+            "agent_type": agent_type,
+            "agent_transcript_path": agent_transcript_path,
+            "last_assistant_message": last_assistant_message,
+        }
+        return translate_stop(await self._run("SubagentStop", agent_type, fields, context))
 
     # --- running --------------------------------------------------------------------------------
 
@@ -143,10 +218,22 @@ class CommandHookRunner:
         handlers = self.matching(event, value)
         if not handlers:
             return []
+        return await self._run_handlers(event, handlers, fields, context, None)
+
+    async def _run_handlers(
+        self,
+        event: HookEvent,
+        handlers: Sequence[HookHandler],
+        fields: Mapping[str, Any],
+        context: Any,
+        envs: Sequence[Mapping[str, str]] | None,
+    ) -> list[HookOutput]:
         stdin = self._stdin(event, fields, context)
         env = self._env()
         abort = _abort_of(context)
-        runs = [self._one(h, stdin, env, abort) for h in handlers]
+        runs = [
+            self._one(h, stdin, envs[i] if envs else env, abort) for i, h in enumerate(handlers)
+        ]
         return list(await asyncio.gather(*runs))
 
     async def _one(
@@ -200,12 +287,50 @@ class CommandHookRunner:
         return env
 
 
+def _fresh_env_files(folder_name: str | None, count: int) -> list[Path]:
+    folder = Path(folder_name or tempfile.mkdtemp(prefix="lathe-env-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    files = [folder / f"sessionstart-hook-{i}.sh" for i in range(count)]
+    for f in files:
+        f.write_text("", encoding="utf-8")
+    return files
+
+
+def _suggestion(rule: str) -> dict[str, Any]:
+    """A suggested rule in Claude Code's `permission_suggestions` shape."""
+    return {
+        "type": "addRules",
+        "rules": [_rule_value(rule)],
+        "behavior": "allow",
+        "destination": "localSettings",
+    }
+
+
+def _rule_value(rule: str) -> dict[str, str]:
+    name, _, rest = rule.partition("(")
+    if rest.endswith(")"):
+        return {"toolName": name, "ruleContent": rest[:-1]}
+    return {"toolName": rule}
+
+
 def _tool_fields(call: HookToolCall) -> dict[str, Any]:
     return {
         "tool_name": call.tool_name,
         "tool_input": dict(call.tool_input),
         "tool_use_id": call.tool_use_id,
     }
+
+
+def _hook_response(response: Any) -> Any:
+    """The tool's data in the shape Claude Code's hooks read, where a tool defines one (Bash:
+    `{stdout, stderr, interrupted, isImage, noOutputExpected}`), else the data as it is."""
+    shape = getattr(response, "hook_response", None)
+    if callable(shape):
+        try:
+            return shape()
+        except Exception:  # a broken shape must not cost the hook its input
+            return response
+    return response
 
 
 def _abort_of(context: Any) -> AbortSignal | None:

@@ -22,6 +22,7 @@ from app.hooks.results import (
     HookStoppedContinuation,
     HookUpdatedInput,
     HookUpdatedMcpOutput,
+    PermissionRequestHookResult,
     PostToolHookItem,
     PreCompactHookResult,
     PreToolHookItem,
@@ -212,3 +213,23 @@ def translate_pre_compact(outputs: Sequence[HookOutput]) -> PreCompactHookResult
         tuple(messages),
         any(out.cancelled for out in outputs),
     )
+
+
+def translate_permission_request(outputs: Sequence[HookOutput]) -> PermissionRequestHookResult:
+    messages = _messages(outputs)
+    cancelled = any(out.cancelled for out in outputs)
+    allow: PermissionRequestHookResult | None = None
+    for out in outputs:
+        if out.cancelled:
+            continue
+        label = out.handler.label
+        if out.block is not None or out.permission_decision == "deny":
+            message = out.block or out.permission_reason or f"Denied by {label}"
+            return PermissionRequestHookResult("deny", message, None, label, tuple(messages))
+        if out.permission_decision == "allow":
+            allow = PermissionRequestHookResult(
+                "allow", out.permission_reason, out.updated_input, label, tuple(messages)
+            )
+    if allow is not None:
+        return allow
+    return PermissionRequestHookResult(messages=tuple(messages), cancelled=cancelled)

@@ -219,38 +219,54 @@ def load_mcp_config(
     *,
     trusted: bool = True,
 ) -> McpConfig:
-    """Every configured server. A name in the settings wins over the same name in `.mcp.json`.
+    """Every configured server. The first source naming a server wins, in the order: lathe's
+    settings, `~/.claude.json`'s local scope (this project), `.mcp.json` (project scope), then
+    `~/.claude.json`'s user scope (Claude Code's precedence: local > project > user).
 
     `.mcp.json` starts programs chosen by whoever wrote the repository, so it is read only for a
     trusted project; otherwise its servers are skipped with a warning.
     """
+    from app.mcp.claude_json import claude_json_path, claude_json_servers
+
     environ = os.environ if env is None else env
     config = McpConfig()
     specs, problems = parse_servers(settings_servers or {}, SETTINGS_LABEL, environ)
     config.servers.extend(specs)
     config.problems.extend(problems)
-    if project_dir is None:
-        return config
-    path = Path(project_dir) / MCP_JSON
-    if not trusted:
-        if path.is_file():
-            config.problems.append(
-                McpProblem(str(path), "", "skipped: the project is not trusted", "warning")
-            )
-        return config
-    specs, problems = read_mcp_json(path, environ)
+    user, local, warning = claude_json_servers(project_dir, environ)
+    if warning:
+        config.problems.append(McpProblem(warning, "", "ignored", "warning"))
+    cc_label = str(claude_json_path(environ))
+    specs, problems = parse_servers(local, f"{cc_label} (local scope)", environ)
     config.problems.extend(problems)
-    taken = {s.name for s in config.servers}
+    _add(config, specs, f"{cc_label} (local scope)")
+    if project_dir is not None:
+        path = Path(project_dir) / MCP_JSON
+        if not trusted:
+            if path.is_file():
+                config.problems.append(
+                    McpProblem(str(path), "", "skipped: the project is not trusted", "warning")
+                )
+        else:
+            specs, problems = read_mcp_json(path, environ)
+            config.problems.extend(problems)
+            _add(config, specs, str(path))
+    specs, problems = parse_servers(user, f"{cc_label} (user scope)", environ)
+    config.problems.extend(problems)
+    _add(config, specs, f"{cc_label} (user scope)")
+    return config
+
+
+def _add(config: McpConfig, specs: list[ServerSpec], source: str) -> None:
+    taken = {s.name: s.source for s in config.servers}
     for spec in specs:
         if spec.name in taken:
+            where = taken[spec.name]
             config.problems.append(
-                McpProblem(
-                    str(path), spec.name, f"ignored: {SETTINGS_LABEL} defines it too", "warning"
-                )
+                McpProblem(source, spec.name, f"ignored: {where} defines it too", "warning")
             )
             continue
         config.servers.append(spec)
-    return config
 
 
 def _json_type(value: Any) -> str:

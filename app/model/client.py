@@ -102,6 +102,7 @@ def open_backend(
     cwd: str | Path | None = None,
     fallback_to_demo: bool = True,
     max_retries: int = 2,
+    api_key_helper: str | None = None,
 ) -> ModelBackend:
     """Choose and build the backend the way CONTRACT.md says.
 
@@ -115,6 +116,19 @@ def open_backend(
         client = client_for_scenario_file(model_script, max_retries=max_retries)
         return ModelBackend(client, select_model(model_flag, settings_model, env), "script")
     wants_demo = model_flag == DEMO_MODEL
+    helper = api_key_helper.strip() if api_key_helper else ""
+    if not wants_demo and helper and not has_credentials(env):
+        # Claude Code's order: ANTHROPIC_AUTH_TOKEN, ANTHROPIC_API_KEY, then apiKeyHelper.
+        from app.model.key_helper import ApiKeyHelper, helper_client
+
+        e = _env(env)
+        client = helper_client(
+            ApiKeyHelper(helper, e, str(cwd) if cwd else None),
+            e.get("ANTHROPIC_BASE_URL", "").strip() or None,
+            max_retries=max_retries,
+            timeout=600.0,
+        )
+        return ModelBackend(client, select_model(model_flag, settings_model, env), "api")
     if wants_demo or (not has_credentials(env) and fallback_to_demo and not model_flag):
         from app.model.demo import make_demo_client
 

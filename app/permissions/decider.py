@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any, Literal
 
 from app.permissions.bash import decide_bash
@@ -63,7 +64,31 @@ class RuleDecider:
         observable_input: Mapping[str, Any],
         context: ToolContext,
     ) -> PermissionDecision:
+        return await self._decide(self._context, tool, input, observable_input, context)
+
+    async def decide_as_asking(
+        self,
+        tool: Tool[Any],
+        input: Any,
+        observable_input: Mapping[str, Any],
+        context: ToolContext,
+    ) -> PermissionDecision:
+        """The decision with dontAsk read as default mode: what a PreToolUse hook's allow
+        answers in Claude Code (dontAsk denies only what would have asked; a hook's allow is
+        an answer, so it goes through unless a rule denies or asks)."""
         pc = self._context
+        if pc.mode == "dontAsk":
+            pc = replace(pc, mode="default")
+        return await self._decide(pc, tool, input, observable_input, context)
+
+    async def _decide(
+        self,
+        pc: PermissionContext,
+        tool: Tool[Any],
+        input: Any,
+        observable_input: Mapping[str, Any],
+        context: ToolContext,
+    ) -> PermissionDecision:
         try:
             own = await tool.check_permissions(input, context)
         except Exception as exc:  # a broken check must not become an allow

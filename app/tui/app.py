@@ -117,6 +117,9 @@ class LatheApp(TurnControl, PermissionQueue, LiveSettings, ContextCommands, Slas
             model=self.session.model, permission_mode=self.session.permission_mode
         )
         self.add_custom_commands()
+        from app.tui.status_line import attach_status_line
+
+        self.status_line = attach_status_line(self.main.status_bar, self.session)
         report = getattr(self.session, "report_context", None)
         if callable(report):
             report()  # the meter shows from the start (a resumed session may be well filled)
@@ -129,6 +132,9 @@ class LatheApp(TurnControl, PermissionQueue, LiveSettings, ContextCommands, Slas
     async def on_unmount(self) -> None:
         """Quitting ends the session properly: SessionEnd hooks run, background shells and MCP
         servers stop, the transcript file closes. A slow close never holds the exit long."""
+        status_line = getattr(self, "status_line", None)
+        if status_line is not None:
+            status_line.close()
         close = getattr(self.session, "close", None)
         if callable(close):
             try:

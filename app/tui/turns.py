@@ -22,6 +22,27 @@ class TurnControl(EventRouter, AppBase):
 
     def watch_turn_running(self, running: bool) -> None:
         self.refresh_bindings()
+        self._arm_idle_notification(not running)
+
+    def _arm_idle_notification(self, waiting: bool) -> None:
+        from app.tui.idle_notify import idle_seconds, notification_hooks
+
+        timer = getattr(self, "_idle_timer", None)
+        if timer is not None:
+            timer.stop()
+            self._idle_timer = None
+        if waiting and notification_hooks(self.session) is not None:
+            self._idle_timer = self.set_timer(idle_seconds(), self._idle_notify)
+
+    def _idle_notify(self) -> None:
+        from app.tui.idle_notify import IDLE_MESSAGE, notification_hooks
+
+        self._idle_timer = None
+        hooks = notification_hooks(self.session)
+        if hooks is not None and not self.turn_running:
+            self.run_worker(
+                hooks.notification(IDLE_MESSAGE, "idle_prompt"), group="hooks", exit_on_error=False
+            )
 
     # -- prompts ----------------------------------------------------------------------------
     def submit_prompt(self, text: str) -> None:

@@ -104,11 +104,13 @@ def test_base_url_with_a_password_is_a_credential() -> None:
         "ANTHROPIC_MODEL": "m",
         "PATH": "/bin",
     }
-    assert child_env(env, ()) == {"ANTHROPIC_MODEL": "m", "PATH": "/bin"}
+    # CLAUDECODE=1 is added to every child, as Claude Code does.
+    assert child_env(env, ()) == {"ANTHROPIC_MODEL": "m", "PATH": "/bin", "CLAUDECODE": "1"}
     assert child_env({"ANTHROPIC_BASE_URL": "https://proxy.example/"}, ()) != {}
     # The SDK refuses a key and a token together, so the token is checked here, not end to end.
     assert child_env({"ANTHROPIC_AUTH_TOKEN": "t", "LATHE_SESSION_ID": "s"}, ()) == {
-        "LATHE_SESSION_ID": "s"
+        "LATHE_SESSION_ID": "s",
+        "CLAUDECODE": "1",
     }
 
 
@@ -168,7 +170,19 @@ def test_a_command_cannot_read_the_key_from_lathes_own_proc_environ(fake_api) ->
             ANTHROPIC_API_KEY="sk-ant-PROC-SECRET",
         )
         proc = subprocess.run(
-            ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-m", "app", "-p", "go", "--allowedTools", "Bash"],
+            [
+                "setpriv",
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+                sys.executable,
+                "-m",
+                "app",
+                "-p",
+                "go",
+                "--allowedTools",
+                "Bash",
+            ],
             cwd=project,
             env=env,
             capture_output=True,

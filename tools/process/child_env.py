@@ -9,7 +9,10 @@ script the user passes a key to should reach the same endpoint or proxy; it is r
 it carries a user name or password (`https://user:pass@proxy`), which makes it a credential.
 
 A setting passes a variable on by name (`passthrough_env = ["ANTHROPIC_API_KEY"]`); an MCP
-server's own `env` table is explicit too and is applied after this filter.
+server's own `env` table is explicit too and is applied after this filter, and so is the settings'
+`env` map (Claude Code's `env` key): a variable the user set there on purpose reaches every child.
+`CLAUDECODE=1` is set in every child, as Claude Code does, so scripts can tell they run under an
+agent.
 """
 
 from __future__ import annotations
@@ -35,6 +38,9 @@ _URL_NAMES = frozenset({"ANTHROPIC_BASE_URL"})
 # Names a setting passes on (set once per session by app.engine.setup; lathe runs one session's
 # settings per process).
 _passthrough: frozenset[str] = frozenset()
+# The settings' `env` map, applied after the filter (set once per session by app.engine.setup).
+_session_env: dict[str, str] = {}
+AGENT_MARKERS = {"CLAUDECODE": "1"}
 
 
 def set_passthrough(names: Iterable[str]) -> None:
@@ -44,6 +50,33 @@ def set_passthrough(names: Iterable[str]) -> None:
 
 def passthrough() -> frozenset[str]:
     return _passthrough
+
+
+def set_session_env(values: Mapping[str, str]) -> None:
+    global _session_env
+    _session_env = {str(k): str(v) for k, v in values.items()}
+
+
+def session_env() -> dict[str, str]:
+    return dict(_session_env)
+
+
+# Files SessionStart hooks wrote `export X=Y` lines to (their CLAUDE_ENV_FILE); each Bash command
+# sources them first, so what a hook set up (a venv, nvm, PATH) holds for every later command.
+_env_files: list[str] = []
+
+
+def add_env_file(path: str) -> None:
+    if path not in _env_files:
+        _env_files.append(path)
+
+
+def clear_env_files() -> None:
+    _env_files.clear()
+
+
+def env_files() -> tuple[str, ...]:
+    return tuple(_env_files)
 
 
 def is_secret(name: str, value: str = "") -> bool:
@@ -67,10 +100,13 @@ def child_env(
     base: Mapping[str, str] | None = None, passthrough_names: Iterable[str] | None = None
 ) -> dict[str, str]:
     """`base` (default: this process's environment) without the credentials, except those
-    passed on by name."""
+    passed on by name, then the settings' `env` map and the agent markers."""
     env = os.environ if base is None else base
     keep = _passthrough if passthrough_names is None else frozenset(passthrough_names)
-    return {k: v for k, v in env.items() if k in keep or not is_secret(k, v)}
+    out = {k: v for k, v in env.items() if k in keep or not is_secret(k, v)}
+    out.update(_session_env)
+    out.update(AGENT_MARKERS)
+    return out
 
 
 def protect_own_process() -> bool:

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shlex
 import shutil
 import signal
 from collections.abc import Mapping
 
-from tools.process.child_env import child_env
+from tools.process.child_env import child_env, env_files
 
 DEFAULT_GRACE_S = 2.0
 _POLL_S = 0.05
@@ -42,12 +43,22 @@ def command_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     return env
 
 
+def _env_prelude() -> str:
+    return "".join(
+        f". {shlex.quote(path)} >/dev/null 2>&1 </dev/null\n"
+        for path in env_files()
+        if os.path.isfile(path) and os.path.getsize(path) > 0
+    )
+
+
 async def spawn_shell(script: str, cwd: str) -> asyncio.subprocess.Process:
-    """Start `bash -c script` in `cwd` as the leader of its own process group."""
+    """Start `bash -c script` in `cwd` as the leader of its own process group, after sourcing
+    the SessionStart hooks' CLAUDE_ENV_FILEs (an empty or broken one is skipped quietly)."""
+    prelude = _env_prelude()
     return await asyncio.create_subprocess_exec(
         shell_path(),
         "-c",
-        script,
+        prelude + script,
         cwd=cwd,
         env=command_env(),
         stdin=asyncio.subprocess.DEVNULL,

@@ -1,0 +1,28 @@
+"""Claude Code's idle Notification: after a turn ends, if the prompt waits for the user longer
+than `LATHE_IDLE_NOTIFY_MS` (default 60 s, Claude Code's threshold), Notification hooks get
+`notification_type` "idle_prompt" with "Claude is waiting for your input" (once per wait)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+IDLE_MESSAGE = "Claude is waiting for your input"
+DEFAULT_IDLE_MS = 60_000
+
+
+def idle_seconds() -> float:
+    try:
+        ms = int(os.environ.get("LATHE_IDLE_NOTIFY_MS", "") or DEFAULT_IDLE_MS)
+    except ValueError:
+        ms = DEFAULT_IDLE_MS
+    return max(ms, 1) / 1000
+
+
+def notification_hooks(session: Any) -> Any:
+    """The session's hook runner when it has Notification hooks, else None."""
+    hooks = getattr(getattr(session, "parts", None), "session_hooks", None)
+    has = getattr(hooks, "has_hooks", None)
+    if not callable(has) or not has("Notification"):
+        return None
+    return hooks
