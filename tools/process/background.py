@@ -11,13 +11,19 @@ import asyncio
 import contextlib
 import re
 import secrets
-import signal
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from tools.process.group import DEFAULT_GRACE_S, signal_group, spawn_shell, terminate_group
+from tools.process.group import (
+    DEFAULT_GRACE_S,
+    group_alive,
+    kill_group,
+    spawn_shell,
+    terminate_group,
+)
+from tools.process.owner import unregister_group
 
 READ_CHUNK = 64 * 1024
 # The most a single BashOutput read returns; older unread output stays in the log file.
@@ -107,9 +113,11 @@ class BackgroundShell:
             ):
                 await asyncio.gather(_copy(proc.stdout, out), _copy(proc.stderr, err), proc.wait())
         except asyncio.CancelledError:
-            signal_group(proc.pid, signal.SIGKILL)
+            kill_group(proc.pid)
             raise
         finally:
+            if not group_alive(proc.pid):
+                unregister_group(proc.pid)
             self.exit_code = proc.returncode
             if self._killed:
                 self._status = "killed"

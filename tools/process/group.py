@@ -14,6 +14,7 @@ import signal
 from collections.abc import Mapping
 
 from tools.process.child_env import child_env
+from tools.process.owner import mark_env, register_group, unregister_group
 
 DEFAULT_GRACE_S = 2.0
 _POLL_S = 0.05
@@ -39,12 +40,15 @@ def command_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     env.update(_ENV_OVERRIDES)
     if extra:
         env.update(extra)
+    # Last, so no `extra` can drop it: the reaper finds what lathe started by this marker.
+    mark_env(env)
     return env
 
 
 async def spawn_shell(script: str, cwd: str) -> asyncio.subprocess.Process:
-    """Start `bash -c script` in `cwd` as the leader of its own process group."""
-    return await asyncio.create_subprocess_exec(
+    """Start `bash -c script` in `cwd` as the leader of its own process group, registered with
+    the reaper so the group is stopped when lathe exits, whatever way it does."""
+    proc = await asyncio.create_subprocess_exec(
         shell_path(),
         "-c",
         script,
@@ -55,6 +59,8 @@ async def spawn_shell(script: str, cwd: str) -> asyncio.subprocess.Process:
         stderr=asyncio.subprocess.PIPE,
         start_new_session=True,
     )
+    register_group(proc.pid)
+    return proc
 
 
 def group_alive(pgid: int) -> bool:
@@ -131,6 +137,7 @@ async def terminate_group(
     pgid = proc.pid
     if not group_alive(pgid):
         await _reap(proc)
+        unregister_group(pgid)
         return False
     signal_group(pgid, signal.SIGTERM)
     # A stopped process would never act on SIGTERM; SIGCONT lets it.
@@ -140,10 +147,17 @@ async def terminate_group(
     while loop.time() < deadline:
         await wait_exit(proc, _POLL_S)
         if proc.returncode is not None and not group_alive(pgid):
+            unregister_group(pgid)
             return False
-    signal_group(pgid, signal.SIGKILL)
+    kill_group(pgid)
     await _reap(proc)
     return True
+
+
+def kill_group(pgid: int) -> None:
+    """SIGKILL the group: nothing in it survives, so the reaper can forget it."""
+    signal_group(pgid, signal.SIGKILL)
+    unregister_group(pgid)
 
 
 async def _reap(proc: asyncio.subprocess.Process) -> None:
