@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from app.model.scenario import text_turn, tool_use_block, turn_of
-from tests.e2e.procs import SPAWN_FOUR, describe, descendants, survivors, wait_pids
+from tests.e2e.procs import SPAWN_FOUR, descendants, describe, survivors, wait_pids
 from tests.e2e.test_headless_cli import ROOT, _continue_is_valid, env_for, lines, spawn
 
 pytestmark = pytest.mark.timeout(90)
@@ -73,7 +73,7 @@ def _run_and_signal(fake_api, repo, sig, pid_file, expected, watched, extra=()):
 @pytest.mark.parametrize("sig", SIGNALS, ids=lambda s: s.name)
 def test_signal_during_bash_with_a_background_shell_leaves_no_process(fake_api, repo, sig, watched):
     pid_file = repo / "pids"
-    background = "echo $$ >> {p}; sleep 300 & echo $! >> {p}; wait".format(p=pid_file)
+    background = f"echo $$ >> {pid_file}; sleep 300 & echo $! >> {pid_file}; wait"
     foreground = SPAWN_FOUR.format(pids=pid_file)
     fake_api.load(
         [
