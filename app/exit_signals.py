@@ -97,9 +97,15 @@ class ExitSignals:
 
 
 def install(loop_add: Callable[..., None], handler: ExitSignals) -> list[signal.Signals]:
-    """Install `handler` for each exit signal through the loop's `add_signal_handler`."""
+    """Install `handler` for each exit signal through the loop's `add_signal_handler`.
+
+    A signal ignored when lathe started stays ignored: `nohup lathe -p ...` asked to outlive
+    the terminal.
+    """
     installed = []
     for sig in EXIT_SIGNALS:
+        if signal.getsignal(sig) == signal.SIG_IGN:
+            continue
         try:
             loop_add(sig, handler, int(sig))
         except (NotImplementedError, RuntimeError, ValueError):
