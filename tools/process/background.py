@@ -23,6 +23,7 @@ from tools.process.group import (
     spawn_shell,
     terminate_group,
 )
+from tools.process.limits import ENV, max_output_bytes
 from tools.process.owner import unregister_group
 
 READ_CHUNK = 64 * 1024
@@ -45,6 +46,8 @@ class ShellRead:
     stdout_omitted: int
     stderr_omitted: int
     filtered_out: int
+    # Why a log stopped growing although the command printed on (the cap, a full disk).
+    log_notes: tuple[str, ...] = ()
 
 
 class BackgroundShell:
@@ -58,6 +61,8 @@ class BackgroundShell:
         self.stdout_path = log_dir / f"{shell_id}.stdout.log"
         self.stderr_path = log_dir / f"{shell_id}.stderr.log"
         self._offsets = {"stdout": 0, "stderr": 0}
+        cap = max_output_bytes()
+        self._logs = {"stdout": _Log(cap), "stderr": _Log(cap)}
         self._proc: asyncio.subprocess.Process | None = None
         self._watch: asyncio.Task[None] | None = None
         self._killed = False
@@ -111,7 +116,11 @@ class BackgroundShell:
                 open(self.stdout_path, "ab") as out,  # noqa: ASYNC230
                 open(self.stderr_path, "ab") as err,  # noqa: ASYNC230
             ):
-                await asyncio.gather(_copy(proc.stdout, out), _copy(proc.stderr, err), proc.wait())
+                await asyncio.gather(
+                    self._logs["stdout"].copy(proc.stdout, out),
+                    self._logs["stderr"].copy(proc.stderr, err),
+                    proc.wait(),
+                )
         except asyncio.CancelledError:
             kill_group(proc.pid)
             raise
@@ -146,6 +155,9 @@ class BackgroundShell:
             stdout_omitted=out_omitted,
             stderr_omitted=err_omitted,
             filtered_out=out_filtered + err_filtered,
+            log_notes=tuple(
+                note for name, log in self._logs.items() if (note := log.note(name)) is not None
+            ),
         )
 
     def _read_stream(
@@ -210,9 +222,41 @@ def _partial_utf8_suffix(data: bytes) -> int:
     return 0
 
 
-async def _copy(stream: asyncio.StreamReader | None, out: BinaryIO) -> None:
-    if stream is None:
-        return
-    while chunk := await stream.read(READ_CHUNK):
-        out.write(chunk)
-        out.flush()
+class _Log:
+    """One stream's log file: written up to the cap; a write error stops the writing, never the
+    reading (a command blocked on a full pipe would hang until someone stops it)."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.written = 0
+        self.seen = 0
+        self.error: str | None = None
+
+    async def copy(self, stream: asyncio.StreamReader | None, out: BinaryIO) -> None:
+        if stream is None:
+            return
+        while chunk := await stream.read(READ_CHUNK):
+            self.seen += len(chunk)
+            room = self.cap - self.written
+            if self.error is not None or room <= 0:
+                continue
+            try:
+                out.write(chunk[:room])
+                out.flush()
+            except OSError as exc:
+                self.error = f"{exc.strerror or exc}"
+                continue
+            self.written += min(room, len(chunk))
+
+    def note(self, name: str) -> str | None:
+        if self.error is not None:
+            return (
+                f"The {name} log could not be written ({self.error}) after {self.written} bytes; "
+                "later output is lost. The command was not stopped."
+            )
+        if self.seen > self.cap:
+            return (
+                f"The {name} log reached its cap of {self.cap} bytes ({ENV}); "
+                f"{self.seen - self.cap} later bytes were not kept. The command was not stopped."
+            )
+        return None
