@@ -82,6 +82,7 @@ class _Owner:
                 # group do not reach it.
                 start_new_session=True,
                 close_fds=True,
+                cwd="/",  # holds no project folder or mount busy while it waits
             )
         except OSError:
             os.close(write_end)
