@@ -53,7 +53,7 @@ def read_pids(path: Path) -> list[int]:
         return []
 
 
-def wait_pids(path: Path, count: int, timeout: float = 20.0) -> list[int]:
+def wait_pids(path: Path, count: int, timeout: float = 40.0) -> list[int]:
     deadline = time.monotonic() + timeout
     while len(pids := read_pids(path)) < count:
         assert time.monotonic() < deadline, f"only {pids} in {path}"
