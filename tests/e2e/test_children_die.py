@@ -120,8 +120,10 @@ def test_background_shell_stops_at_a_normal_exit(fake_api, repo, watched):
 
 
 @pytest.mark.timeout(150)
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=lambda s: s.name)
-def test_signal_during_a_hook_and_with_an_mcp_server(fake_api, repo, sig, watched):
+def test_sigkill_during_a_hook_and_with_an_mcp_server(fake_api, repo, watched):
+    # SIGTERM and SIGHUP stop hooks through the turn's abort and MCP servers through the
+    # session's close (the Bash tests above take that path); SIGKILL leaves it to the reaper.
+    sig = signal.SIGKILL
     pid_file = repo / "pids"
     hook = f"echo $$ >> {pid_file}; sleep 300 & echo $! >> {pid_file}; wait"
     server = ROOT / "tests" / "integration" / "mcp" / "servers" / "demo_server.py"
