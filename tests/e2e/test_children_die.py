@@ -9,6 +9,7 @@ import json
 import os
 import signal
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -165,3 +166,31 @@ def test_sigkill_during_a_hook_and_with_an_mcp_server(fake_api, repo, watched):
     left = survivors(before)
     assert not left, f"survived {sig.name}: {describe(left)}"
     assert proc.returncode == EXPECTED_CODE[sig]
+
+
+def test_a_second_sigterm_forces_the_exit(fake_api, repo, watched):
+    # The command ignores SIGTERM (its children inherit that), so a clean stop would wait out the
+    # grace period; the second signal kills every group at once and exits with 143.
+    pid_file = repo / "pids"
+    command = f"trap '' TERM; echo $$ >> {pid_file}; sleep 300 & echo $! >> {pid_file}; wait"
+    fake_api.load([turn_of([tool_use_block("Bash", {"command": command}, "long")])])
+    proc = spawn(
+        ["-p", "go", "--permission-mode", "bypassPermissions"],
+        repo,
+        env_for(fake_api, LATHE_SHUTDOWN_DEADLINE_S="60"),
+    )
+    try:
+        pids = set(wait_pids(pid_file, 2))
+        watched |= pids
+        proc.send_signal(signal.SIGTERM)
+        time.sleep(0.2)
+        proc.send_signal(signal.SIGTERM)
+        started = time.monotonic()
+        proc.wait(timeout=30)
+        assert time.monotonic() - started < 1.5  # not the 2 s grace period of a clean stop
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 143
+    left = survivors(pids)
+    assert not left, describe(left)
