@@ -111,10 +111,11 @@ class BackgroundShell:
 
     async def _run(self, proc: asyncio.subprocess.Process) -> None:
         try:
-            # Opening two local log files does not block in any way worth a thread.
+            # Opening two local log files does not block in any way worth a thread. Unbuffered:
+            # a write that failed (a full disk) leaves no data behind for close() to fail on.
             with (
-                open(self.stdout_path, "ab") as out,  # noqa: ASYNC230
-                open(self.stderr_path, "ab") as err,  # noqa: ASYNC230
+                open(self.stdout_path, "ab", buffering=0) as out,  # noqa: ASYNC230
+                open(self.stderr_path, "ab", buffering=0) as err,  # noqa: ASYNC230
             ):
                 await asyncio.gather(
                     self._logs["stdout"].copy(proc.stdout, out),
@@ -240,13 +241,16 @@ class _Log:
             room = self.cap - self.written
             if self.error is not None or room <= 0:
                 continue
+            data = chunk[:room]
             try:
-                out.write(chunk[:room])
-                out.flush()
+                while data:  # an unbuffered write may take only part (a disk filling up)
+                    done = out.write(data) or 0
+                    if not done:
+                        raise OSError(28, "No space left on device")
+                    self.written += done
+                    data = data[done:]
             except OSError as exc:
                 self.error = f"{exc.strerror or exc}"
-                continue
-            self.written += min(room, len(chunk))
 
     def note(self, name: str) -> str | None:
         if self.error is not None:
