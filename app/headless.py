@@ -3,7 +3,9 @@
 Output formats follow Claude Code's shapes (CONTRACT.md): `text` prints the final answer,
 `json` one result object, `stream-json` one object per line as things happen. Nobody can answer
 a permission question here, so every ask becomes a denial that says how to allow it.
-Exit codes: 0 success, 1 the run ended in an error, 2 bad usage or configuration, 130 SIGINT.
+Exit codes: 0 success, 1 the run ended in an error, 2 bad usage or configuration, and 128 + the
+signal's number after SIGINT (130), SIGHUP (129) or SIGTERM (143), each of which interrupts the
+turn as Ctrl+C does, so the transcript stays valid for `--continue` (app/exit_signals.py).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from app.engine.events import (
     ToolResultsMessage,
     TurnEnded,
 )
+from app.exit_signals import EXIT_SIGNALS, ExitSignals, exit_code, install, silence_stdio
 
 
 class _Printer:
@@ -35,26 +38,43 @@ class _Printer:
         self.out = out
         self.err = err
         self.session_id = ""
+        self.gone = False
 
     def line(self, obj: dict[str, Any]) -> None:
-        self.out.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n")
-        self.out.flush()
+        self.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n")
+
+    def write(self, text: str) -> None:
+        """Write to stdout; a reader or terminal that went away (EPIPE, EIO after SIGHUP) ends
+        the output, not the run: the turn still stops cleanly and the transcript is kept."""
+        if self.gone:
+            return
+        try:
+            self.out.write(text)
+            self.out.flush()
+        except (OSError, ValueError):
+            self.gone = True
+            silence_stdio()
+
+    def note(self, text: str) -> None:
+        try:
+            print(text, file=self.err)
+        except (OSError, ValueError):
+            self.gone = True
+            silence_stdio()
 
     def __call__(self, event: EngineEvent) -> None:
         if isinstance(event, Retrying):
-            print(
-                f"lathe: {event.reason}; retrying in {event.delay_s:.1f}s (attempt {event.attempt})",
-                file=self.err,
+            self.note(
+                f"lathe: {event.reason}; retrying in {event.delay_s:.1f}s (attempt {event.attempt})"
             )
         elif isinstance(event, Notice) and event.level != "info":
-            print(f"lathe: {event.text}", file=self.err)
+            self.note(f"lathe: {event.text}")
         elif isinstance(event, ErrorOccurred):
-            print(f"lathe: {event.message}", file=self.err)
+            self.note(f"lathe: {event.message}")
         elif isinstance(event, CompactionFinished):
-            print(
+            self.note(
                 f"lathe: conversation compacted ({event.trigger}): {event.tokens_before:,} → "
-                f"{event.tokens_after:,} tokens",
-                file=self.err,
+                f"{event.tokens_after:,} tokens"
             )
         if self.fmt != "stream-json":
             return
@@ -99,6 +119,17 @@ async def _main(opts: CliOptions, out: IO[str], err: IO[str]) -> int:
 
     started = time.perf_counter()
     printer = _Printer(opts.output_format, out, err)
+    loop = asyncio.get_running_loop()
+    holder: dict[str, Any] = {}
+
+    def first_signal(sig: int) -> None:
+        session = holder.get("session")
+        if session is not None:
+            session.interrupt()
+
+    # Installed before anything starts: a signal during setup or SessionStart hooks is not lost.
+    signals = ExitSignals(first_signal)
+    install(loop.add_signal_handler, signals)
     try:
         setup = build_session(opts, interactive=False, sink=printer)
     except SetupError as exc:
@@ -107,6 +138,7 @@ async def _main(opts: CliOptions, out: IO[str], err: IO[str]) -> int:
     for warning in setup.warnings:
         print(f"lathe: warning: {warning}", file=err)
     session = setup.session
+    holder["session"] = session
     printer.session_id = session.session_id
     await session.start_mcp()
     if opts.output_format == "stream-json":
@@ -122,38 +154,36 @@ async def _main(opts: CliOptions, out: IO[str], err: IO[str]) -> int:
                 "mcp_servers": session.mcp_status(),
             }
         )
-    loop = asyncio.get_running_loop()
-    sigint = {"hit": False}
-
-    def on_sigint() -> None:
-        sigint["hit"] = True
-        session.interrupt()
-
     try:
-        loop.add_signal_handler(signal.SIGINT, on_sigint)
-    except (NotImplementedError, RuntimeError):
-        pass
-    try:
-        result = await _run(session, opts.prompt or "")
+        if signals.received is None:
+            result = await _run(session, opts.prompt or "")
+        else:  # a signal while MCP servers started: the model is never asked
+            result = TurnEnded(None, "", True, "interrupted", 0)
     finally:
-        try:
-            loop.remove_signal_handler(signal.SIGINT)
-        except (NotImplementedError, RuntimeError):
-            pass
         await session.close()
-    obj = result_object(session, result, started, interrupted=sigint["hit"])
+        signals.cancel_deadline()
+        for sig in EXIT_SIGNALS:
+            try:
+                loop.remove_signal_handler(sig)
+            except (NotImplementedError, RuntimeError):
+                pass
+    stopped = signals.received is not None
+    obj = result_object(session, result, started, interrupted=stopped)
+    if stopped and signals.received != signal.SIGINT:
+        obj["result"] = obj["result"] if result.result_text else f"Stopped by {signals.name}"
     if result.subtype == "error_max_turns":
         # API errors and blocked prompts are told on stderr as they happen; this end is not an
         # event, and in text mode stdout stays empty, so exit 1 would otherwise come unexplained.
-        print(f"lathe: {result.result_text}", file=err)
+        printer.note(f"lathe: {result.result_text}")
+    if stopped and signals.received != signal.SIGINT:
+        printer.note(f"lathe: stopped by {signals.name}; the conversation is saved (--continue)")
     if opts.output_format == "text":
-        if not result.is_error and not sigint["hit"]:
-            out.write(result.result_text.rstrip("\n") + "\n")
-            out.flush()
+        if not result.is_error and not stopped:
+            printer.write(result.result_text.rstrip("\n") + "\n")
     else:
         printer.line(obj)
-    if sigint["hit"]:
-        return 130
+    if signals.received is not None:
+        return exit_code(signals.received)
     return 1 if result.is_error else 0
 
 

@@ -1,4 +1,5 @@
-"""Bash benchmark: a command printing 200 MB costs bounded memory and lands whole on disk.
+"""Bash benchmark: a command printing 200 MB costs bounded memory and lands whole on disk; what
+one call costs, and the part of it that makes its processes die with lathe (the reaper).
 
 The tool runs in a fresh child interpreter so that its peak RSS (VmHWM) measures nothing but the
 call: the baseline is taken after imports, the peak after the call.
@@ -60,7 +61,72 @@ asyncio.run(main(sys.argv[1], int(sys.argv[2])))
 """
 
 
+CALLS = 100
+# The reaper's share of a call: the owner marker in the environment and two writes to its pipe.
+TARGET_OWNER_US = 200
+
+_PER_CALL_CHILD = r"""
+import asyncio, json, os, statistics, sys, time
+from tools.base import ToolContext
+from tools.bash import BashTool
+from tools.process import owner
+
+async def main(work, calls):
+    start = time.perf_counter()
+    owner._OWNER.ensure_reaper()
+    reaper_ms = (time.perf_counter() - start) * 1000
+    ctx = ToolContext(cwd=work, project_dir=work, working_dirs=(work,),
+                      session_dir=os.path.join(work, "session"), tool_use_id="bench_2")
+    tool = BashTool()
+    parsed = tool.parse_input({"command": "true"})
+    times = []
+    for _ in range(calls):
+        t = time.perf_counter()
+        await tool.call(parsed, ctx, None, {}, lambda p: None)
+        times.append(time.perf_counter() - t)
+    n = 10000
+    t = time.perf_counter()
+    for _ in range(n):
+        owner.mark_env({})
+        owner.register_group(999999)
+        owner.unregister_group(999999)
+    owner_us = (time.perf_counter() - t) / n * 1e6
+    print(json.dumps({"median_ms": statistics.median(times) * 1000, "reaper_ms": reaper_ms,
+                      "owner_us": owner_us}))
+
+asyncio.run(main(sys.argv[1], int(sys.argv[2])))
+"""
+
+
+def _per_call() -> list[Row]:
+    with tempfile.TemporaryDirectory() as work:
+        proc = subprocess.run(
+            [sys.executable, "-c", _PER_CALL_CHILD, work, str(CALLS)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    if proc.returncode != 0:
+        raise RuntimeError(f"benchmark child failed: {proc.stderr[-2000:]}")
+    m = json.loads(proc.stdout.strip().splitlines()[-1])
+    return [
+        Row("bash", f"`true`: one call (median of {CALLS})", f"{m['median_ms']:.1f} ms", "-", None),
+        Row(
+            "bash",
+            "reaper share of a call (marker + 2 pipe writes)",
+            f"{m['owner_us']:.1f} us",
+            f"<= {TARGET_OWNER_US} us",
+            m["owner_us"] <= TARGET_OWNER_US,
+        ),
+        Row("bash", "reaper start (once per lathe)", f"{m['reaper_ms']:.1f} ms", "-", None),
+    ]
+
+
 def run() -> list[Row]:
+    return _big_output() + _per_call()
+
+
+def _big_output() -> list[Row]:
     with tempfile.TemporaryDirectory() as work:
         proc = subprocess.run(
             [sys.executable, "-c", _CHILD, work, str(TOTAL_BYTES)],

@@ -47,6 +47,7 @@ def format_read(read: ShellRead) -> str:
             text = f"[{omitted} earlier characters omitted]\n{text}"
         if text:
             parts.append(f"<{name}>\n{text.rstrip()}\n</{name}>")
+    parts.extend(f"<notice>{note}</notice>" for note in read.log_notes)
     if read.filtered_out:
         parts.append(f"<filtered_lines>{read.filtered_out}</filtered_lines>")
     if not (read.stdout or read.stderr):

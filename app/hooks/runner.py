@@ -44,6 +44,7 @@ from app.hooks.translate import (
 )
 from tools.abort import AbortSignal
 from tools.process.child_env import add_env_file, child_env
+from tools.process.owner import mark_env
 
 
 class CommandHookRunner:
@@ -284,6 +285,8 @@ class CommandHookRunner:
         env = child_env({**os.environ, **self.env})
         env["CLAUDE_PROJECT_DIR"] = self.project_dir
         env["LATHE_PROJECT_DIR"] = self.project_dir
+        # The marker lets the reaper stop a hook (and what it started) that outlives lathe.
+        mark_env(env)
         return env
 
 

@@ -32,6 +32,7 @@ from app.mcp.config import ServerSpec
 from tools.abort import AbortSignal
 from tools.base import ToolError
 from tools.process.child_env import child_env
+from tools.process.owner import mark_env
 
 ServerStatus = Literal["pending", "connected", "failed", "disconnected"]
 
@@ -184,8 +185,9 @@ class ServerConnection:
                 command=spec.command,
                 args=list(spec.args),
                 # The whole environment less lathe's credentials, plus the server's own `env`
-                # (explicit, so a key written there is passed on).
-                env={**child_env(self.env), **spec.env},
+                # (explicit, so a key written there is passed on), plus the owner marker, so the
+                # reaper stops a server that outlives lathe.
+                env=dict(mark_env({**child_env(self.env), **spec.env})),
                 cwd=spec.cwd or self.cwd,
                 encoding_error_handler="replace",
             )

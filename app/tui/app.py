@@ -13,6 +13,7 @@ from textual.events import AppBlur
 from app.tui.app_base import AppBase
 from app.tui.commands import COMMANDS, SlashCommands
 from app.tui.context_commands import ContextCommands
+from app.tui.exit_watch import ExitWatch
 from app.tui.live_settings import LiveSettings
 from app.tui.permission_queue import PermissionQueue
 from app.tui.ports import SessionFactory, SessionPort, TuiConfig
@@ -23,7 +24,15 @@ from app.tui.turns import TurnControl
 from widgets.prompt_input import PromptInput
 
 
-class LatheApp(TurnControl, PermissionQueue, LiveSettings, ContextCommands, SlashCommands, AppBase):
+class LatheApp(
+    TurnControl,
+    PermissionQueue,
+    LiveSettings,
+    ContextCommands,
+    SlashCommands,
+    ExitWatch,
+    AppBase,
+):
     TITLE = "lathe"
     # Ctrl+C is three bindings on one key; check_action enables exactly one of them at a time, so
     # the footer names what Ctrl+C will do now.
@@ -62,6 +71,7 @@ class LatheApp(TurnControl, PermissionQueue, LiveSettings, ContextCommands, Slas
         # ~40 ms (on 2 cores), which landing mid-stream or mid-progress holds back a frame.
         self.call_after_refresh(gc.freeze)
         self.apply_theme(self.config.theme)
+        self.start_exit_watch()
         if self.config.offline_demo:
             self.notice(
                 "Offline demo: no API key is set, so a scripted model tours this repository. "

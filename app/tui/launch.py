@@ -221,4 +221,10 @@ def run_tui(opts: CliOptions) -> int:
     if opts.resume_picker and not opts.prompt:
         config.initial_prompt = "/resume"
     result = app.run()
+    if app.exit_signal is not None:
+        # The terminal may be gone: the final flush of stdout must not turn 129 into 120.
+        from app.exit_signals import exit_code, silence_stdio
+
+        silence_stdio()
+        return exit_code(app.exit_signal)
     return result if isinstance(result, int) else 0

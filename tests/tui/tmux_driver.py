@@ -40,15 +40,19 @@ class Tmux:
             raise RuntimeError(f"tmux {' '.join(args)}: {proc.stderr.strip()}")
         return proc.stdout
 
-    def start_lathe(self, cwd: Path, env: Mapping[str, str], args: list[str]) -> None:
+    def start_lathe(
+        self, cwd: Path, env: Mapping[str, str], args: list[str], *, ignore_hup: bool = False
+    ) -> None:
         """Start `python -m app ARGS` in a 120x40 pane; the pane stays after the process ends
-        so a crash's traceback can still be read."""
+        so a crash's traceback can still be read. `ignore_hup` starts it as `nohup` would."""
         script = self.workdir / f"{self.socket}.sh"
         # The tmux server inherits the test process's environment; COLUMNS/LINES there (pytest
         # sets them) would override the pane's real size.
         lines = ["#!/bin/sh", "unset COLUMNS LINES"]
         lines += [f"export {k}={shlex.quote(v)}" for k, v in env.items()]
         lines.append(f"cd {shlex.quote(str(cwd))}")
+        if ignore_hup:
+            lines.append("trap '' HUP")
         command = " ".join(shlex.quote(a) for a in [sys.executable, "-m", "app", *args])
         lines.append(f"exec {command}")
         script.write_text("\n".join(lines) + "\n")
@@ -96,6 +100,13 @@ class Tmux:
             if x >= 0:
                 return x, y
         return None
+
+    def pane_pid(self) -> int:
+        """The pid of the pane's process (the script execs lathe, so lathe's)."""
+        return int(self._tmux("display-message", "-p", "-t", self.target, "#{pane_pid}").strip())
+
+    def kill_pane(self) -> None:
+        self._tmux("kill-pane", "-t", self.target, check=False)
 
     def kill(self) -> None:
         self._tmux("kill-server", check=False)

@@ -11,13 +11,20 @@ import asyncio
 import contextlib
 import re
 import secrets
-import signal
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from tools.process.group import DEFAULT_GRACE_S, signal_group, spawn_shell, terminate_group
+from tools.process.group import (
+    DEFAULT_GRACE_S,
+    group_alive,
+    kill_group,
+    spawn_shell,
+    terminate_group,
+)
+from tools.process.limits import ENV, max_output_bytes
+from tools.process.owner import unregister_group
 
 READ_CHUNK = 64 * 1024
 # The most a single BashOutput read returns; older unread output stays in the log file.
@@ -39,6 +46,8 @@ class ShellRead:
     stdout_omitted: int
     stderr_omitted: int
     filtered_out: int
+    # Why a log stopped growing although the command printed on (the cap, a full disk).
+    log_notes: tuple[str, ...] = ()
 
 
 class BackgroundShell:
@@ -52,6 +61,8 @@ class BackgroundShell:
         self.stdout_path = log_dir / f"{shell_id}.stdout.log"
         self.stderr_path = log_dir / f"{shell_id}.stderr.log"
         self._offsets = {"stdout": 0, "stderr": 0}
+        cap = max_output_bytes()
+        self._logs = {"stdout": _Log(cap), "stderr": _Log(cap)}
         self._proc: asyncio.subprocess.Process | None = None
         self._watch: asyncio.Task[None] | None = None
         self._killed = False
@@ -100,16 +111,23 @@ class BackgroundShell:
 
     async def _run(self, proc: asyncio.subprocess.Process) -> None:
         try:
-            # Opening two local log files does not block in any way worth a thread.
+            # Opening two local log files does not block in any way worth a thread. Unbuffered:
+            # a write that failed (a full disk) leaves no data behind for close() to fail on.
             with (
-                open(self.stdout_path, "ab") as out,  # noqa: ASYNC230
-                open(self.stderr_path, "ab") as err,  # noqa: ASYNC230
+                open(self.stdout_path, "ab", buffering=0) as out,  # noqa: ASYNC230
+                open(self.stderr_path, "ab", buffering=0) as err,  # noqa: ASYNC230
             ):
-                await asyncio.gather(_copy(proc.stdout, out), _copy(proc.stderr, err), proc.wait())
+                await asyncio.gather(
+                    self._logs["stdout"].copy(proc.stdout, out),
+                    self._logs["stderr"].copy(proc.stderr, err),
+                    proc.wait(),
+                )
         except asyncio.CancelledError:
-            signal_group(proc.pid, signal.SIGKILL)
+            kill_group(proc.pid)
             raise
         finally:
+            if not group_alive(proc.pid):
+                unregister_group(proc.pid)
             self.exit_code = proc.returncode
             if self._killed:
                 self._status = "killed"
@@ -138,6 +156,9 @@ class BackgroundShell:
             stdout_omitted=out_omitted,
             stderr_omitted=err_omitted,
             filtered_out=out_filtered + err_filtered,
+            log_notes=tuple(
+                note for name, log in self._logs.items() if (note := log.note(name)) is not None
+            ),
         )
 
     def _read_stream(
@@ -202,9 +223,44 @@ def _partial_utf8_suffix(data: bytes) -> int:
     return 0
 
 
-async def _copy(stream: asyncio.StreamReader | None, out: BinaryIO) -> None:
-    if stream is None:
-        return
-    while chunk := await stream.read(READ_CHUNK):
-        out.write(chunk)
-        out.flush()
+class _Log:
+    """One stream's log file: written up to the cap; a write error stops the writing, never the
+    reading (a command blocked on a full pipe would hang until someone stops it)."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.written = 0
+        self.seen = 0
+        self.error: str | None = None
+
+    async def copy(self, stream: asyncio.StreamReader | None, out: BinaryIO) -> None:
+        if stream is None:
+            return
+        while chunk := await stream.read(READ_CHUNK):
+            self.seen += len(chunk)
+            room = self.cap - self.written
+            if self.error is not None or room <= 0:
+                continue
+            data = chunk[:room]
+            try:
+                while data:  # an unbuffered write may take only part (a disk filling up)
+                    done = out.write(data) or 0
+                    if not done:
+                        raise OSError(28, "No space left on device")
+                    self.written += done
+                    data = data[done:]
+            except OSError as exc:
+                self.error = f"{exc.strerror or exc}"
+
+    def note(self, name: str) -> str | None:
+        if self.error is not None:
+            return (
+                f"The {name} log could not be written ({self.error}) after {self.written} bytes; "
+                "later output is lost. The command was not stopped."
+            )
+        if self.seen > self.cap:
+            return (
+                f"The {name} log reached its cap of {self.cap} bytes ({ENV}); "
+                f"{self.seen - self.cap} later bytes were not kept. The command was not stopped."
+            )
+        return None

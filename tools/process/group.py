@@ -15,6 +15,7 @@ import signal
 from collections.abc import Mapping
 
 from tools.process.child_env import child_env, env_files
+from tools.process.owner import mark_env, register_group, unregister_group
 
 DEFAULT_GRACE_S = 2.0
 _POLL_S = 0.05
@@ -40,6 +41,8 @@ def command_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     env.update(_ENV_OVERRIDES)
     if extra:
         env.update(extra)
+    # Last, so no `extra` can drop it: the reaper finds what lathe started by this marker.
+    mark_env(env)
     return env
 
 
@@ -53,9 +56,10 @@ def _env_prelude() -> str:
 
 async def spawn_shell(script: str, cwd: str) -> asyncio.subprocess.Process:
     """Start `bash -c script` in `cwd` as the leader of its own process group, after sourcing
-    the SessionStart hooks' CLAUDE_ENV_FILEs (an empty or broken one is skipped quietly)."""
+    the SessionStart hooks' CLAUDE_ENV_FILEs (an empty or broken one is skipped quietly),
+    registered with the reaper so the group is stopped when lathe exits, whatever way it does."""
     prelude = _env_prelude()
-    return await asyncio.create_subprocess_exec(
+    proc = await asyncio.create_subprocess_exec(
         shell_path(),
         "-c",
         prelude + script,
@@ -66,6 +70,8 @@ async def spawn_shell(script: str, cwd: str) -> asyncio.subprocess.Process:
         stderr=asyncio.subprocess.PIPE,
         start_new_session=True,
     )
+    register_group(proc.pid)
+    return proc
 
 
 def group_alive(pgid: int) -> bool:
@@ -142,6 +148,7 @@ async def terminate_group(
     pgid = proc.pid
     if not group_alive(pgid):
         await _reap(proc)
+        unregister_group(pgid)
         return False
     signal_group(pgid, signal.SIGTERM)
     # A stopped process would never act on SIGTERM; SIGCONT lets it.
@@ -151,10 +158,17 @@ async def terminate_group(
     while loop.time() < deadline:
         await wait_exit(proc, _POLL_S)
         if proc.returncode is not None and not group_alive(pgid):
+            unregister_group(pgid)
             return False
-    signal_group(pgid, signal.SIGKILL)
+    kill_group(pgid)
     await _reap(proc)
     return True
+
+
+def kill_group(pgid: int) -> None:
+    """SIGKILL the group: nothing in it survives, so the reaper can forget it."""
+    signal_group(pgid, signal.SIGKILL)
+    unregister_group(pgid)
 
 
 async def _reap(proc: asyncio.subprocess.Process) -> None:

@@ -6,7 +6,6 @@ import asyncio
 import contextlib
 import os
 import shlex
-import signal
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -17,7 +16,7 @@ from tools.process.capture import OutputCapture
 from tools.process.group import (
     DEFAULT_GRACE_S,
     group_alive,
-    signal_group,
+    kill_group,
     spawn_shell,
     terminate_group,
     wait_exit,
@@ -113,7 +112,7 @@ async def run_command(
             remove_listener()
             if proc.returncode is None:
                 # Cancelled from outside (the turn went away): no time for a grace period.
-                signal_group(proc.pid, signal.SIGKILL)
+                kill_group(proc.pid)
             abort_waiter.cancel()
             if not waiter.done():
                 waiter.cancel()
