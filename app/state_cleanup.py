@@ -89,14 +89,25 @@ def _clean_sessions(
                 shutil.rmtree(folder, ignore_errors=True)
                 report.sessions.append(folder.name)
                 continue
-            for leftover in (folder / "tool-results").glob(f"{PWD_PREFIX}*"):
-                leftover.unlink(missing_ok=True)
-                report.pwd_files += 1
+            report.pwd_files += clean_session_leftovers(folder)
         except OSError:
             continue
         finally:
             if fd >= 0:
                 os.close(fd)
+
+
+def clean_session_leftovers(folder: Path) -> int:
+    """Remove a session's working-folder files of Bash commands that never finished; only call
+    it holding the session's lock, before any command of this lathe started."""
+    removed = 0
+    for leftover in (folder / "tool-results").glob(f"{PWD_PREFIX}*"):
+        try:
+            leftover.unlink(missing_ok=True)
+        except OSError:
+            continue
+        removed += 1
+    return removed
 
 
 def clean_state_at_start(state: Path, retention_days: int | None) -> threading.Thread:

@@ -28,7 +28,7 @@ from app.model.scenario import ScenarioError
 from app.permissions import RuleDecider, context_from_settings, is_trusted
 from app.permissions.modes import parse_mode
 from app.session_lock import SessionInUse, SessionLock
-from app.state_cleanup import clean_state_at_start
+from app.state_cleanup import clean_session_leftovers, clean_state_at_start
 from app.transcript import (
     LoadedTranscript,
     TranscriptError,
@@ -79,11 +79,15 @@ def tool_options(env: Mapping[str, str]) -> ToolOptions:
 def _lock_session(state: Path, session_id: str) -> SessionLock:
     """One writer per session: a second lathe on a session in use stops here (exit 2 in -p)."""
     try:
-        return SessionLock.acquire(state / "sessions" / session_id, session_id)
+        lock = SessionLock.acquire(state / "sessions" / session_id, session_id)
     except SessionInUse as exc:
         raise SetupError(str(exc)) from None
     except OSError as exc:
         raise SetupError(f"cannot lock session {session_id}: {exc.strerror or exc}") from None
+    # The start-up sweep skips sessions whose lock is held, this one included from now on: what
+    # a killed writer of this very session left is ours to remove (nothing of ours runs yet).
+    clean_session_leftovers(state / "sessions" / session_id)
+    return lock
 
 
 def build_session(

@@ -199,3 +199,29 @@ def test_kill_9_during_an_edit_leaves_no_temporary_file_after_the_next_start(fak
     assert lathe(["-p", "NEXT", "--continue"], repo, env).returncode == 0
     assert list(repo.glob(".huge.txt.lathe-*.tmp")) == []
     assert big.read_bytes() == before
+
+
+def test_kill_9_during_bash_leaves_no_working_folder_file_after_a_continue(fake_api, repo):
+    """The start-up sweep skips sessions in use, and a `--continue` holds its own session's lock
+    before the sweep looks: the continuing lathe removes its session's leftovers itself (found
+    by the black-box attack: they stayed until a different session started)."""
+    env = env_for(fake_api)
+    fake_api.load([text_turn("first")])
+    assert lathe(["-p", "FIRST"], repo, env).returncode == 0
+    path = find_latest(repo)
+    assert path is not None
+    results = Path(os.environ["LATHE_STATE_DIR"]) / "sessions" / path.stem / "tool-results"
+    fake_api.load([turn_of([tool_use_block("Bash", {"command": "sleep 100"}, "slow")])])
+    proc = spawn(["-p", "SLOW", "--continue", *BYPASS], repo, env)
+    try:
+        _wait_for(lambda: any(results.glob("lathe-pwd-*")), timeout=60)
+        proc.kill()
+        proc.wait(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert list(results.glob("lathe-pwd-*"))
+    for _ in range(2):
+        fake_api.load([text_turn("again")])
+        assert lathe(["-p", "AGAIN", "--continue"], repo, env).returncode == 0
+        assert list(results.glob("lathe-pwd-*")) == []
