@@ -31,6 +31,7 @@ from app.permissions.context import BashRuleIndex, PermissionContext
 from app.permissions.matching import bash_matches, bash_pattern, canonical
 from app.permissions.messages import PLAN_MODE_MESSAGE, part_reason, rule_reason
 from app.permissions.pathcheck import deny_for
+from app.permissions.procpaths import bash_secret
 from app.permissions.rules import READ_TOOLS, Rule
 from app.permissions.shellpaths import has_glob
 from app.permissions.suggest import bash_suggestion, dedupe
@@ -143,6 +144,10 @@ def decide_bash(
     if analysis.control_chars:
         text = "the command contains control characters that could hide part of it"
         return PermissionDecision.deny(text, DecisionReason("check", text, part=command))
+    secret = _proc_secret(analysis, pc, cwd)
+    if secret:
+        text = f"the command may read or change a process secret: {secret}"
+        return PermissionDecision.deny(text, DecisionReason("check", text, part=command[:200]))
     deny_rules = pc.bash_rules("deny")
     ask_rules = pc.bash_rules("ask")
     forms = _forms(analysis)
@@ -168,6 +173,16 @@ def decide_bash(
         return _opaque(analysis, pc, list(allow_rules.rules))
     verdicts = _verdicts(analysis, pc, allow_rules, cwd, dirs)
     return _combine(verdicts, pc)
+
+
+def _proc_secret(analysis: ShellAnalysis, pc: PermissionContext, cwd: str) -> str:
+    cwds = _cd_dirs(analysis, cwd, pc.home)
+    cwd_known = True
+    for part in (*analysis.parts, *analysis.nested):
+        words = allow_form(part.words) or part.words
+        if words and words[0] in ("cd", "pushd", "popd") and (len(words) != 2 or part.dynamic):
+            cwd_known = False
+    return bash_secret(analysis, cwds, cwd_known, pc.home, _expand)
 
 
 def _path_denies(
