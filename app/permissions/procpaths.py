@@ -112,10 +112,10 @@ def bash_secret(
                 if hint or in_proc or piece.startswith(("/$", "/`")):
                     return f"`{word}` may name a process secret under /proc, known only at run time"
                 continue
-            if not (hint or in_proc or walks or any(g in piece for g in _GLOB)):
-                # A plain word still may be a link made earlier (`ln -s /proc/self/environ e`).
-                if not any(os.path.islink(os.path.join(c, piece)) for c in cwds):
-                    continue
+            plain = not (hint or in_proc or walks or any(g in piece for g in _GLOB))
+            # A plain word still may be a link made earlier (`ln -s /proc/self/environ e`).
+            if plain and not any(os.path.islink(os.path.join(c, piece)) for c in cwds):
+                continue
             base = piece.rstrip("/").rsplit("/", 1)[-1]
             if not cwd_known and base in ("environ", "mem"):
                 return f"`{word}` may name a process secret under /proc"
