@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from app.permissions.bash_bypass import bash_blind, changes_git, read_blind
 from app.permissions.bash_git import git_place_risk, git_reveal_risk
 from app.permissions.bash_hidden import hidden_commands, unknowable
 from app.permissions.bash_paths import (
@@ -159,10 +160,16 @@ def decide_bash(
     if path_deny is not None:
         return path_deny
     if pc.mode == "bypassPermissions" and deny_rules.rules:
-        # Nothing else stops a command in this mode: one that may be a denied one is not run.
-        why = unknowable(analysis) or _inner_unknowable(forms)
+        # Nothing else stops a command in this mode: one that may be a denied one is not run,
+        # nor one running code whose content no rule can see (a script, stdin, a Makefile).
+        why = unknowable(analysis) or _inner_unknowable(forms) or bash_blind(analysis)
         if why:
             text = f"the command cannot be checked against the Bash deny rules ({why})"
+            return PermissionDecision.deny(text, DecisionReason("check", text, part=command[:200]))
+    if pc.mode == "bypassPermissions" and _has_read_deny(pc) and analysis.analysable:
+        why = read_blind(analysis, pc, _cd_dirs(analysis, cwd, pc.home), _expand)
+        if why:
+            text = f"the command cannot be checked against the Read deny rules ({why})"
             return PermissionDecision.deny(text, DecisionReason("check", text, part=command[:200]))
     hit = _match_rules(ask_rules, forms, analysis)
     if hit:
@@ -326,6 +333,9 @@ def _verdicts(
     cwd_known = True
     out: list[_Verdict] = []
     whole = analysis.command.strip()
+    # A part that may change what git runs (its config) makes every later git part unprovable:
+    # the repository check reads the config as it stands before the command.
+    git_taint = next((w for w in map(_nested_taint, analysis.nested) if w), "")
     for part in analysis.parts:
         text = part.text
         form = allow_form(part.words)
@@ -365,6 +375,9 @@ def _verdicts(
         # A rule names a command; the part must be that command alone: no assignment before it
         # (`GIT_CONFIG_COUNT=1 ... git status`), and, for git, a repository known not to run code.
         extra = _rule_blocker(analysis, part, words, cwds, cwd_known, cwd, pc)
+        if git_taint and words and words[0] == "git":
+            extra = f"runs git after a part that may change what git runs ({git_taint})"
+        git_taint = git_taint or changes_git(words, part)
         assigns = (
             f"sets {part.assignments[0][0]} before the command, and a rule covers the command alone"
             if part.assignments and words
@@ -466,6 +479,10 @@ def _verdicts(
                 )
             )
     return out
+
+
+def _nested_taint(part: SimpleCommand) -> str:
+    return changes_git(allow_form(part.words) or part.words, part)
 
 
 def _combine(verdicts: list[_Verdict], pc: PermissionContext) -> PermissionDecision:

@@ -239,10 +239,22 @@ def test_bypass_round_rows(world, mode: str) -> None:  # type: ignore[no-untyped
     through = []
     for klass, command, _kind in BYPASS_LEAKS + BYPASS_CODE:
         d = bash(pc, command)
-        bad = d.behavior != "deny" if mode == "bypassPermissions" else d.behavior == "allow"
+        if mode == "bypassPermissions":
+            bad = d.behavior != "deny"
+        else:  # elsewhere an explicit allow rule (`Bash(tar:*)`) is the user's own decision
+            bad = d.behavior == "allow" and not (d.reason and d.reason.kind == "rule")
         if bad:
             through.append((klass, command, d.behavior, d.reason and d.reason.text))
     assert not through, "\n".join(map(repr, through))
+
+
+@pytest.mark.parametrize("rules", [True, False], ids=["rules", "norules"])
+def test_bypass_with_deny_rules_still_runs_everyday_commands(world, rules: bool) -> None:  # type: ignore[no-untyped-def]
+    pc = world("bypassPermissions", rules)
+    extra = ["mkdir -p build && touch build/x", "npm --version", "git add -A && git commit -m x",
+             "git checkout -b topic && git status", "cd src && git status", "ls *.py"]  # fmt: skip
+    denied = [(c, bash(pc, c).reason) for c in CONTROLS + extra if bash(pc, c).behavior != "allow"]
+    assert not denied, "\n".join(repr(a) for a in denied)
 
 
 @pytest.mark.parametrize("rules", [True, False], ids=["rules", "norules"])
