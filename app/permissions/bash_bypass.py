@@ -17,6 +17,7 @@ import os
 from collections.abc import Callable, Iterator
 
 from app.permissions.bash_git import git_reveal_risk, git_subcommand
+from app.permissions.bash_paths import _recursive_deny
 from app.permissions.context import PermissionContext
 from app.permissions.pathcheck import deny_below, deny_for
 from tools.shell import ShellAnalysis, SimpleCommand, allow_form, code_reason, strip_wrappers
@@ -183,6 +184,9 @@ def read_blind(
             why = git_reveal_risk(words)
             if why:
                 return f"{text}: {why}"
+        why = _recursive_deny(words, cwds, pc)
+        if why:
+            return f"{text}: {why}"
         if name in ("xargs", "parallel"):
             return f"{text}: `{name}` reads file names from its input"
         for w in words[1:]:

@@ -347,6 +347,9 @@ BYPASS_LEAKS = [
     ("revealer", "python3 -c 'print(open(\".env\").read())'", "leak"),
     ("revealer", "zip -r - .", "leak"),
     ("revealer", "cp .env leak.txt", "leak"),
+    ("revealer", "grep -r SECRET .", "leak"),
+    ("unknown-path", "cat < $f", "leak"),
+    ("unknown-path", "for f in *; do cat $f; done", "leak"),
 ]
 BYPASS_CODE = [
     ("stdin-code", "bash <<< 'rm v'", "dodge"),
