@@ -105,11 +105,16 @@ def bash_secret(
             return "the command mentions /proc and cannot be analysed"
         return ""
     in_proc = any(c.startswith("/proc") for c in cwds)
+    text_hint = "/proc" in text or "environ" in text
     for word, walks in _words(analysis):
         for piece in _pieces(word):
             hint = any(h in piece for h in _HINTS)
             if any(d in piece for d in _DYNAMIC):
-                if hint or in_proc or piece.startswith(("/$", "/`")):
+                # A variable may carry the rest (`a=/proc; cat $a/1/environ`), and a dynamic
+                # first folder (`/p$x/1/e*`) may be /proc itself.
+                first = piece[1:].split("/", 1)[0] if piece.startswith("/") else ""
+                dyn_root = any(d in first for d in _DYNAMIC)
+                if hint or in_proc or text_hint or dyn_root:
                     return f"`{word}` may name a process secret under /proc, known only at run time"
                 continue
             plain = not (hint or in_proc or walks or any(g in piece for g in _GLOB))

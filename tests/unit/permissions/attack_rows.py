@@ -394,6 +394,9 @@ PROC = [
     "sh -c 'cat /proc/self/environ'",
     "echo $(cat /proc/self/environ)",
     "cat /proc/${PPID}/environ",
+    "a=/proc; b=environ; cat $a/1/$b",
+    "a=r; cat /p${a}oc/1/env*",
+    "cat /proc/1/root/proc/self/environ",
 ]
 # A part that changes git config or repository state makes later git parts unprovable.
 GIT_TOCTOU = [
