@@ -290,6 +290,9 @@ def read_settings_file(path: Path, source: str) -> ReadFile:
             str(path), f"invalid JSON: {exc.msg}", exc.lineno, source, column=exc.colno
         )
         return ReadFile(None, True, [problem], text)
+    except DuplicateKeyError as exc:
+        msg = f"invalid JSON: {exc} (the later value would silently replace the earlier one)"
+        return ReadFile(None, True, [SettingsProblem(str(path), msg, exc.lineno, source)], text)
     except tomllib.TOMLDecodeError as exc:
         at, col, msg = _toml_position(str(exc), text)
         problem = SettingsProblem(str(path), f"invalid TOML: {msg}", at, source, column=col)
@@ -358,8 +361,30 @@ def _kind(value: Any) -> str:
     return f"{type(value).__name__} {value!r}"[:80]
 
 
+class DuplicateKeyError(ValueError):
+    """A JSON object names one key twice: the later value would silently drop the earlier one
+    (two `permissions` objects lose the first one's deny rules), so the file is refused."""
+
+    def __init__(self, key: str, lineno: int | None) -> None:
+        super().__init__(f"duplicate key `{key}`")
+        self.key = key
+        self.lineno = lineno
+
+
 def _parse_json(text: str, path: Path) -> Any:
-    return jsonlimits.loads(text, str(path))
+    jsonlimits.loads(text, str(path))  # the depth check, before a parser that recurses
+    return json.loads(text, object_pairs_hook=lambda pairs: _no_duplicates(pairs, text))
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]], text: str) -> dict[str, Any]:
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            hits = [m.start() for m in re.finditer(re.escape(json.dumps(key)) + r"\s*:", text)]
+            line = text.count("\n", 0, hits[-1]) + 1 if len(hits) > 1 else None
+            raise DuplicateKeyError(key, line)
+        seen.add(key)
+    return dict(pairs)
 
 
 def _compat_subset(data: Mapping[str, Any]) -> dict[str, Any]:

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from app.permissions.bash_bypass import bash_blind, changes_git, read_blind
 from app.permissions.bash_git import git_place_risk, git_reveal_risk
 from app.permissions.bash_hidden import hidden_commands, unknowable
 from app.permissions.bash_paths import (
@@ -31,6 +32,7 @@ from app.permissions.context import BashRuleIndex, PermissionContext
 from app.permissions.matching import bash_matches, bash_pattern, canonical
 from app.permissions.messages import PLAN_MODE_MESSAGE, part_reason, rule_reason
 from app.permissions.pathcheck import deny_for
+from app.permissions.procpaths import bash_secret
 from app.permissions.rules import READ_TOOLS, Rule
 from app.permissions.shellpaths import has_glob
 from app.permissions.suggest import bash_suggestion, dedupe
@@ -143,6 +145,10 @@ def decide_bash(
     if analysis.control_chars:
         text = "the command contains control characters that could hide part of it"
         return PermissionDecision.deny(text, DecisionReason("check", text, part=command))
+    secret = _proc_secret(analysis, pc, cwd)
+    if secret:
+        text = f"the command may read or change a process secret: {secret}"
+        return PermissionDecision.deny(text, DecisionReason("check", text, part=command[:200]))
     deny_rules = pc.bash_rules("deny")
     ask_rules = pc.bash_rules("ask")
     forms = _forms(analysis)
@@ -154,10 +160,16 @@ def decide_bash(
     if path_deny is not None:
         return path_deny
     if pc.mode == "bypassPermissions" and deny_rules.rules:
-        # Nothing else stops a command in this mode: one that may be a denied one is not run.
-        why = unknowable(analysis) or _inner_unknowable(forms)
+        # Nothing else stops a command in this mode: one that may be a denied one is not run,
+        # nor one running code whose content no rule can see (a script, stdin, a Makefile).
+        why = unknowable(analysis) or _inner_unknowable(forms) or bash_blind(analysis)
         if why:
             text = f"the command cannot be checked against the Bash deny rules ({why})"
+            return PermissionDecision.deny(text, DecisionReason("check", text, part=command[:200]))
+    if pc.mode == "bypassPermissions" and _has_read_deny(pc) and analysis.analysable:
+        why = read_blind(analysis, pc, _cd_dirs(analysis, cwd, pc.home), _expand)
+        if why:
+            text = f"the command cannot be checked against the Read deny rules ({why})"
             return PermissionDecision.deny(text, DecisionReason("check", text, part=command[:200]))
     hit = _match_rules(ask_rules, forms, analysis)
     if hit:
@@ -168,6 +180,16 @@ def decide_bash(
         return _opaque(analysis, pc, list(allow_rules.rules))
     verdicts = _verdicts(analysis, pc, allow_rules, cwd, dirs)
     return _combine(verdicts, pc)
+
+
+def _proc_secret(analysis: ShellAnalysis, pc: PermissionContext, cwd: str) -> str:
+    cwds = _cd_dirs(analysis, cwd, pc.home)
+    cwd_known = True
+    for part in (*analysis.parts, *analysis.nested):
+        words = allow_form(part.words) or part.words
+        if words and words[0] in ("cd", "pushd", "popd") and (len(words) != 2 or part.dynamic):
+            cwd_known = False
+    return bash_secret(analysis, cwds, cwd_known, pc.home, _expand)
 
 
 def _path_denies(
@@ -311,6 +333,9 @@ def _verdicts(
     cwd_known = True
     out: list[_Verdict] = []
     whole = analysis.command.strip()
+    # A part that may change what git runs (its config) makes every later git part unprovable:
+    # the repository check reads the config as it stands before the command.
+    git_taint = next((w for w in map(_nested_taint, analysis.nested) if w), "")
     for part in analysis.parts:
         text = part.text
         form = allow_form(part.words)
@@ -350,6 +375,9 @@ def _verdicts(
         # A rule names a command; the part must be that command alone: no assignment before it
         # (`GIT_CONFIG_COUNT=1 ... git status`), and, for git, a repository known not to run code.
         extra = _rule_blocker(analysis, part, words, cwds, cwd_known, cwd, pc)
+        if git_taint and words and words[0] == "git":
+            extra = f"runs git after a part that may change what git runs ({git_taint})"
+        git_taint = git_taint or changes_git(words, part)
         assigns = (
             f"sets {part.assignments[0][0]} before the command, and a rule covers the command alone"
             if part.assignments and words
@@ -451,6 +479,10 @@ def _verdicts(
                 )
             )
     return out
+
+
+def _nested_taint(part: SimpleCommand) -> str:
+    return changes_git(allow_form(part.words) or part.words, part)
 
 
 def _combine(verdicts: list[_Verdict], pc: PermissionContext) -> PermissionDecision:

@@ -25,6 +25,7 @@ from app.permissions.matching import (
 from app.permissions.messages import PLAN_MODE_MESSAGE, rule_reason
 from app.permissions.pathcheck import allow_match, ask_for, deny_for
 from app.permissions.paths import DEVICE_PATHS, candidates, inside, is_unc, protected_any
+from app.permissions.procpaths import tool_path_secret
 from app.permissions.rules import EDIT_TOOLS, READ_TOOLS, Rule
 from app.permissions.suggest import path_suggestion
 from app.permissions.view import ContextPermissionView
@@ -203,6 +204,9 @@ def _decide_path(
         )
         return PermissionDecision.deny(text, DecisionReason("check", text, part=path))
     cands = candidates(path, cwd, pc.home)
+    secret = tool_path_secret(cands, name in ("Grep", "LS"))
+    if secret:
+        return PermissionDecision.deny(secret, DecisionReason("check", secret, part=cands[0]))
     # Glob and Grep read what lies below their folder: a rule denying its content denies them.
     below = tuple(c.rstrip("/") + "/x" for c in cands) if name in ("Glob", "Grep", "LS") else ()
     rule = deny_for(pc, access, cands + below)

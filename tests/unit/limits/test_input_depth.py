@@ -78,3 +78,29 @@ def test_a_broken_toml_file_with_a_deep_prefix_is_salvaged_without_a_crash(tmp_p
     assert exists and problems and str(path) in str(problems[0])
     # Fail closed: the deny rule before the deep line is still kept.
     assert settings is not None and settings.permissions.deny == ["Bash"]
+
+
+@pytest.mark.parametrize(
+    "text, line",
+    [
+        ('{\n "permissions": {"deny": ["Read(.env)"]},\n "permissions": {"allow": []}\n}\n', 3),
+        ('{"permissions": {"deny": ["Bash(rm:*)"],\n "deny": []}}', 2),
+    ],
+)
+def test_a_duplicate_key_is_a_broken_file_not_a_silent_override(
+    tmp_path: Path, text: str, line: int
+) -> None:
+    # The later object would replace the earlier one and its deny rules would vanish unseen.
+    path = tmp_path / "settings.json"
+    path.write_text(text)
+    settings, exists, problems = load_settings_file(path, "project")
+    assert settings is None and exists
+    assert "duplicate key" in problems[0].message and problems[0].line == line
+
+
+def test_a_hundred_thousand_deep_settings_file_is_refused_cleanly(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text('{"a":' * 100_000 + "1" + "}" * 100_000)
+    settings, exists, problems = load_settings_file(path, "project")
+    assert settings is None and exists
+    assert "nested deeper than 100 levels" in problems[0].message

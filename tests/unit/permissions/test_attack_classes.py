@@ -16,8 +16,15 @@ from pathlib import Path
 import pytest
 
 from app.permissions import PermissionContext
-from tests.unit.permissions.attack_rows import CONTROLS, ROWS
-from tests.unit.permissions.helpers import bash, context
+from tests.unit.permissions.attack_rows import (
+    BYPASS_CODE,
+    BYPASS_LEAKS,
+    CONTROLS,
+    GIT_TOCTOU,
+    PROC,
+    ROWS,
+)
+from tests.unit.permissions.helpers import bash, context, decide
 
 MODES = ("default", "acceptEdits", "plan", "dontAsk", "bypassPermissions")
 ALLOW = (
@@ -222,3 +229,75 @@ def test_tool_paths_resolve_dot_dot_after_a_link(world, mode: str) -> None:  # t
             assert d.behavior == "deny", (tool, inp, d.reason)
         else:
             assert d.behavior != "allow", (tool, inp, d.reason)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_bypass_round_rows(world, mode: str) -> None:  # type: ignore[no-untyped-def]
+    # With deny rules, bypassPermissions denies what it cannot check against them; no other mode
+    # allows these rows.
+    pc = world(mode, True)
+    through = []
+    for klass, command, _kind in BYPASS_LEAKS + BYPASS_CODE:
+        d = bash(pc, command)
+        if mode == "bypassPermissions":
+            bad = d.behavior != "deny"
+        else:  # elsewhere an explicit allow rule (`Bash(tar:*)`) is the user's own decision
+            bad = d.behavior == "allow" and not (d.reason and d.reason.kind == "rule")
+        if bad:
+            through.append((klass, command, d.behavior, d.reason and d.reason.text))
+    assert not through, "\n".join(map(repr, through))
+
+
+@pytest.mark.parametrize("rules", [True, False], ids=["rules", "norules"])
+def test_bypass_with_deny_rules_still_runs_everyday_commands(world, rules: bool) -> None:  # type: ignore[no-untyped-def]
+    pc = world("bypassPermissions", rules)
+    extra = ["mkdir -p build && touch build/x", "npm --version", "git add -A && git commit -m x",
+             "git checkout -b topic && git status", "cd src && git status", "ls *.py"]  # fmt: skip
+    denied = [(c, bash(pc, c).reason) for c in CONTROLS + extra if bash(pc, c).behavior != "allow"]
+    assert not denied, "\n".join(repr(a) for a in denied)
+
+
+@pytest.mark.parametrize("rules", [True, False], ids=["rules", "norules"])
+@pytest.mark.parametrize("mode", MODES)
+def test_process_secrets_are_denied_everywhere(
+    world, mode: str, rules: bool, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    pc = world(mode, rules)
+    allow_all = context(tmp_path, allow=("Bash", "Bash(cat:*)", "Read"), mode=mode)
+    through = []
+    for c in PROC:
+        for p in (pc, allow_all):
+            d = bash(p, c)
+            if d.behavior != "deny":
+                through.append((c, d.behavior, d.reason and d.reason.text))
+    for path in ("/proc/self/environ", "/proc/1/environ", "/proc/thread-self/environ"):
+        for p in (pc, allow_all):
+            d = decide(p, "Read", {"file_path": path})
+            if d.behavior != "deny":
+                through.append((path, d.behavior, d.reason and d.reason.text))
+    d = decide(allow_all, "Grep", {"pattern": "KEY", "path": "/proc"})
+    if d.behavior != "deny":
+        through.append(("Grep /proc", d.behavior, d.reason and d.reason.text))
+    assert not through, "\n".join(map(repr, through))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_git_after_a_config_change_is_never_auto_allowed(world, mode: str, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    pc = world(mode, True)
+    allow_git = context(tmp_path / "a", allow=("Bash(git:*)", "Bash(git config:*)"), mode=mode)
+    deny_rm = context(tmp_path / "d", deny=("Bash(rm:*)",), mode=mode)
+    through = []
+    for c in GIT_TOCTOU:
+        for p in (pc, allow_git, deny_rm):
+            d = bash(p, c)
+            if mode == "bypassPermissions":
+                bad = p is deny_rm and d.behavior != "deny"
+            else:
+                bad = d.behavior == "allow"
+            if bad:
+                through.append((c, d.behavior, d.reason and d.reason.text))
+    assert not through, "\n".join(map(repr, through))
+    # Reading config does not taint: these stay allowed by a git rule.
+    for c in ("git config --get user.name && git status", "git config -l && git log -1"):
+        if mode != "plan":
+            assert bash(allow_git, c).behavior == "allow", c
