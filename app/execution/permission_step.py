@@ -15,6 +15,7 @@ from app.execution.interfaces import DenyingPrompter, PermissionPrompt
 from app.hooks.results import HookPermissionResult
 from tools.base import Tool, ToolContext
 from tools.decisions import DecisionReason, PermissionDecision
+from tools.interaction import UserInteraction
 
 if TYPE_CHECKING:
     from app.execution.pipeline import PipelineDeps
@@ -91,6 +92,7 @@ async def _ask_user(
         reason=decision.reason,
         suggestions=decision.suggestions,
         summary=tool.summary(parsed),
+        interaction=_interaction(tool, parsed),
     )
     aborted = PermissionDecision.deny(
         "aborted", DecisionReason("abort", "the turn was interrupted")
@@ -109,3 +111,10 @@ async def _ask_user(
     if final is aborted:
         return DecisionStep(final, aborted=True)
     return DecisionStep(final)
+
+
+def _interaction(tool: Tool[Any], parsed: Any) -> UserInteraction | None:
+    try:
+        return tool.user_interaction(parsed)
+    except Exception:  # a broken declaration leaves a plain approval, never a crash
+        return None
