@@ -31,6 +31,8 @@ KEEP_PLANNING = "No, keep planning"
 
 
 class PlanApprovalScreen(ModalScreen[PermissionDecision | None]):
+    # Nothing focused on opening: the text field takes keys only once the user opens it.
+    AUTO_FOCUS = None
     CSS_PATH = "plan_approval.tcss"
     BINDINGS = [
         Binding("up", "move(-1)", "Up", show=False, id="plan.up"),
@@ -79,6 +81,9 @@ class PlanApprovalScreen(ModalScreen[PermissionDecision | None]):
     def on_mount(self) -> None:
         for button in self.query(Button):
             button.can_focus = False  # clicks only: keys go through the guarded bindings
+        # Neither takes keys until wanted: the arrows choose, the wheel still scrolls the plan.
+        self.query_one("#feedback", Input).can_focus = False
+        self.query_one("#plan", VerticalScroll).can_focus = False
         self.set_focus(None)
         self.set_interval(0.1, self._check_claimed)
         self._show()
@@ -120,6 +125,7 @@ class PlanApprovalScreen(ModalScreen[PermissionDecision | None]):
             return
         field = self.query_one("#feedback", Input)
         field.add_class("-active")
+        field.can_focus = True
         field.focus()
 
     def action_move(self, step: int) -> None:
@@ -140,6 +146,7 @@ class PlanApprovalScreen(ModalScreen[PermissionDecision | None]):
             field = self.query_one("#feedback", Input)
             field.remove_class("-active")
             field.value = ""
+            field.can_focus = False
             self.set_focus(None)
             return
         if not self._guarded():

@@ -30,6 +30,8 @@ MULTI_JOIN = ", "
 
 
 class QuestionsScreen(ModalScreen[PermissionDecision | None]):
+    # Nothing focused on opening: the text field takes keys only once the user opens it.
+    AUTO_FOCUS = None
     CSS_PATH = "questions.tcss"
     BINDINGS = [
         Binding("up", "move(-1)", "Up", show=False, id="questions.up"),
@@ -80,6 +82,8 @@ class QuestionsScreen(ModalScreen[PermissionDecision | None]):
     def on_mount(self) -> None:
         for button in self.query(Button):
             button.can_focus = False  # clicks only: keys go through the guarded bindings
+        # Focusable only while open: Textual would otherwise focus it, hidden, and take the keys.
+        self.query_one("#other", Input).can_focus = False
         self.set_focus(None)
         self.set_interval(0.1, self._check_claimed)
         self._show()
@@ -169,12 +173,14 @@ class QuestionsScreen(ModalScreen[PermissionDecision | None]):
     def _open_other(self) -> None:
         field = self.query_one("#other", Input)
         field.add_class("-active")
+        field.can_focus = True
         field.focus()
 
     def _close_other(self) -> None:
         field = self.query_one("#other", Input)
         field.value = ""
         field.remove_class("-active")
+        field.can_focus = False
         self.set_focus(None)
 
     def _activate(self, row: int) -> None:
