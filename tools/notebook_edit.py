@@ -32,7 +32,7 @@ from tools.decisions import ValidationResult
 from tools.files import textfile
 from tools.files.common import PathArgument, check_path
 from tools.files.paths import is_notebook, missing_file_message
-from tools.files.readstate import record_written
+from tools.files.readstate import record_written, write_journal
 from tools.write import file_state_error
 
 NOT_NOTEBOOK = (
@@ -259,8 +259,9 @@ class NotebookEditTool(PathArgument, Tool[NotebookEditInput]):
         text = json.dumps(nb, indent=indent, ensure_ascii=False)
         if current.text.endswith("\n"):
             text += "\n"
-        data = textfile.encode(text, current.encoding, current.line_ending)
-        textfile.atomic_write(path, data, current.mode)
+        # Only the changed lines get new bytes: the rest of the file stays byte for byte.
+        data = textfile.render(current, text)
+        textfile.atomic_write(path, data, current.mode, journal=write_journal(context))
         record_written(context, path, data)
         return NotebookChange(path, change.mode, change.cell_id, change.message)
 
