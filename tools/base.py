@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from tools.abort import AbortSignal
 from tools.decisions import PermissionDecision, ValidationResult
+from tools.interaction import UserInteraction
 
 InterruptBehavior = Literal["cancel", "block"]
 ToolClass = Literal["search", "read", "write", "execute", "other"]
@@ -114,6 +115,10 @@ class PermissionView(Protocol):
 
     def is_in_working_dirs(self, path: str) -> bool: ...
 
+    def mode(self) -> str:
+        """The session's permission mode now (ExitPlanMode works only in "plan")."""
+        ...
+
 
 class BackgroundTask(Protocol):
     """Something a tool left running (a background shell): BashOutput reads it, TaskStop ends it."""
@@ -177,6 +182,9 @@ class AllowAllPaths:
     def is_in_working_dirs(self, path: str) -> bool:
         return True
 
+    def mode(self) -> str:
+        return "default"
+
 
 @dataclass(frozen=True)
 class ToolOptions:
@@ -194,6 +202,29 @@ EventSink = Callable[[object], None]
 # A one-off question to a small, fast model (WebFetch answers its prompt from a page with it).
 # None where no model can be asked (offline models): tools then fall back to doing without.
 SideQuery = Callable[[str], Awaitable[str]]
+
+
+@dataclass(frozen=True)
+class WebSearchRequest:
+    """One search for the API's server-side web search tool (`web_search_20250305`)."""
+
+    query: str
+    allowed_domains: tuple[str, ...] = ()
+    blocked_domains: tuple[str, ...] = ()
+    max_uses: int = 8
+
+
+class WebSearchUnavailable(Exception):
+    """The endpoint has no server-side web search (or it was switched off); `message` says why."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+# Runs a search as a side request and returns the response's content blocks (text,
+# server_tool_use, web_search_tool_result) as plain dicts. None where no API can be asked.
+WebSearcher = Callable[[WebSearchRequest], Awaitable[list[dict[str, Any]]]]
 
 
 def _drop_event(event: object) -> None:
@@ -220,6 +251,7 @@ class ToolContext:
     tools: tuple[Tool[Any], ...] = ()
     emit: EventSink = _drop_event
     side_query: SideQuery | None = None
+    web_search: WebSearcher | None = None
     abort: AbortSignal = field(default_factory=AbortSignal)
     tool_use_id: str = ""
     # Free-form state that context modifiers carry between calls (kept small and immutable).
@@ -326,6 +358,11 @@ class Tool(Generic[InputT]):
 
     def user_facing_name(self, input: InputT | None = None) -> str:
         return self.name
+
+    def user_interaction(self, input: InputT) -> UserInteraction | None:
+        """What the user must answer beyond allow/deny (questions, a plan to approve), carried on
+        the permission question so the front end picks its dialog by type. Default: nothing."""
+        return None
 
     # -- optional questions ------------------------------------------------------------------------
 

@@ -31,6 +31,10 @@ _BASE_TOOLS: tuple[tuple[str, str], ...] = (
     ("tools.web_fetch", "WebFetchTool"),
     ("tools.todo_write", "TodoWriteTool"),
     ("tools.tool_search", "ToolSearchTool"),
+    ("tools.notebook_edit", "NotebookEditTool"),
+    ("tools.ask_user_question", "AskUserQuestionTool"),
+    ("tools.exit_plan_mode", "ExitPlanModeTool"),
+    ("tools.web_search", "WebSearchTool"),
 )
 
 SIMPLE_MODE_TOOLS = frozenset({"Bash", "Read", "Edit"})

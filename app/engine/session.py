@@ -61,12 +61,14 @@ class Session:
         self.backend = parts.backend
         self.pool = parts.pool
         from app.engine.side_query import make_side_query
+        from app.engine.web_search import make_web_search
 
         self.context = replace(
             parts.context,
             tools=parts.pool.tools,
             emit=self._emit_app_event,
             side_query=make_side_query(self),
+            web_search=make_web_search(self),
         )
         self.messages: list[dict[str, Any]] = list(parts.messages)
         resumed_todos = todos_from_history(self.messages)

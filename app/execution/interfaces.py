@@ -14,6 +14,7 @@ from app.execution.resolve_once import ResolveOnce
 from app.hooks.results import PostToolHookItem, PreToolHookItem
 from tools.base import Tool, ToolContext
 from tools.decisions import DecisionReason, PermissionDecision
+from tools.interaction import UserInteraction
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,8 @@ class PermissionPrompt:
     suggestions: tuple[str, ...]
     resolver: ResolveOnce[PermissionDecision] = field(default_factory=ResolveOnce)
     summary: str = ""
+    # What the tool needs answered beyond allow/deny (its own declaration); None: a plain approval.
+    interaction: UserInteraction | None = None
 
 
 class Prompter(Protocol):
@@ -102,6 +105,11 @@ class DenyingPrompter:
     """No one to ask (headless): every ask becomes a deny that says how to allow it."""
 
     async def ask(self, prompt: PermissionPrompt) -> None:
+        if prompt.interaction is not None:
+            # Questions or a plan need a person, not a rule: say so rather than "allow it".
+            text = prompt.interaction.headless_message
+            prompt.resolver.resolve(PermissionDecision.deny(text, DecisionReason("headless", text)))
+            return
         why = prompt.reason.describe() if prompt.reason else prompt.message
         message = (
             f"Permission to use {prompt.tool_name} was denied: {why}. lathe -p cannot ask; "

@@ -18,6 +18,7 @@ from app.execution.interfaces import DenyingPrompter, HookToolCall, PermissionPr
 from app.hooks.results import HookPermissionResult, PermissionRequestHookResult
 from tools.base import Tool, ToolContext
 from tools.decisions import DecisionReason, PermissionDecision
+from tools.interaction import UserInteraction
 
 if TYPE_CHECKING:
     from app.execution.pipeline import PipelineDeps
@@ -148,6 +149,7 @@ async def _ask_user(
         reason=decision.reason,
         suggestions=decision.suggestions,
         summary=tool.summary(parsed),
+        interaction=_interaction(tool, parsed),
     )
     aborted = PermissionDecision.deny(
         "aborted", DecisionReason("abort", "the turn was interrupted")
@@ -166,3 +168,10 @@ async def _ask_user(
     if final is aborted:
         return DecisionStep(final, aborted=True)
     return DecisionStep(final)
+
+
+def _interaction(tool: Tool[Any], parsed: Any) -> UserInteraction | None:
+    try:
+        return tool.user_interaction(parsed)
+    except Exception:  # a broken declaration leaves a plain approval, never a crash
+        return None

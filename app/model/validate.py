@@ -139,6 +139,7 @@ def _check_messages(messages: Any) -> None:
             blocks = []
         if role == "assistant":
             pending = []
+            _check_server_tools(blocks, i)
             for j, block in enumerate(blocks):
                 if block["type"] == "tool_result":
                     raise RequestInvalid(
@@ -167,6 +168,32 @@ def _check_messages(messages: Any) -> None:
         prev_role = role
 
 
+_SERVER_RESULTS = ("web_search_tool_result",)
+
+
+def _check_server_tools(blocks: list[dict[str, Any]], i: int) -> None:
+    """Server tool blocks (web search) come back in the assistant message that used them: each
+    result must follow its server_tool_use in that same message."""
+    used: set[str] = set()
+    for j, block in enumerate(blocks):
+        if block["type"] == "server_tool_use":
+            sid = block.get("id")
+            if not isinstance(sid, str) or not sid.startswith("srvtoolu_"):
+                raise RequestInvalid(
+                    f"messages.{i}.content.{j}.id: String should match pattern '^srvtoolu_'"
+                )
+            if not isinstance(block.get("input"), dict):
+                raise RequestInvalid(
+                    f"messages.{i}.content.{j}.input: Input should be a valid dictionary"
+                )
+            used.add(sid)
+        elif block["type"] in _SERVER_RESULTS and block.get("tool_use_id") not in used:
+            raise RequestInvalid(
+                f"messages.{i}.content.{j}: `{block['type']}` block with tool_use_id "
+                f"{block.get('tool_use_id')} has no `server_tool_use` before it"
+            )
+
+
 def _missing_results(i: int, ids: list[str]) -> None:
     raise RequestInvalid(
         f"messages.{i}: `tool_use` ids were found without `tool_result` blocks immediately "
@@ -182,6 +209,11 @@ def _check_user(blocks: list[dict[str, Any]], i: int, pending: list[str]) -> Non
         if block["type"] == "tool_use":
             raise RequestInvalid(
                 f"messages.{i}.content.{j}: tool_use blocks are only allowed in assistant messages"
+            )
+        if block["type"] == "server_tool_use" or block["type"] in _SERVER_RESULTS:
+            raise RequestInvalid(
+                f"messages.{i}.content.{j}: {block['type']} blocks are only allowed in assistant "
+                "messages"
             )
         if block["type"] != "tool_result":
             other_seen = True

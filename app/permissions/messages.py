@@ -7,7 +7,8 @@ from app.permissions.rules import Rule
 from tools.decisions import DecisionReason
 
 PLAN_MODE_MESSAGE = (
-    "plan mode is on: only reading and searching are allowed until the plan is approved"
+    "plan mode is on: only reading and searching are allowed until the plan is approved "
+    "(present it with ExitPlanMode)"
 )
 
 

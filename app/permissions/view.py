@@ -33,6 +33,9 @@ class ContextPermissionView:
         reason = rule_reason(rule, "denied")
         return PermissionDecision.deny(reason.text, reason)
 
+    def mode(self) -> str:
+        return self._get().mode
+
     def is_in_working_dirs(self, path: str) -> bool:
         pc = self._get()
         return all(inside(c, pc.working_dirs) for c in candidates(path, pc.project_dir, pc.home))

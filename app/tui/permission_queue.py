@@ -11,12 +11,17 @@ from collections import deque
 from app.execution.interfaces import PermissionPrompt
 from app.tui.app_base import AppBase
 from app.tui.screens.permission import PermissionScreen
+from app.tui.screens.plan_approval import PlanApprovalScreen
+from app.tui.screens.questions import QuestionsScreen
 from tools.decisions import PermissionDecision
+from tools.interaction import PlanApprovalRequest, QuestionsRequest
+
+Dialog = PermissionScreen | QuestionsScreen | PlanApprovalScreen
 
 
 class PermissionQueue(AppBase):
     _waiting: deque[PermissionPrompt]
-    _dialog: PermissionScreen | None = None
+    _dialog: Dialog | None = None
 
     def enqueue_permission(self, prompt: PermissionPrompt) -> None:
         if not hasattr(self, "_waiting"):
@@ -25,7 +30,7 @@ class PermissionQueue(AppBase):
         self._show_next()
 
     @property
-    def open_dialog(self) -> PermissionScreen | None:
+    def open_dialog(self) -> Dialog | None:
         return self._dialog
 
     def open_dialog_prompt(self) -> PermissionPrompt | None:
@@ -43,17 +48,30 @@ class PermissionQueue(AppBase):
             prompt = waiting.popleft()
             if prompt.resolver.is_claimed():
                 continue
-            self._dialog = PermissionScreen(
-                prompt, key_guard_s=self.config.dialog_key_guard_s, clock=self.config.clock
-            )
+            self._dialog = self._dialog_for(prompt)
             self.push_screen(self._dialog, self._dialog_closed)
             if not self.app_focus:
                 # The user is in another window: the turn is blocked on them.
                 self.bell()
             return
 
+    def _dialog_for(self, prompt: PermissionPrompt) -> Dialog:
+        """The dialog for what the tool declared it needs answered (by type, never by name)."""
+        guard, clock = self.config.dialog_key_guard_s, self.config.clock
+        request = prompt.interaction
+        if isinstance(request, QuestionsRequest):
+            return QuestionsScreen(prompt, request, key_guard_s=guard, clock=clock)
+        if isinstance(request, PlanApprovalRequest):
+            return PlanApprovalScreen(prompt, request, key_guard_s=guard, clock=clock)
+        return PermissionScreen(prompt, key_guard_s=guard, clock=clock)
+
     def _dialog_closed(self, decision: PermissionDecision | None) -> None:
         self._dialog = None
+        mode = decision.extra.get("set_mode") if decision is not None else None
+        if isinstance(mode, str) and decision is not None and decision.behavior == "allow":
+            # The engine switched the mode already (its prompter); the status bar follows.
+            self.config.permission_mode = mode
+            self.main.status_bar.set(permission_mode=mode)
         self._show_next()
 
     def drop_resolved_permissions(self) -> None:

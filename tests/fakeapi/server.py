@@ -30,6 +30,8 @@ from app.model.context_limit import is_summary_request, limit_error, request_tok
 from app.model.scenario import DEFAULT_FINAL_TEXT, Scenario, Turn, parse_scenario, text_turn
 from app.model.validate import RequestInvalid, validate_request
 from tests.fakeapi.compat import fold_system_messages, is_side_request
+from tests.fakeapi.web_search import UNSUPPORTED as WEB_SEARCH_UNSUPPORTED
+from tests.fakeapi.web_search import search_message, web_search_tool
 
 
 @dataclass
@@ -82,6 +84,8 @@ class FakeAPI:
         # Leniencies for other clients (tests/fakeapi/compat.py); off unless asked for.
         self.accept_system_messages = accept_system_messages
         self.script_model = script_model
+        # False: a request offering the server-side web search tool gets the API's 400.
+        self.web_search_supported = True
         self.stopping = threading.Event()
         self._server = _QuietServer(("127.0.0.1", port), _Handler)
         self._server.daemon_threads = True
@@ -230,6 +234,14 @@ class _Handler(BaseHTTPRequestHandler):
             # Refused before any turn is consumed, as the API refuses it before the model runs.
             rec.status = 400
             self._error(400, too_long)
+            return
+        ws_tool = web_search_tool(body)
+        if ws_tool is not None and not body.get("stream"):
+            if not self.fake.web_search_supported:
+                rec.status = 400
+                self._error(400, WEB_SEARCH_UNSUPPORTED)
+            else:
+                self._json(200, search_message(body, ws_tool))
             return
         if self.fake.auto_summary and is_summary_request(body):
             turn = summary_turn(body)

@@ -22,6 +22,10 @@ FROZEN_ORDER = [
     "WebFetch",
     "TodoWrite",
     "ToolSearch",
+    "NotebookEdit",
+    "AskUserQuestion",
+    "ExitPlanMode",
+    "WebSearch",
 ]
 
 

@@ -27,6 +27,9 @@ from tests.support.engine import make_session
 from tests.support.long_script import long_turns, make_files
 
 WINDOW = 40_000
+# For the tests where five big reads must fit and the sixth must not: the window, plus room for
+# the built-in tools' definitions (about 10k tokens; this moves when a built-in tool is added).
+READ_WINDOW = WINDOW + 4_000
 
 
 @pytest.fixture
@@ -113,9 +116,9 @@ def big_read_turns(files: list[str], n: int) -> list[Turn]:
 
 async def test_prompt_too_long_compacts_and_retries_once(fake_api, repo, monkeypatch):
     files = make_files(repo, 3, 400)  # ~6k tokens each
-    opts = settings(repo, auto_compact=False, clear_tool_results=False)
-    fake_api.context_limit = WINDOW
-    # Five reads fit; the sixth request is refused (about 28k tokens + 16k of max_tokens).
+    opts = settings(repo, window=READ_WINDOW, auto_compact=False, clear_tool_results=False)
+    fake_api.context_limit = READ_WINDOW
+    # Five reads fit; the sixth request is refused (about 30k tokens + 16k of max_tokens).
     fake_api.load(
         [
             *big_read_turns(files, 5),
@@ -140,8 +143,8 @@ async def test_failed_recovery_is_reported_and_the_session_stays_usable(
     fake_api, repo, monkeypatch
 ):
     files = make_files(repo, 3, 400)
-    opts = settings(repo, auto_compact=False, clear_tool_results=False)
-    fake_api.context_limit = WINDOW
+    opts = settings(repo, window=READ_WINDOW, auto_compact=False, clear_tool_results=False)
+    fake_api.context_limit = READ_WINDOW
     fake_api.load(
         [
             *big_read_turns(files, 5),

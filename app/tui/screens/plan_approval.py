@@ -1,0 +1,163 @@
+"""The plan dialog (a tool's PlanApprovalRequest, i.e. ExitPlanMode): the model's plan, then go on
+with edits auto-accepted, go on asking for each edit, or keep planning with a word for the model.
+
+Approval is an allow with `extra["set_mode"]` (the engine's prompter switches the permission mode
+before the tool runs; the queue updates the status bar); keeping on planning is a denial, with the
+user's words as feedback when they typed any. Keys are ignored for the key guard after opening.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Footer, Input, Markdown, Static
+
+from app.execution.interfaces import PermissionPrompt
+from app.tui import answers
+from tools.decisions import DecisionReason, PermissionDecision
+from tools.interaction import PlanApprovalRequest
+
+MODE_CHOICES = {
+    "acceptEdits": "Yes, and auto-accept edits",
+    "default": "Yes, and manually approve edits",
+}
+KEEP_PLANNING = "No, keep planning"
+
+
+class PlanApprovalScreen(ModalScreen[PermissionDecision | None]):
+    # Nothing focused on opening: the text field takes keys only once the user opens it.
+    AUTO_FOCUS = None
+    CSS_PATH = "plan_approval.tcss"
+    BINDINGS = [
+        Binding("up", "move(-1)", "Up", show=False, id="plan.up"),
+        Binding("down", "move(1)", "Down", show=False, id="plan.down"),
+        Binding("enter", "confirm", "Choose", id="plan.confirm"),
+        Binding("escape", "keep_planning", "Keep planning", id="plan.keep"),
+        Binding("1", "pick(0)", "1", show=False, id="plan.pick1"),
+        Binding("2", "pick(1)", "2", show=False, id="plan.pick2"),
+        Binding("3", "pick(2)", "3", show=False, id="plan.pick3"),
+    ]
+
+    def __init__(
+        self,
+        prompt: PermissionPrompt,
+        request: PlanApprovalRequest,
+        *,
+        key_guard_s: float,
+        clock: Callable[[], float],
+    ) -> None:
+        super().__init__()
+        self.prompt = prompt
+        self.request = request
+        self.key_guard_s = key_guard_s
+        self.clock = clock
+        self.shown_at = clock()
+        self.cursor = 0
+        # The rows: one per mode the plan may go on in, then "keep planning".
+        self.rows: list[str] = [*request.modes, ""]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Static(Text("Ready to code? Here is the plan:", style="bold"), id="title")
+            with VerticalScroll(id="plan"):
+                yield Markdown(self.request.plan or "(no plan given)")
+            with Vertical(id="choices"):
+                for n, mode in enumerate(self.rows):
+                    label = MODE_CHOICES.get(mode, mode) if mode else KEEP_PLANNING
+                    yield Button(f"{n + 1}. {label}", id=f"choice-{n}", compact=True)
+            yield Input(
+                placeholder="Tell the model what to change (Enter sends, empty: just keep planning)",
+                id="feedback",
+            )
+            yield Static(Text("1-3 or ↑↓ Enter choose  Esc keep planning", style="dim"), id="hint")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        for button in self.query(Button):
+            button.can_focus = False  # clicks only: keys go through the guarded bindings
+        # Neither takes keys until wanted: the arrows choose, the wheel still scrolls the plan.
+        self.query_one("#feedback", Input).can_focus = False
+        self.query_one("#plan", VerticalScroll).can_focus = False
+        self.set_focus(None)
+        self.set_interval(0.1, self._check_claimed)
+        self._show()
+
+    def _check_claimed(self) -> None:
+        if self.prompt.resolver.is_claimed() and self.is_current:
+            self.dismiss(None)
+
+    def _guarded(self) -> bool:
+        return self.clock() - self.shown_at < self.key_guard_s
+
+    def _feedback_open(self) -> bool:
+        return self.query_one("#feedback", Input).has_class("-active")
+
+    def _show(self) -> None:
+        for n, button in enumerate(self.query(Button)):
+            button.set_class(n == self.cursor, "-cursor")
+
+    def _answer(self, decision: PermissionDecision) -> None:
+        resolver = self.prompt.resolver
+        if not resolver.claim():
+            self.dismiss(None)
+            return
+        resolver.set_claimed(decision)
+        self.dismiss(decision)
+
+    def _activate(self, row: int) -> None:
+        self.cursor = row
+        self._show()
+        mode = self.rows[row]
+        if mode:
+            self._answer(
+                PermissionDecision(
+                    "allow",
+                    reason=DecisionReason("user", f"plan approved by the user ({mode})"),
+                    extra={"set_mode": mode},
+                )
+            )
+            return
+        field = self.query_one("#feedback", Input)
+        field.add_class("-active")
+        field.can_focus = True
+        field.focus()
+
+    def action_move(self, step: int) -> None:
+        if not self._guarded() and not self._feedback_open():
+            self.cursor = (self.cursor + step) % len(self.rows)
+            self._show()
+
+    def action_pick(self, row: int) -> None:
+        if not self._guarded() and not self._feedback_open() and row < len(self.rows):
+            self._activate(row)
+
+    def action_confirm(self) -> None:
+        if not self._guarded() and not self._feedback_open():
+            self._activate(self.cursor)
+
+    def action_keep_planning(self) -> None:
+        if self._feedback_open():
+            field = self.query_one("#feedback", Input)
+            field.remove_class("-active")
+            field.value = ""
+            field.can_focus = False
+            self.set_focus(None)
+            return
+        if not self._guarded():
+            self._answer(answers.deny())
+
+    @on(Input.Submitted, "#feedback")
+    def _feedback_sent(self, event: Input.Submitted) -> None:
+        self._answer(answers.deny(event.value))
+
+    @on(Button.Pressed)
+    def _clicked(self, event: Button.Pressed) -> None:
+        button_id = event.button.id or ""
+        if button_id.startswith("choice-"):
+            self._activate(int(button_id.removeprefix("choice-")))
