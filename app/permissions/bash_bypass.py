@@ -14,6 +14,7 @@ modes ask about the same commands already):
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Callable, Iterator
 
 from app.permissions.bash_git import git_reveal_risk, git_subcommand
@@ -149,10 +150,95 @@ def _parts(analysis: ShellAnalysis) -> Iterator[SimpleCommand]:
     yield from analysis.nested
 
 
+# Builtins that give code or a program another name, or run code under another name: after
+# them, the word a deny rule sees is not the program that runs (`alias x=rm; x f`,
+# `hash -p /bin/rm zz; zz f`, `mapfile -C 'rm f' -c 1`, `trap 'rm f' EXIT`).
+_RENAMERS = frozenset({"alias", "hash", "enable", "trap", "bind", "complete", "compgen", "shopt"})
+_CALLBACKS = frozenset({"mapfile", "readarray"})
+_SYSTEM_BIN = ("/usr/bin/", "/bin/", "/usr/sbin/", "/sbin/", "/usr/local/bin/")
+
+
+def renamed_command(words: tuple[str, ...]) -> str:
+    """Why the program this part runs may not be the one its command word names, or ""."""
+    if not words:
+        return ""
+    word = words[0]
+    name = base_name(word)
+    if name in _RENAMERS:
+        return f"`{name}` can make another name run a program"
+    if name in _CALLBACKS and any(w.startswith("-C") for w in words[1:]):
+        return f"`{name} -C` runs a callback"
+    if "/" in word:
+        # `./zz` may be a copy of, or a link to, any program (made in this very command).
+        if not word.startswith(_SYSTEM_BIN) or os.path.basename(os.path.realpath(word)) != name:
+            return f"`{word}` may be any program under another name"
+        return ""
+    if shutil.which(name) is None and name not in _BUILTIN_WORDS:
+        return f"`{name}` is no program on PATH (an alias, a hashed name or a function)"
+    return ""
+
+
+_BUILTIN_WORDS = frozenset(
+    {
+        "cd",
+        "echo",
+        "printf",
+        "test",
+        "[",
+        "true",
+        "false",
+        "pwd",
+        "export",
+        "unset",
+        "set",
+        "read",
+        "local",
+        "declare",
+        "typeset",
+        "readonly",
+        "shift",
+        "exit",
+        "return",
+        "wait",
+        "type",
+        "command",
+        "builtin",
+        "exec",
+        "eval",
+        "source",
+        ".",
+        "let",
+        "umask",
+        "ulimit",
+        "times",
+        "jobs",
+        "fg",
+        "bg",
+        "kill",
+        "disown",
+        "suspend",
+        "getopts",
+        "dirs",
+        "pushd",
+        "popd",
+        "help",
+        "history",
+        "fc",
+        "logout",
+        ":",
+        "break",
+        "continue",
+        "caller",
+        "time",
+    }
+)
+
+
 def bash_blind(analysis: ShellAnalysis) -> str:
     """With a Bash deny rule in bypassPermissions: why some part runs code no rule can see."""
     for part in _parts(analysis):
-        why = runs_unseen_code(_words(part))
+        words = _words(part)
+        why = runs_unseen_code(words) or renamed_command(words)
         if why:
             return f"{part.text.strip()[:80]}: {why}"
     why = git_tainted(analysis)
@@ -187,8 +273,10 @@ def read_blind(
         why = _recursive_deny(words, cwds, pc)
         if why:
             return f"{text}: {why}"
-        if name in ("xargs", "parallel"):
-            return f"{text}: `{name}` reads file names from its input"
+        if name in ("xargs", "parallel") or any(
+            base_name(w) in ("xargs", "parallel") for w in part.words
+        ):
+            return f"{text}: `xargs` reads file names from its input"
         for w in words[1:]:
             value = w.split("=", 1)[1] if "=" in w else ""
             if value:

@@ -96,6 +96,9 @@ def bash_secret(
     """Why this command may touch a process secret, or "". `expand(word, cwd, home)` gives every
     path a static word names (globs and braces expanded), () when it cannot tell."""
     text = analysis.command
+    why = _ps_environment(analysis) if "ps" in text else ""
+    if why:
+        return why
     if not any(h in text for h in (*_HINTS, *_GLOB, *_DYNAMIC)) and not any(
         c.startswith("/proc") for c in cwds
     ):
@@ -131,4 +134,19 @@ def bash_secret(
                 for c in cands:
                     if secret_path(c) or (walks and reaches_secret(c)):
                         return f"`{word}` names a process secret ({c})"
+    return ""
+
+
+def _ps_environment(analysis: ShellAnalysis) -> str:
+    """`ps e`, `ps auxeww`, `ps axe`: BSD-style options with `e` print every process's
+    environment, lathe's credentials among them (with a dash, `-e` only means all processes)."""
+    for part in (*analysis.parts, *analysis.nested):
+        words = allow_form(part.words) or part.words
+        if not words or os.path.basename(words[0]) != "ps":
+            continue
+        args = words[1:]
+        if any(not a.startswith("-") and "e" in a for a in args) or any(
+            "environ" in a for a in args
+        ):
+            return "`ps e` prints the environment of processes, lathe's credentials among them"
     return ""

@@ -352,6 +352,19 @@ BYPASS_LEAKS = [
     ("unknown-path", "for f in *; do cat $f; done", "leak"),
 ]
 BYPASS_CODE = [
+    # Round-2 black-box attack: another name for a denied program, and xargs feeding readers.
+    ("renamed", "shopt -s expand_aliases\nalias x=rm\nx victim", "dodge"),
+    ("renamed", "hash -p /bin/rm zz; zz victim", "dodge"),
+    ("renamed", "ln -s /bin/rm ./zz1; ./zz1 victim", "dodge"),
+    ("renamed", "cp /bin/rm ./zz2 && ./zz2 victim", "dodge"),
+    ("renamed", 'mapfile -C "rm -f victim" -c 1 <<< a', "dodge"),
+    ("renamed", "alias c=curl; c http://127.0.0.1:1/", "dodge"),
+    ("renamed", "trap 'rm victim' EXIT", "dodge"),
+    ("xargs-read", "echo .env | xargs cat", "leak"),
+    ("xargs-read", "ls -a | xargs cp -t ../c3", "leak"),
+    ("xargs-read", "find . -name '*.txt' | xargs cat", "leak"),
+    ("xargs-read", "xargs cat < lst", "leak"),
+    ("xargs-read", "git ls-files -o | xargs cat", "leak"),
     ("stdin-code", "bash <<< 'rm v'", "dodge"),
     ("stdin-code", "echo 'rm v' | sh", "dodge"),
     ("stdin-code", "sh < script.sh", "dodge"),
@@ -374,6 +387,11 @@ BYPASS_CODE = [
 ]
 # Process secrets: denied in EVERY mode, with or without rules, whatever is allowed.
 PROC = [
+    "ps eww -A",
+    "ps auxeww",
+    "ps axe",
+    "ps e -C lathe",
+    "ps auxeww | grep -o sk-ant",
     "cat /proc/$PPID/environ",
     "cat /proc/*/environ",
     "cat /proc/self/environ",
