@@ -171,6 +171,9 @@ async def _main(opts: CliOptions, out: IO[str], err: IO[str]) -> int:
     obj = result_object(session, result, started, interrupted=stopped)
     if stopped and signals.received != signal.SIGINT:
         obj["result"] = obj["result"] if result.result_text else f"Stopped by {signals.name}"
+    if result.is_error and not stopped and (opts.prompt or "").strip().startswith("/compact"):
+        # A compaction that failed (a refusal, no summary) is no event either: say why.
+        printer.note(f"lathe: {result.result_text or 'compaction failed'}")
     if result.subtype == "error_max_turns":
         # API errors and blocked prompts are told on stderr as they happen; this end is not an
         # event, and in text mode stdout stays empty, so exit 1 would otherwise come unexplained.

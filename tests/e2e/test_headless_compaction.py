@@ -149,3 +149,21 @@ def test_todo_list_survives_a_compaction_in_a_later_process(repo: Path) -> None:
     kept = json.dumps(compact[-1]["messages"])
     assert "The todo list (TodoWrite)" in kept
     assert "TODO_PENDING_ALPHA" in kept and "TODO_INPROG_BETA" in kept
+
+
+def test_a_failed_compact_says_why_in_text_mode(repo: Path) -> None:
+    """A summary the model refused leaves the conversation as it was, and text mode says so
+    on stderr instead of exiting 1 in silence (found by the black-box attack)."""
+    first = repo / "one.json"
+    first.write_text(json.dumps({"turns": [{"blocks": [{"type": "text", "text": "hello"}]}]}))
+    assert lathe(["-p", "hi", "--model-script", str(first)], repo).returncode == 0
+    refusal = repo / "refuse.json"
+    refusal.write_text(
+        json.dumps(
+            {"turns": [{"blocks": [{"type": "text", "text": "no"}], "stop_reason": "refusal"}]}
+        )
+    )
+    run = lathe(["-p", "/compact", "--continue", "--model-script", str(refusal)], repo)
+    assert run.returncode == 1
+    assert run.stdout == ""
+    assert "lathe:" in run.stderr and "nothing was changed" in run.stderr, run.stderr
