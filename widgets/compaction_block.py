@@ -35,7 +35,7 @@ class CompactionBlock(Static):
         self, trigger: str, tokens_before: int, tokens_after: int, summary: str, seconds: float
     ) -> None:
         self.trigger = trigger
-        self.title = f"✻ Conversation compacted ({trigger})"
+        self.title = "✻ Conversation compacted" + (f" ({trigger})" if trigger else "")
         if tokens_before:  # a boundary replayed from a transcript has no figures
             self.title += f" · {_k(tokens_before)} → {_k(tokens_after)} tokens · {seconds:.1f}s"
         self.summary = summary

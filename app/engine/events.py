@@ -155,9 +155,10 @@ class CompactionStarted:
 
 @dataclass(frozen=True)
 class CompactionFinished:
-    """The conversation was replaced by `summary` (and what survives: todos, files, memory)."""
+    """The conversation was replaced by `summary` (and what survives: todos, files, memory).
+    `trigger` is "" for a boundary replayed from the messages alone, which do not say it."""
 
-    trigger: Literal["manual", "auto"]
+    trigger: Literal["manual", "auto", ""]
     tokens_before: int
     tokens_after: int
     summary: str

@@ -49,7 +49,7 @@ def replay_events(
             first = str(blocks[0].get("text", "")) if blocks else ""
             if first.startswith(SUMMARY_INTRO):
                 # A compaction boundary: the summary that replaced what is above it.
-                events.append(CompactionFinished("auto", 0, 0, extract_summary(first), 0.0))
+                events.append(CompactionFinished("", 0, 0, extract_summary(first), 0.0))
                 continue
             text = "\n".join(
                 str(b.get("text", ""))

@@ -92,3 +92,23 @@ async def test_long_history_is_archived_and_still_scrolls_to_the_start() -> None
         assert "step 0: look at file 0" in "\n".join(
             conversation.archive.render_line(y).text for y in range(6)
         )
+
+
+def test_a_replayed_compaction_boundary_claims_no_trigger() -> None:
+    """The messages alone do not say whether a compaction was manual or automatic, so the
+    resumed boundary must not say "(auto)" (found by the black-box attack)."""
+    from app.engine.compact_prompt import SUMMARY_INTRO
+    from app.engine.events import CompactionFinished
+    from widgets.compaction_block import CompactionBlock
+
+    messages = [
+        {"role": "user", "content": [{"type": "text", "text": SUMMARY_INTRO + "\n<summary>s</summary>"}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "ok"}]},
+    ]
+    boundary = [e for e in replay_events(messages) if isinstance(e, CompactionFinished)]
+    assert len(boundary) == 1 and boundary[0].trigger == ""
+    block = CompactionBlock("", 0, 0, "s", 0.0)
+    assert block.title == "✻ Conversation compacted"
+    assert CompactionBlock("manual", 10, 5, "s", 1.0).title.startswith(
+        "✻ Conversation compacted (manual)"
+    )
