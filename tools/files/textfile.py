@@ -5,8 +5,8 @@ lines and each line decoded as Read decodes it (the file's BOM encoding; else UT
 is not UTF-8 as cp1252, else latin-1), so a file of mixed encodings shows every line readably.
 Writing never re-encodes the whole file: the lines the new text shares with the old (a common
 head and tail) keep their original bytes, and only the lines in between are encoded, each in the
-encoding of the lines it replaces. New text that this encoding cannot hold in a file that is all
-one legacy encoding is refused (EncodingRefused) rather than turned into a mixed file. CRLF files
+encoding of the lines it replaces. New text that this encoding cannot hold is refused
+(EncodingRefused) rather than re-encoding untouched text of the line or the file. CRLF files
 stay CRLF.
 """
 
@@ -201,9 +201,8 @@ def _encode_lines(old: TextFile, lines: list[str], replaced: tuple[str, ...]) ->
         try:
             out.append(line.encode(codec))
         except UnicodeEncodeError as exc:
-            if old.encoding == "mixed":
-                out.append(line.encode("utf-8", "strict"))  # the file mixes them already
-                continue
+            # A mixed file too: encoding the line as UTF-8 instead would change the bytes of
+            # its untouched text (é as \xe9 becomes \xc3\xa9), so the change is refused.
             bad = line[exc.start : exc.end]
             raise EncodingRefused(
                 f"The file is encoded as {codec} and the new text has characters that {codec} "

@@ -137,6 +137,27 @@ async def test_text_a_legacy_file_cannot_hold_is_refused_and_nothing_changes(
     assert status == "ok" and path.read_bytes() == original.replace(b"caf\xe9", b"caf\xe9s")
 
 
+async def test_text_a_legacy_line_of_a_mixed_file_cannot_hold_is_refused(tmp_path: Path) -> None:
+    """Writing that line as UTF-8 instead would change its untouched bytes (\xe9 -> \xc3\xa9):
+    found by the black-box attack."""
+    context = make_context(tmp_path)
+    path = tmp_path / "m.txt"
+    original = b"caf\xe9 latin1 line\r\n\x80\x81\x8d\x8f\x90\x9d raw c1\nutf8 na\xc3\xafve\n"
+    path.write_bytes(original)
+    await _read(context, path)
+    for old, new in (("raw c1", "raw \u4e2d"), ("latin1", "latin1 \u4e2d")):
+        status, message = await call_tool(
+            EDIT, {"file_path": str(path), "old_string": old, "new_string": new}, context
+        )
+        assert status == "invalid" and "cannot represent" in message, message
+    assert path.read_bytes() == original
+    status, _ = await call_tool(
+        EDIT, {"file_path": str(path), "old_string": "na\u00efve", "new_string": "\u4e2d"}, context
+    )
+    assert status == "ok"  # a UTF-8 line takes it
+    assert path.read_bytes() == original.replace(b"na\xc3\xafve", "\u4e2d".encode())
+
+
 @pytest.mark.parametrize("tool", ["Write", "Edit"])
 async def test_a_change_with_its_mtime_restored_is_still_a_change(
     tmp_path: Path, tool: str
