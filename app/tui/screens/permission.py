@@ -17,17 +17,17 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Static
 
 from app.execution.interfaces import PermissionPrompt
 from app.tui import answers
+from app.tui.screens.guarded import GuardedQuestionScreen
 from app.tui.translate import permission_preview
 from tools.decisions import PermissionDecision
 from widgets.diff_view import DiffView
 
 
-class PermissionScreen(ModalScreen[PermissionDecision | None]):
+class PermissionScreen(GuardedQuestionScreen):
     CSS_PATH = "permission.tcss"
     BINDINGS = [
         Binding("1", "allow_once", "Allow once", id="permission.allow_once"),
@@ -47,11 +47,7 @@ class PermissionScreen(ModalScreen[PermissionDecision | None]):
     def __init__(
         self, prompt: PermissionPrompt, *, key_guard_s: float, clock: Callable[[], float]
     ) -> None:
-        super().__init__()
-        self.prompt = prompt
-        self.key_guard_s = key_guard_s
-        self.clock = clock
-        self.shown_at = clock()
+        super().__init__(prompt, key_guard_s=key_guard_s, clock=clock)
         # The selected choice (a button id) and when it was selected; None: nothing selected.
         self.selected: str | None = None
         self.selected_at = 0.0
@@ -119,19 +115,7 @@ class PermissionScreen(ModalScreen[PermissionDecision | None]):
         return text
 
     def on_mount(self) -> None:
-        for button in self.query(Button):
-            # Buttons take clicks only: Enter on a focused button would be a keystroke answer
-            # that dodges the key guard.
-            button.can_focus = False
-        self.set_focus(None)
-        self.set_interval(0.1, self._check_claimed)
-
-    def _check_claimed(self) -> None:
-        if self.prompt.resolver.is_claimed() and self.is_current:
-            self.dismiss(None)
-
-    def _guarded(self) -> bool:
-        return self.clock() - self.shown_at < self.key_guard_s
+        self.start_guard()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         return not (action == "select_always" and not self.prompt.suggestions)

@@ -15,11 +15,11 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Markdown, Static
 
 from app.execution.interfaces import PermissionPrompt
 from app.tui import answers
+from app.tui.screens.guarded import GuardedQuestionScreen
 from tools.decisions import DecisionReason, PermissionDecision
 from tools.interaction import PlanApprovalRequest
 
@@ -30,7 +30,7 @@ MODE_CHOICES = {
 KEEP_PLANNING = "No, keep planning"
 
 
-class PlanApprovalScreen(ModalScreen[PermissionDecision | None]):
+class PlanApprovalScreen(GuardedQuestionScreen):
     # Nothing focused on opening: the text field takes keys only once the user opens it.
     AUTO_FOCUS = None
     CSS_PATH = "plan_approval.tcss"
@@ -52,12 +52,8 @@ class PlanApprovalScreen(ModalScreen[PermissionDecision | None]):
         key_guard_s: float,
         clock: Callable[[], float],
     ) -> None:
-        super().__init__()
-        self.prompt = prompt
+        super().__init__(prompt, key_guard_s=key_guard_s, clock=clock)
         self.request = request
-        self.key_guard_s = key_guard_s
-        self.clock = clock
-        self.shown_at = clock()
         self.cursor = 0
         # The rows: one per mode the plan may go on in, then "keep planning".
         self.rows: list[str] = [*request.modes, ""]
@@ -79,21 +75,11 @@ class PlanApprovalScreen(ModalScreen[PermissionDecision | None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        for button in self.query(Button):
-            button.can_focus = False  # clicks only: keys go through the guarded bindings
         # Neither takes keys until wanted: the arrows choose, the wheel still scrolls the plan.
         self.query_one("#feedback", Input).can_focus = False
         self.query_one("#plan", VerticalScroll).can_focus = False
-        self.set_focus(None)
-        self.set_interval(0.1, self._check_claimed)
+        self.start_guard()
         self._show()
-
-    def _check_claimed(self) -> None:
-        if self.prompt.resolver.is_claimed() and self.is_current:
-            self.dismiss(None)
-
-    def _guarded(self) -> bool:
-        return self.clock() - self.shown_at < self.key_guard_s
 
     def _feedback_open(self) -> bool:
         return self.query_one("#feedback", Input).has_class("-active")

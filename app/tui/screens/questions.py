@@ -17,11 +17,11 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Static
 
 from app.execution.interfaces import PermissionPrompt
 from app.tui import answers
+from app.tui.screens.guarded import GuardedQuestionScreen
 from tools.decisions import DecisionReason, PermissionDecision
 from tools.interaction import Question, QuestionsRequest
 
@@ -29,7 +29,7 @@ OTHER = "Other"
 MULTI_JOIN = ", "
 
 
-class QuestionsScreen(ModalScreen[PermissionDecision | None]):
+class QuestionsScreen(GuardedQuestionScreen):
     # Nothing focused on opening: the text field takes keys only once the user opens it.
     AUTO_FOCUS = None
     CSS_PATH = "questions.tcss"
@@ -53,12 +53,8 @@ class QuestionsScreen(ModalScreen[PermissionDecision | None]):
         key_guard_s: float,
         clock: Callable[[], float],
     ) -> None:
-        super().__init__()
-        self.prompt = prompt
+        super().__init__(prompt, key_guard_s=key_guard_s, clock=clock)
         self.request = request
-        self.key_guard_s = key_guard_s
-        self.clock = clock
-        self.shown_at = clock()
         self.index = 0  # the question on screen
         self.cursor = 0  # the highlighted row: an option, or len(options) for "Other"
         self.chosen: set[str] = set()  # multi-select: the labels ticked on this question
@@ -80,20 +76,10 @@ class QuestionsScreen(ModalScreen[PermissionDecision | None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        for button in self.query(Button):
-            button.can_focus = False  # clicks only: keys go through the guarded bindings
         # Focusable only while open: Textual would otherwise focus it, hidden, and take the keys.
         self.query_one("#other", Input).can_focus = False
-        self.set_focus(None)
-        self.set_interval(0.1, self._check_claimed)
+        self.start_guard()
         self._show()
-
-    def _check_claimed(self) -> None:
-        if self.prompt.resolver.is_claimed() and self.is_current:
-            self.dismiss(None)
-
-    def _guarded(self) -> bool:
-        return self.clock() - self.shown_at < self.key_guard_s
 
     def _other_open(self) -> bool:
         return self.query_one("#other", Input).has_class("-active")
