@@ -207,10 +207,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     lazy_sdk.install()  # before anything imports the SDK: see app/model/lazy_sdk.py
     if opts.print_mode:
-        from app.headless import run_headless
+        from app.compose import run_print
 
-        return run_headless(opts)
-    from app.tui.launch import run_tui
+        return run_print(opts)
+    from app.compose_tui import run_tui
 
     return run_tui(opts)
 

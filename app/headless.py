@@ -15,17 +15,21 @@ import json
 import signal
 import sys
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import IO, Any
 
-from app.cli import CliOptions
-from app.engine.events import (
+from app.engine.api import (
     AssistantMessage,
     CompactionFinished,
     EngineEvent,
     ErrorOccurred,
+    EventSink,
     Notice,
     RawStreamEvent,
     Retrying,
+    SessionPort,
+    SetupError,
     ToolResultsMessage,
     TurnEnded,
 )
@@ -105,22 +109,38 @@ class _Printer:
             )
 
 
-def run_headless(opts: CliOptions, out: IO[str] | None = None, err: IO[str] | None = None) -> int:
+@dataclass(frozen=True)
+class HeadlessRun:
+    """What `-p` was asked: the prompt and the output format."""
+
+    prompt: str
+    output_format: str = "text"
+
+
+# Builds the session with its events going to the sink; returns it and the setup's warnings.
+# Raises SetupError when the session cannot start (exit 2).
+SessionBuilder = Callable[[EventSink], tuple[SessionPort, list[str]]]
+
+
+def run_headless(
+    opts: HeadlessRun,
+    build: SessionBuilder,
+    out: IO[str] | None = None,
+    err: IO[str] | None = None,
+) -> int:
     out = out or sys.stdout
     err = err or sys.stderr
     try:
-        return asyncio.run(_main(opts, out, err))
+        return asyncio.run(_main(opts, build, out, err))
     except KeyboardInterrupt:
         return 130
 
 
-async def _main(opts: CliOptions, out: IO[str], err: IO[str]) -> int:
-    from app.engine.setup import SetupError, build_session
-
+async def _main(opts: HeadlessRun, build: SessionBuilder, out: IO[str], err: IO[str]) -> int:
     started = time.perf_counter()
     printer = _Printer(opts.output_format, out, err)
     loop = asyncio.get_running_loop()
-    holder: dict[str, Any] = {}
+    holder: dict[str, SessionPort] = {}
 
     def first_signal(sig: int) -> None:
         session = holder.get("session")
@@ -131,26 +151,26 @@ async def _main(opts: CliOptions, out: IO[str], err: IO[str]) -> int:
     signals = ExitSignals(first_signal)
     install(loop.add_signal_handler, signals)
     try:
-        setup = build_session(opts, interactive=False, sink=printer)
+        session, warnings = build(printer)
     except SetupError as exc:
         print(f"lathe: {exc}", file=err)
         return 2
-    for warning in setup.warnings:
+    for warning in warnings:
         print(f"lathe: warning: {warning}", file=err)
-    session = setup.session
     holder["session"] = session
     printer.session_id = session.session_id
     await session.start_mcp()
     if opts.output_format == "stream-json":
+        status = session.status()
         printer.line(
             {
                 "type": "system",
                 "subtype": "init",
-                "session_id": session.session_id,
-                "cwd": session.context.cwd,
-                "model": session.model,
-                "tools": session.tool_names,
-                "permissionMode": session.permission_mode,
+                "session_id": status.session_id,
+                "cwd": status.cwd,
+                "model": status.model,
+                "tools": list(status.tools),
+                "permissionMode": status.permission_mode,
                 "mcp_servers": session.mcp_status(),
             }
         )
@@ -190,21 +210,21 @@ async def _main(opts: CliOptions, out: IO[str], err: IO[str]) -> int:
     return 1 if result.is_error else 0
 
 
-async def _run(session: Any, prompt: str) -> TurnEnded:
+async def _run(session: SessionPort, prompt: str) -> TurnEnded:
     """The prompt, or the slash commands that make sense headless (`/compact [instructions]`
     with --continue, as in Claude Code; `/context`)."""
     command, _, arg = prompt.strip().partition(" ")
     if command == "/compact":
-        result: TurnEnded = await session.compact(arg.strip())
-        return result
+        return await session.compact(arg.strip())
     if command == "/context":
         return TurnEnded(None, "\n".join(session.context_breakdown()), False, "success", 0)
-    return await session.run_turn(prompt)  # type: ignore[no-any-return]
+    return await session.run_turn(prompt)
 
 
 def result_object(
-    session: Any, result: TurnEnded, started: float, *, interrupted: bool = False
+    session: SessionPort, result: TurnEnded, started: float, *, interrupted: bool = False
 ) -> dict[str, Any]:
+    status = session.status()
     subtype = result.subtype
     is_error = result.is_error
     if subtype == "interrupted" or interrupted:
@@ -219,8 +239,8 @@ def result_object(
         "result": text,
         "num_turns": result.num_turns,
         "duration_ms": int((time.perf_counter() - started) * 1000),
-        "session_id": session.session_id,
-        "usage": session.usage.totals(),
-        "total_cost_usd": round(session.usage.total_cost_usd, 6),
+        "session_id": status.session_id,
+        "usage": dict(status.usage),
+        "total_cost_usd": round(status.cost_usd, 6),
         "permission_denials": [dict(d) for d in result.permission_denials],
     }

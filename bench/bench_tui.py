@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from app.engine.events import TextDelta, TurnStarted
+from app.engine.tool_views import ToolCallTracker
 from app.execution.events import ToolFinished, ToolProgressed, ToolQueued, ToolStarted
 from app.execution.outcome import CallOutcome
 from app.tui.app import LatheApp
@@ -23,6 +24,9 @@ from app.tui.ports import TuiConfig
 from bench.table import Row
 from tools.base import ToolProgress
 from widgets.tool_block import ToolBlock
+
+# The engine's translation of the executor's events into the views the App renders.
+VIEWS = ToolCallTracker()
 
 SIZE = (120, 40)
 
@@ -84,8 +88,8 @@ async def _progress() -> tuple[float, float]:
     app = _app(progress_tick_s=0.25)
     async with app.run_test(size=SIZE) as pilot:
         for i in range(16):
-            app.handle_engine_event(ToolQueued(f"t{i}", "Bash", {}, f"job {i}", True))
-            app.handle_engine_event(ToolStarted(f"t{i}", "Bash", time.monotonic()))
+            app.handle_engine_event(VIEWS.queued(ToolQueued(f"t{i}", "Bash", {}, f"job {i}", True)))
+            app.handle_engine_event(VIEWS.started(ToolStarted(f"t{i}", "Bash", time.monotonic())))
         await pilot.pause()
         frames = Frames(app)
         panel = app.main.progress
@@ -104,8 +108,9 @@ async def _progress() -> tuple[float, float]:
             t0 = time.perf_counter()
             sent[0] = tick
             for i in range(16):
+                progress = ToolProgress(output=f"line {tick}\n")
                 app.handle_engine_event(
-                    ToolProgressed(f"t{i}", ToolProgress(output=f"line {tick}\n"), time.monotonic())
+                    VIEWS.progressed(ToolProgressed(f"t{i}", progress, time.monotonic()))
                 )
             pending.append((t0, frames.when(lambda tick=tick: shown[0] >= tick)))  # type: ignore[misc]
             await asyncio.sleep(max(0.0, 0.02 - (time.perf_counter() - t0)))
@@ -150,11 +155,12 @@ async def _long_session() -> tuple[float, float, float, float]:
     async with app.run_test(size=SIZE) as pilot:
         conv = app.main.conversation
         # The real resume path: a transcript of 10,000 messages (2,500 tool calls) replayed.
-        from app.tui.history import replay
+        from app.engine.replay import replay_events
+        from app.tui.history import ReplayedHistory
 
         messages = _transcript(2_500)
         start = time.perf_counter()
-        replay(messages, app.handle_engine_event)
+        app.handle_engine_event(ReplayedHistory(tuple(replay_events(messages))))
         await pilot.pause()
         resume = time.perf_counter() - start
         frames = Frames(app)
@@ -162,7 +168,7 @@ async def _long_session() -> tuple[float, float, float, float]:
         appends: list[float] = []
         for k in range(21):  # the median of 21 appends: one sample is at the mercy of the machine
             t0 = time.perf_counter()
-            app.handle_engine_event(ToolQueued(f"x{k}", "Read", {}, "x.py", True))
+            app.handle_engine_event(VIEWS.queued(ToolQueued(f"x{k}", "Read", {}, "x.py", True)))
             block = app._tool_blocks[f"x{k}"]
             painted = [False]
             render = block.render
@@ -172,7 +178,7 @@ async def _long_session() -> tuple[float, float, float, float]:
                 return render()
 
             block.render = tracked_render  # type: ignore[method-assign]
-            app.handle_engine_event(ToolFinished(f"x{k}", _outcome(f"x{k}"), 0.01))
+            app.handle_engine_event(VIEWS.finished(ToolFinished(f"x{k}", _outcome(f"x{k}"), 0.01)))
             shown = await asyncio.wait_for(frames.when(lambda p=painted: p[0]), 5)  # type: ignore[misc]
             appends.append(shown - t0)
             await pilot.pause()

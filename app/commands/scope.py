@@ -19,7 +19,7 @@ def enter_command_scope(
 ) -> Callable[[], None]:
     from app.permissions.rules import Rule, RuleError, parse_rule
 
-    decider = session.parts.extra.get("decider")
+    decider = session.parts.rules
     added: list[Rule] = []
     trusted = bool(getattr(getattr(decider, "context", None), "trusted", False))
     allowed = command.allowed_tools

@@ -17,7 +17,7 @@ async def run_expanded_turn(
 ) -> Any:
     from app.engine.events import Notice
 
-    commands = session.parts.extra.get("commands")
+    commands = session.parts.commands
     hit = match_command(prompt.strip(), commands)
     notices: list[str] = []
     leave = enter_command_scope(hit[0], session, notices) if hit else None

@@ -1,7 +1,11 @@
-"""The typed events the engine emits for a front end (the TUI or the headless printer).
+"""The typed events the engine emits for a front end (the TUI, the headless printer, the protocol
+front ends).
 
 Data flows one way: the model stream and the executor feed the engine, the engine emits these, the
-front end renders them. The user's answers come back only through a PermissionPrompt's ResolveOnce.
+front end renders them. Tool calls arrive as frozen views (ToolCallUpdated), permission questions
+as PermissionRequested; the user's answer goes back only through the question (its ResolveOnce).
+The executor's own events (app/execution/events.py) never leave the engine: the Session turns
+them into views (app/engine/tool_views.py).
 """
 
 from __future__ import annotations
@@ -10,8 +14,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from app.execution.events import ToolFinished, ToolProgressed, ToolQueued, ToolStarted
-from app.execution.interfaces import PermissionPrompt
+from app.engine.views import PermissionRequested as PermissionRequested
+from app.engine.views import ToolCallUpdated as ToolCallUpdated
+from app.execution.events import ExecutorEvent
 
 
 @dataclass(frozen=True)
@@ -53,13 +58,6 @@ class ToolResultsMessage:
     """The user message carrying the tool_results of one model turn, in tool_use order."""
 
     message: Mapping[str, Any]
-
-
-@dataclass(frozen=True)
-class PermissionRequested:
-    """The pipeline needs an answer. Resolve `prompt.resolver` (claim first) to answer it."""
-
-    prompt: PermissionPrompt
 
 
 @dataclass(frozen=True)
@@ -180,10 +178,7 @@ EngineEvent = (
     | ThinkingDelta
     | AssistantMessage
     | ToolResultsMessage
-    | ToolQueued
-    | ToolStarted
-    | ToolProgressed
-    | ToolFinished
+    | ToolCallUpdated
     | PermissionRequested
     | Retrying
     | UsageUpdated
@@ -199,3 +194,6 @@ EngineEvent = (
     | CompactionFinished
     | CompactionFailed
 )
+
+# What the Session's emit takes: the events above and the executor's, which it turns into views.
+InternalEvent = EngineEvent | ExecutorEvent

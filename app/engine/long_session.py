@@ -111,8 +111,8 @@ def replace_messages(
     session.messages = messages
     session.context_state.forget_count()
     session.context_state.compactions += 1
-    rebuild = session.parts.extra.get("rebuild_system")
-    if callable(rebuild):
+    rebuild = session.parts.rebuild_system
+    if rebuild is not None:
         # Memory files are re-read from disk: what changed on disk is what the model gets.
         session.parts.system = rebuild()
     transcript = session.parts.transcript

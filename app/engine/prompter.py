@@ -1,7 +1,9 @@
 """The interactive prompter: a permission question becomes an event; the front end answers it.
 
-The question is announced through the session's sink as PermissionRequested; whoever answers
-resolves the prompt's ResolveOnce (the dialog, or Ctrl+C through the pipeline's abort race). When
+The pipeline's PermissionPrompt becomes a frozen PermissionQuestion (with its preview, computed
+off the loop: it may read the file an edit changes) announced through the session as
+PermissionRequested; whoever answers resolves it (the dialog, a protocol front end, or Ctrl+C
+through the pipeline's abort race). When
 the answer is "always allow", the rules are written to `.lathe/settings.local.toml` and applied to
 the running session before the tool runs. An approved plan (ExitPlanMode) switches the permission
 mode to the one the user picked, also before the tool runs.
@@ -9,25 +11,45 @@ mode to the one the user picked, also before the tool runs.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
-from app.engine.events import EngineEvent, Notice, PermissionRequested
+from app.engine.events import Notice, PermissionRequested
+from app.engine.tool_views import preview_for, question_for
 from app.execution.interfaces import PermissionPrompt
 from app.permissions import PersistError, RuleDecider, allow_for_session, always_allow
 from app.permissions.modes import parse_mode
 from tools.decisions import PermissionDecision
 
+if TYPE_CHECKING:
+    from app.engine.session import Session
+
 
 class EventPrompter:
-    def __init__(self, sink: Callable[[EngineEvent], None], decider: RuleDecider) -> None:
-        self.sink = sink
+    def __init__(self, decider: RuleDecider, session: Session | None = None) -> None:
         self.decider = decider
+        self.session = session
+
+    def bind(self, session: Session) -> None:
+        """The session that announces the questions (it exists after its parts)."""
+        self.session = session
 
     async def ask(self, prompt: PermissionPrompt) -> None:
-        self.sink(PermissionRequested(prompt))
+        session = self.session
+        if session is None:
+            raise RuntimeError("EventPrompter.ask before bind()")
+        preview = await asyncio.to_thread(
+            preview_for, prompt.tool, prompt.tool_name, prompt.input, session.context
+        )
+        if not prompt.resolver.is_claimed():  # Ctrl+C while the preview was read: no dialog
+            session.emit(PermissionRequested(question_for(prompt, preview)))
         decision = await prompt.resolver.wait()
         self.remember(decision)
+
+    def sink(self, event: Notice) -> None:
+        if self.session is not None:
+            self.session.emit(event)
 
     def remember(self, decision: PermissionDecision) -> None:
         mode = decision.extra.get("set_mode") if decision.behavior == "allow" else None

@@ -10,50 +10,77 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.engine.context import ContextConfig, ContextState
-from app.engine.events import EngineEvent, Notice, TurnEnded
+from app.engine.events import EngineEvent, InternalEvent, Notice, PermissionRequested, TurnEnded
+from app.engine.tool_views import ToolCallTracker
+from app.execution.events import ToolFinished, ToolProgressed, ToolQueued, ToolStarted
 from app.execution.interfaces import HookRunner, NoHooks, PermissionDecider, Prompter
 from app.execution.pipeline import PipelineDeps
 from app.model.client import ModelBackend
 from app.model.usage import UsageTracker
 from app.transcript import TranscriptWriter
 from tools.abort import AbortController
-from tools.base import ToolContext
+from tools.base import Tool, ToolContext
 from tools.registry import ToolPool
 from tools.todo_write import todos_from_history
+
+if TYPE_CHECKING:
+    from app.commands.loader import CommandSet
+    from app.config.models import Settings
+    from app.engine.api import CommandInfo, SessionStatus
+    from app.engine.views import PermissionQuestion
+    from app.execution.streaming_executor import StreamingToolExecutor
+    from app.hooks.runner import CommandHookRunner
+    from app.mcp.manager import McpManager
+    from app.memory.nested import NestedMemory
+    from app.permissions import RuleDecider
+    from tools.decisions import PermissionDecision
+
+# A system prompt or a message: the API's JSON, block by block.
+Json = dict[str, Any]
 
 
 @dataclass
 class SessionParts:
-    """Everything a session is built from (see app/engine/setup.py)."""
+    """Everything a session is built from (the composition root, app/compose.py, builds them)."""
 
     backend: ModelBackend
     pool: ToolPool
     context: ToolContext
-    system: list[dict[str, Any]]
+    system: list[Json]
     decider: PermissionDecider
     prompter: Prompter | None
     session_id: str
     hooks: HookRunner = field(default_factory=NoHooks)
-    # Optional non-tool hook events (UserPromptSubmit, Stop, SessionStart, SessionEnd).
-    session_hooks: Any = None
+    # The non-tool hook events (UserPromptSubmit, Stop, SessionStart, SessionEnd, PreCompact,
+    # Notification).
+    session_hooks: CommandHookRunner | None = None
     transcript: TranscriptWriter | None = None
-    messages: list[dict[str, Any]] = field(default_factory=list)
+    messages: list[Json] = field(default_factory=list)
+    # A resumed transcript's part before its last compaction: shown, never sent.
+    earlier_messages: list[Json] = field(default_factory=list)
     max_turns: int | None = None
     max_tokens: int = 16_000
-    fallback_tools: tuple[Any, ...] = ()
+    fallback_tools: tuple[Tool[Any], ...] = ()
     # The built-in tools offered (the pool's prefix) and the MCP servers' manager, if any.
-    builtin_tools: tuple[Any, ...] | None = None
-    mcp: Any = None
-    # Called when the permission mode changes (the permission layer rebuilds its context).
-    set_mode: Callable[[str], None] | None = None
-    get_mode: Callable[[], str] | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    builtin_tools: tuple[Tool[Any], ...] | None = None
+    mcp: McpManager | None = None
+    # The permission rules and mode in force (None: a bare decider, as in benchmarks).
+    rules: RuleDecider | None = None
+    settings: Settings | None = None
+    project_dir: str = ""
+    commands: CommandSet | None = None
+    nested_memory: NestedMemory | None = None
+    # Compaction rebuilds the system prompt, re-reading the memory files from disk.
+    rebuild_system: Callable[[], list[Json]] | None = None
+    include_partial_messages: bool = False
 
 
 class Session:
+    """The engine's one door: it implements app.engine.api.SessionPort for every front end."""
+
     def __init__(
         self, parts: SessionParts, sink: Callable[[EngineEvent], None] | None = None
     ) -> None:
@@ -92,10 +119,12 @@ class Session:
         self._pending_context: list[str] = []
         # Prompts sent while a turn runs, and the executor of the batch running now.
         self._queued_prompts: list[str] = []
-        self.executor: Any = None
+        self.executor: StreamingToolExecutor | None = None
         self._started_hooks = False
+        # Tool calls as the views front ends render (built from the executor's events).
+        self._calls = ToolCallTracker()
         # Context accounting and compaction (app/engine/long_session.py does the work).
-        self.context_config = ContextConfig.from_settings(parts.extra.get("settings"))
+        self.context_config = ContextConfig.from_settings(parts.settings)
         self.context_state = ContextState()
         self._fixed_tokens_cache: Any = None
 
@@ -110,7 +139,7 @@ class Session:
         return self.backend.offline
 
     @property
-    def tool_pool_tools(self) -> tuple[Any, ...]:
+    def tool_pool_tools(self) -> tuple[Tool[Any], ...]:
         return self.pool.tools
 
     @property
@@ -119,11 +148,15 @@ class Session:
 
     @property
     def permission_mode(self) -> str:
-        return self.parts.get_mode() if self.parts.get_mode else "default"
+        rules = self.parts.rules
+        return rules.context.mode if rules is not None else "default"
 
     def set_permission_mode(self, mode: str) -> None:
-        if self.parts.set_mode is not None:
-            self.parts.set_mode(mode)
+        from app.permissions.modes import parse_mode
+
+        rules = self.parts.rules
+        if rules is not None:
+            rules.set_context(replace(rules.context, mode=parse_mode(mode)))
 
     @property
     def running(self) -> bool:
@@ -136,10 +169,9 @@ class Session:
 
     def describe_permissions(self) -> str:
         """`/permissions`: the rules by source, deny and ask first, with where each came from."""
-        decider = self.parts.extra.get("decider")
-        context = getattr(decider, "context", None)
-        if context is None:
+        if self.parts.rules is None:
             return "No rules loaded."
+        context = self.parts.rules.context
         lines: list[str] = []
         for source, rules in context.rules_by_source().items():
             lines.append(f"{source}:")
@@ -151,9 +183,95 @@ class Session:
     def set_sink(self, sink: Callable[[EngineEvent], None]) -> None:
         self._sink = sink
 
+    def status(self) -> SessionStatus:
+        """What a front end shows about the session now (one frozen snapshot)."""
+        from app.engine.api import McpServerStatus, SessionStatus
+
+        transcript = self.parts.transcript
+        return SessionStatus(
+            session_id=self.session_id,
+            model=self.model,
+            offline=self.offline,
+            permission_mode=self.permission_mode,
+            running=self.running,
+            cwd=self.context.cwd,
+            project_dir=self.parts.project_dir or self.context.project_dir or self.context.cwd,
+            transcript_path=str(transcript.path) if transcript is not None else "",
+            tools=tuple(self.tool_names),
+            mcp_servers=tuple(
+                McpServerStatus(s.get("name", ""), s.get("status", "")) for s in self.mcp_status()
+            ),
+            usage=self.usage.totals(),
+            cost_usd=self.usage.total_cost_usd,
+        )
+
+    def answer(self, question: PermissionQuestion, decision: PermissionDecision) -> bool:
+        """Answer a PermissionRequested's question; False when it was answered already."""
+        return question.answer(decision)
+
+    def custom_commands(self) -> tuple[CommandInfo, ...]:
+        """The project's and user's custom commands (/name), for completion and palettes."""
+        from app.engine.api import CommandInfo
+
+        found = self.parts.commands
+        if found is None:
+            return ()
+        return tuple(CommandInfo(c.name, c.help) for c in found.sorted())
+
+    def history(self) -> tuple[EngineEvent, ...]:
+        """A resumed conversation as the events a live one would have sent (what came before a
+        compaction too, above its boundary), so a front end draws it as it was left."""
+        from app.engine.replay import replay_events
+
+        return tuple(replay_events([*self.parts.earlier_messages, *self.messages], self.pool.tools))
+
+    def status_line_command(self) -> str | None:
+        """The `statusLine` setting's command, if any."""
+        from app.engine.status_line import status_command
+
+        settings = self.parts.settings
+        return status_command(settings.status_line if settings is not None else None)
+
+    @property
+    def wants_idle_notification(self) -> bool:
+        hooks = self.parts.session_hooks
+        return hooks is not None and hooks.has_hooks("Notification")
+
+    async def notify_idle(self, message: str) -> None:
+        """Notification hooks, `idle_prompt`: the prompt has waited for the user."""
+        hooks = self.parts.session_hooks
+        if hooks is not None and hooks.has_hooks("Notification"):
+            await hooks.notification(message, "idle_prompt")
+
     # -- events and state ----------------------------------------------------------------------
 
-    def emit(self, event: EngineEvent) -> None:
+    def emit(self, event: InternalEvent) -> None:
+        """Send an event to the front end; the executor's events become tool-call views."""
+        match event:
+            case ToolQueued():
+                self._deliver(self._calls.queued(event))
+            case ToolStarted():
+                self._deliver(self._calls.started(event))
+            case ToolProgressed():
+                self._deliver(self._calls.progressed(event))
+            case ToolFinished():
+                self._deliver(self._calls.finished(event))
+            case PermissionRequested():
+                asked = self._calls.asked(event.question)
+                if asked is not None:
+                    self._deliver(asked)
+                tool_use_id = event.question.tool_use_id
+                self._deliver(event)
+                event.question.on_answered(lambda _: self._answered(tool_use_id))
+            case _:
+                self._deliver(event)
+
+    def _answered(self, tool_use_id: str) -> None:
+        update = self._calls.answered(tool_use_id)
+        if update is not None:
+            self._deliver(update)
+
+    def _deliver(self, event: EngineEvent) -> None:
         try:
             self._sink(event)
         except Exception:  # a broken front end must not break the conversation
@@ -193,8 +311,7 @@ class Session:
         builtins = self.parts.builtin_tools
         if manager is None or builtins is None:
             return
-        deny = self.parts.extra.get("decider")
-        pool = assemble_tool_pool(builtins, manager.tools(), deny)
+        pool = assemble_tool_pool(builtins, manager.tools(), self.parts.rules)
         if pool.names == self.pool.names:
             return
         self.pool = pool

@@ -135,7 +135,7 @@ async def run_turn(
             user_content = [r.result_block for r in response.results]
             for r in response.results:
                 user_content.extend(r.extra_content)
-            nested = session.parts.extra.get("nested_memory")
+            nested = session.parts.nested_memory
             if nested is not None:  # subfolder CLAUDE.md and `paths:` rules (app/memory/nested.py)
                 user_content.extend(nested.reminder_blocks(tool_uses))
             if response.interrupted:
@@ -218,18 +218,18 @@ async def run_turn(
         elif response.stop_reason == "refusal":
             session.emit(Notice("The model declined to continue this request.", "warning"))
         if hooks is not None:
-            verdict = await hooks.stop(
+            stopped = await hooks.stop(
                 stop_hook_active, session.context, _text_of(response.message)
             )
-            _notices(session, verdict.messages)
+            _notices(session, stopped.messages)
             if (
-                verdict.prevent_continuation is None
-                and verdict.should_continue
+                stopped.prevent_continuation is None
+                and stopped.should_continue
                 and not stop_hook_active
             ):
                 # The model goes on once; stop_hook_active keeps a hook from looping forever.
                 stop_hook_active = True
-                reason = verdict.reason or "A Stop hook asked to continue."
+                reason = stopped.reason or "A Stop hook asked to continue."
                 session.append(
                     {
                         "role": "user",
@@ -393,7 +393,7 @@ async def _stream_once(
         max_tokens=session.parts.max_tokens,
     )
     session.emit(RequestStarted(turn, session.backend.model))
-    partial = bool(session.parts.extra.get("include_partial_messages"))
+    partial = session.parts.include_partial_messages
     consumer = asyncio.ensure_future(_consume(session, params, acc, executor, results, partial))
 
     def stop_stream() -> None:

@@ -8,6 +8,7 @@ dialog); only the first claim succeeds, so exactly one party wins and no decisio
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
@@ -19,6 +20,7 @@ class ResolveOnce(Generic[T]):
         self._resolved = False
         self._value: T | None = None
         self._event = asyncio.Event()
+        self._callbacks: list[Callable[[T], None]] = []
 
     def claim(self) -> bool:
         """Take the exclusive right to resolve. True for exactly one caller, ever."""
@@ -41,6 +43,9 @@ class ResolveOnce(Generic[T]):
         self._resolved = True
         self._value = value
         self._event.set()
+        callbacks, self._callbacks = self._callbacks, []
+        for callback in callbacks:
+            callback(value)
 
     def is_claimed(self) -> bool:
         return self._claimed
@@ -52,6 +57,14 @@ class ResolveOnce(Generic[T]):
     @property
     def value(self) -> T | None:
         return self._value
+
+    def add_done_callback(self, callback: Callable[[T], None]) -> None:
+        """Call `callback(value)` once the value is delivered (at once if it already is), so a
+        waiter that is not a coroutine (a dialog) learns of it without polling."""
+        if self._resolved:
+            callback(self._value)  # type: ignore[arg-type]
+        else:
+            self._callbacks.append(callback)
 
     async def wait(self) -> T:
         await self._event.wait()

@@ -10,13 +10,14 @@ from textual import on
 from textual.binding import Binding
 from textual.events import AppBlur
 
+from app.engine.api import SessionPort
 from app.tui.app_base import AppBase
 from app.tui.commands import COMMANDS, SlashCommands
 from app.tui.context_commands import ContextCommands
 from app.tui.exit_watch import ExitWatch
 from app.tui.live_settings import LiveSettings
 from app.tui.permission_queue import PermissionQueue
-from app.tui.ports import SessionFactory, SessionPort, TuiConfig
+from app.tui.ports import SessionFactory, TuiConfig
 from app.tui.screens.main import MainScreen
 from app.tui.screens.settings_error import SettingsAnswer, SettingsErrorScreen
 from app.tui.screens.trust import TrustScreen

@@ -10,9 +10,9 @@ from typing import Any, Literal
 
 from textual.app import App
 
+from app.engine.api import PermissionQuestion, SessionPort
 from app.engine.events import EngineEvent, UsageUpdated
-from app.execution.interfaces import PermissionPrompt
-from app.tui.ports import SessionPort, TuiConfig
+from app.tui.ports import TuiConfig
 from app.tui.screens.main import MainScreen
 from widgets.tool_block import ToolBlock
 
@@ -44,7 +44,7 @@ class AppBase(App[int]):
     def handle_engine_event(self, event: EngineEvent) -> None:
         raise NotImplementedError
 
-    def enqueue_permission(self, prompt: PermissionPrompt) -> None:
+    def enqueue_permission(self, prompt: PermissionQuestion) -> None:
         raise NotImplementedError
 
     def drop_resolved_permissions(self) -> None:
@@ -56,7 +56,7 @@ class AppBase(App[int]):
     def run_slash_command(self, text: str) -> None:
         raise NotImplementedError
 
-    def open_dialog_prompt(self) -> PermissionPrompt | None:
+    def open_dialog_prompt(self) -> PermissionQuestion | None:
         raise NotImplementedError
 
     def notice(self, text: str, level: Literal["info", "warning", "error"] = "info") -> None:

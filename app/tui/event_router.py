@@ -6,7 +6,8 @@ from typing import TYPE_CHECKING
 
 from textual.timer import Timer
 
-from app.engine.events import (
+from app.engine.api import (
+    MAX_TAIL_CHARS,
     AppEvent,
     AssistantMessage,
     CompactionFailed,
@@ -23,14 +24,15 @@ from app.engine.events import (
     Retrying,
     TextDelta,
     ThinkingDelta,
+    ToolCallUpdated,
     TurnEnded,
     TurnStarted,
     UsageUpdated,
+    message_text,
 )
-from app.execution.events import ToolFinished, ToolProgressed, ToolQueued, ToolStarted
 from app.tui.app_base import AppBase
 from app.tui.history import ReplayedHistory, archived_renderables
-from app.tui.translate import MAX_TAIL_CHARS, message_text, outcome_view, plan_items
+from app.tui.translate import finished_fields, plan_items
 from widgets.message_blocks import NoticeBlock, NoticeLevel, UserBlock
 from widgets.tool_block import ToolBlock, ToolCallState
 
@@ -68,22 +70,8 @@ class EventRouter(AppBase):
                     self._assistant = AssistantBlock()
                     screen.conversation.add_block(self._assistant)
                 self._assistant.feed(event.text)
-            case ToolProgressed():
-                progress = event.progress
-                screen.progress.progressed(
-                    event.tool_use_id, progress.text, progress.output, progress.fraction
-                )
-                block = self._tool_blocks.get(event.tool_use_id)
-                if block is not None and progress.output:
-                    # The panel shows the newest line at once; the block's tail in the
-                    # conversation is repainted at most TAIL_HZ times a second, so 16 busy tools
-                    # do not make every frame redraw 16 blocks.
-                    block.state.output_tail = (block.state.output_tail + progress.output)[
-                        -MAX_TAIL_CHARS:
-                    ]
-                    self._dirty_tails.add(event.tool_use_id)
-                    if self._tail_timer is None:
-                        self._tail_timer = self.set_timer(1 / TAIL_HZ, self._flush_tails)
+            case ToolCallUpdated():
+                self._tool_call(event)
             case TurnStarted():
                 self._assistant = None
                 screen.conversation.add_block(UserBlock(event.prompt))
@@ -99,25 +87,8 @@ class EventRouter(AppBase):
             case AssistantMessage():
                 self._finish_assistant(None if self._streamed else message_text(event.message))
                 self._streamed = False
-            case ToolQueued():
-                self._finish_assistant(None)
-                block = ToolBlock(ToolCallState(event.tool_use_id, event.name, event.summary))
-                self._tool_blocks[event.tool_use_id] = block
-                screen.conversation.add_block(block)
-                screen.progress.queued(event.tool_use_id, event.name, event.summary)
-            case ToolStarted():
-                started = self._tool_blocks.get(event.tool_use_id)
-                if started is not None:
-                    started.update_state(status="running")
-                screen.progress.started(event.tool_use_id, event.at)
-                self.set_activity("running tools…")
-            case ToolFinished():
-                finished = self._tool_blocks.pop(event.tool_use_id, None)
-                if finished is not None:
-                    finished.update_state(elapsed=event.elapsed, **outcome_view(event.outcome))
-                screen.progress.finished(event.tool_use_id, event.elapsed, event.outcome.is_error)
             case PermissionRequested():
-                self.enqueue_permission(event.prompt)
+                self.enqueue_permission(event.question)
             case Retrying():
                 self._notice(
                     f"Retrying in {_seconds(event.delay_s)} (attempt {event.attempt}): {event.reason}",
@@ -178,6 +149,45 @@ class EventRouter(AppBase):
             case _:
                 pass  # RawStreamEvent: only the headless stream-json printer wants these
 
+    def _tool_call(self, event: ToolCallUpdated) -> None:
+        view, screen = event.view, self.main
+        tool_use_id = view.tool_use_id
+        match event.change:
+            case "queued":
+                self._finish_assistant(None)
+                new = ToolBlock(ToolCallState(tool_use_id, view.name, view.title))
+                self._tool_blocks[tool_use_id] = new
+                screen.conversation.add_block(new)
+                screen.progress.queued(tool_use_id, view.name, view.title)
+            case "started":
+                started = self._tool_blocks.get(tool_use_id)
+                if started is not None:
+                    started.update_state(status="running")
+                screen.progress.started(tool_use_id, view.started_at or 0.0)
+                self.set_activity("running tools…")
+            case "progressed":
+                screen.progress.progressed(
+                    tool_use_id, view.progress_text, event.output, view.fraction
+                )
+                block = self._tool_blocks.get(tool_use_id)
+                if block is not None and event.output:
+                    # The panel shows the newest line at once; the block's tail in the
+                    # conversation is repainted at most TAIL_HZ times a second, so 16 busy tools
+                    # do not make every frame redraw 16 blocks.
+                    block.state.output_tail = (block.state.output_tail + event.output)[
+                        -MAX_TAIL_CHARS:
+                    ]
+                    self._dirty_tails.add(tool_use_id)
+                    if self._tail_timer is None:
+                        self._tail_timer = self.set_timer(1 / TAIL_HZ, self._flush_tails)
+            case "finished":
+                done = self._tool_blocks.pop(tool_use_id, None)
+                if done is not None:
+                    done.update_state(**finished_fields(view))
+                screen.progress.finished(tool_use_id, view.elapsed or 0.0, view.status != "done")
+            case _:
+                pass  # awaiting approval and answered: the dialog shows it, the block stays
+
     def _flush_tails(self) -> None:
         self._tail_timer = None
         dirty, self._dirty_tails = self._dirty_tails, set()
@@ -191,7 +201,7 @@ class EventRouter(AppBase):
         conversation = self.main.conversation
         keep = max(0, len(events) - REPLAY_LIVE_EVENTS)
         # Cut where a block starts, so a tool's queued and finished events stay together.
-        while 0 < keep < len(events) and isinstance(events[keep], ToolFinished):
+        while 0 < keep < len(events) and _finishes_a_call(events[keep]):
             keep += 1
         conversation.load_history(archived_renderables(events[:keep]))
         for event in events[keep:]:
@@ -211,6 +221,10 @@ class EventRouter(AppBase):
 
     def _notice(self, text: str, level: NoticeLevel) -> None:
         self.main.conversation.add_block(NoticeBlock(text, level))
+
+
+def _finishes_a_call(event: EngineEvent) -> bool:
+    return isinstance(event, ToolCallUpdated) and event.change == "finished"
 
 
 def _seconds(delay: float) -> str:

@@ -1,92 +1,20 @@
-"""Showing a resumed conversation: its messages become the events a live turn would have sent.
-
-User prompts become TurnStarted, assistant text AssistantMessage, and each tool_use a finished tool
-block carrying its recorded tool_result, so a resumed session looks like the one that was left.
-"""
+"""Showing a resumed conversation: the engine replays it as the events a live turn would have
+sent (SessionPort.history, app/engine/replay.py); the App archives all but the newest."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from rich.console import RenderableType
 
-from app.engine.compact_prompt import SUMMARY_INTRO, extract_summary
-from app.engine.events import (
+from app.engine.api import (
     AssistantMessage,
     CompactionFinished,
     EngineEvent,
-    TurnEnded,
+    ToolCallUpdated,
     TurnStarted,
 )
-from app.execution.events import ToolFinished, ToolQueued
-from app.execution.outcome import CallOutcome
-
-
-def _blocks(message: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    content = message.get("content")
-    if isinstance(content, str):
-        return [{"type": "text", "text": content}]
-    return [b for b in content or [] if isinstance(b, Mapping)]
-
-
-def replay_events(
-    messages: Iterable[Mapping[str, Any]],
-    summarize: Callable[[str, Mapping[str, Any]], str] | None = None,
-) -> list[EngineEvent]:
-    messages = list(messages)
-    results: dict[str, Mapping[str, Any]] = {}
-    for message in messages:
-        if message.get("role") == "user":
-            for block in _blocks(message):
-                if block.get("type") == "tool_result":
-                    results[str(block.get("tool_use_id", ""))] = block
-    events: list[EngineEvent] = []
-    for message in messages:
-        blocks = _blocks(message)
-        if message.get("role") == "user":
-            first = str(blocks[0].get("text", "")) if blocks else ""
-            if first.startswith(SUMMARY_INTRO):
-                # A compaction boundary: the summary that replaced what is above it.
-                events.append(CompactionFinished("", 0, 0, extract_summary(first), 0.0))
-                continue
-            text = "\n".join(
-                str(b.get("text", ""))
-                for b in blocks
-                if b.get("type") == "text"
-                and not str(b.get("text", "")).startswith("<system-reminder>")
-            ).strip()
-            if text:
-                events.append(TurnStarted(text))
-            continue
-        text_blocks = [b for b in blocks if b.get("type") == "text"]
-        if text_blocks:
-            events.append(AssistantMessage({"role": "assistant", "content": text_blocks}))
-        for block in blocks:
-            if block.get("type") != "tool_use":
-                continue
-            tool_id = str(block.get("id", ""))
-            raw_input = block.get("input")
-            tool_input: Mapping[str, Any] = raw_input if isinstance(raw_input, Mapping) else {}
-            name = str(block.get("name", ""))
-            summary = summarize(name, tool_input) if summarize is not None else ""
-            events.append(ToolQueued(tool_id, name, tool_input, summary, False))
-            result = results.get(tool_id)
-            if result is not None:
-                outcome = CallOutcome(
-                    tool_use_id=tool_id,
-                    tool_name=name,
-                    result_block=dict(result),
-                    is_error=bool(result.get("is_error")),
-                    data=result.get("content"),
-                    input=dict(tool_input),
-                )
-                events.append(ToolFinished(tool_id, outcome, 0.0))
-    if events:
-        # Close the replayed history as a finished turn: nothing is running.
-        events.append(TurnEnded(None, "", False, "success", 0))
-    return events
 
 
 @dataclass(frozen=True)
@@ -97,36 +25,13 @@ class ReplayedHistory:
     events: tuple[EngineEvent, ...]
 
 
-def replay(
-    messages: Iterable[Mapping[str, Any]],
-    sink: Callable[[Any], None],
-    summarize: Callable[[str, Mapping[str, Any]], str] | None = None,
-) -> None:
-    sink(ReplayedHistory(tuple(replay_events(messages, summarize))))
-
-
-def tool_summarizer(tools: Iterable[Any]) -> Callable[[str, Mapping[str, Any]], str]:
-    """Summaries from the session's own tools (a tool that is gone, or bad input: no summary)."""
-    by_name = {t.name: t for t in tools}
-
-    def summarize(name: str, tool_input: Mapping[str, Any]) -> str:
-        tool = by_name.get(name)
-        if tool is None:
-            return ""
-        try:
-            return str(tool.summary(tool.parse_input(tool_input)))
-        except Exception:
-            return ""
-
-    return summarize
-
-
 def archived_renderables(events: Iterable[EngineEvent]) -> list[RenderableType]:
     """What the conversation's archive shows for replayed events: the renderables its blocks
     freeze into, each built only when first drawn (with a cheap height estimate until then)."""
     from rich.markdown import Markdown as RichMarkdown
 
-    from app.tui.translate import message_text, outcome_view
+    from app.engine.api import message_text
+    from app.tui.translate import finished_fields
     from widgets.conversation import Deferred, estimate_text_lines
     from widgets.message_blocks import UserBlock
     from widgets.tool_block import ToolCallState, render_tool
@@ -167,13 +72,15 @@ def archived_renderables(events: Iterable[EngineEvent]) -> list[RenderableType]:
                 event.duration_s,
             )
             out.append(Deferred(block.frozen, lines(6)))
-        elif isinstance(event, ToolQueued):
-            pending[event.tool_use_id] = ToolCallState(event.tool_use_id, event.name, event.summary)
-        elif isinstance(event, ToolFinished):
-            state = pending.pop(event.tool_use_id, None)
+        elif isinstance(event, ToolCallUpdated) and event.change == "queued":
+            view = event.view
+            pending[view.tool_use_id] = ToolCallState(view.tool_use_id, view.name, view.title)
+        elif isinstance(event, ToolCallUpdated) and event.change == "finished":
+            state = pending.pop(event.view.tool_use_id, None)
             if state is not None:
-                for key, value in outcome_view(event.outcome).items():
-                    setattr(state, key, value)
+                for key, value in finished_fields(event.view).items():
+                    if key != "elapsed":  # a replayed call's time is not known
+                        setattr(state, key, value)
                 shown = min(len(state.result_text.splitlines()), 4)
                 out.append(Deferred(tool(state), lines(1 + shown)))
     return out

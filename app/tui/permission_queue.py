@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from app.execution.interfaces import PermissionPrompt
+from app.engine.api import PermissionQuestion
 from app.tui.app_base import AppBase
 from app.tui.screens.permission import PermissionScreen
 from app.tui.screens.plan_approval import PlanApprovalScreen
@@ -20,10 +20,10 @@ Dialog = PermissionScreen | QuestionsScreen | PlanApprovalScreen
 
 
 class PermissionQueue(AppBase):
-    _waiting: deque[PermissionPrompt]
+    _waiting: deque[PermissionQuestion]
     _dialog: Dialog | None = None
 
-    def enqueue_permission(self, prompt: PermissionPrompt) -> None:
+    def enqueue_permission(self, prompt: PermissionQuestion) -> None:
         if not hasattr(self, "_waiting"):
             self._waiting = deque()
         self._waiting.append(prompt)
@@ -33,7 +33,7 @@ class PermissionQueue(AppBase):
     def open_dialog(self) -> Dialog | None:
         return self._dialog
 
-    def open_dialog_prompt(self) -> PermissionPrompt | None:
+    def open_dialog_prompt(self) -> PermissionQuestion | None:
         return self._dialog.prompt if self._dialog is not None else None
 
     @property
@@ -43,7 +43,7 @@ class PermissionQueue(AppBase):
     def _show_next(self) -> None:
         if self._dialog is not None:
             return
-        waiting: deque[PermissionPrompt] = getattr(self, "_waiting", deque())
+        waiting: deque[PermissionQuestion] = getattr(self, "_waiting", deque())
         while waiting:
             prompt = waiting.popleft()
             if prompt.resolver.is_claimed():
@@ -55,7 +55,7 @@ class PermissionQueue(AppBase):
                 self.bell()
             return
 
-    def _dialog_for(self, prompt: PermissionPrompt) -> Dialog:
+    def _dialog_for(self, prompt: PermissionQuestion) -> Dialog:
         """The dialog for what the tool declared it needs answered (by type, never by name)."""
         guard, clock = self.config.dialog_key_guard_s, self.config.clock
         request = prompt.interaction

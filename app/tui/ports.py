@@ -1,7 +1,7 @@
 """What the TUI needs from the outside world, as small typed seams.
 
-`SessionPort` is the subset of `app.engine.session.Session` the App drives; the App consumes the
-session's events through `LatheApp.handle_engine_event`, which the session gets as its sink.
+The App drives the session through the engine's `SessionPort` (app/engine/api.py) and consumes
+its events through `LatheApp.handle_engine_event`, which the session gets as its sink.
 """
 
 from __future__ import annotations
@@ -9,35 +9,16 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Literal
 
-from app.engine.events import EngineEvent, TurnEnded
+from app.engine.api import EngineEvent, SessionPort
 
 if TYPE_CHECKING:
+    from app.tui.history import ReplayedHistory
     from app.tui.settings_watch import SettingsReloader
 
-
-class SessionPort(Protocol):
-    @property
-    def model(self) -> str: ...
-
-    @property
-    def session_id(self) -> str: ...
-
-    @property
-    def permission_mode(self) -> str: ...
-
-    @property
-    def tool_names(self) -> Sequence[str]: ...
-
-    def set_permission_mode(self, mode: str) -> None: ...
-
-    def interrupt(self) -> object: ...
-
-    def run_turn(self, prompt: str) -> Awaitable[TurnEnded]: ...
-
-
-EventSink = Callable[[EngineEvent], None]
+# The App's sink: the session's events, and a resumed conversation's history in one piece.
+EventSink = Callable[["EngineEvent | ReplayedHistory"], None]
 SessionFactory = Callable[[EventSink], Awaitable[SessionPort]]
 
 

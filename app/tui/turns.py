@@ -6,8 +6,8 @@ from collections import deque
 
 from textual.reactive import reactive
 
+from app.engine import answers
 from app.engine.events import ErrorOccurred, Notice
-from app.tui import answers
 from app.tui.app_base import AppBase
 from app.tui.event_router import EventRouter
 

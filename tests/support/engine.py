@@ -8,35 +8,28 @@ from pathlib import Path
 from typing import Any
 
 from app.cli import CliOptions
-from app.engine.events import EngineEvent, PermissionRequested
+from app.compose import build_session
+from app.engine.api import EngineEvent, PermissionQuestion, PermissionRequested, ToolCallUpdated
 from app.engine.session import Session
-from app.engine.setup import build_session
-from app.execution.interfaces import PermissionPrompt
 from tests.fakeapi.server import FakeAPI
 
 
 @dataclass
 class Collector:
     events: list[EngineEvent] = field(default_factory=list)
-    prompts: list[PermissionPrompt] = field(default_factory=list)
+    prompts: list[PermissionQuestion] = field(default_factory=list)
 
     def __call__(self, event: EngineEvent) -> None:
         self.events.append(event)
         if isinstance(event, PermissionRequested):
-            self.prompts.append(event.prompt)
+            self.prompts.append(event.question)
 
     def of(self, kind: type) -> list[Any]:
         return [e for e in self.events if isinstance(e, kind)]
 
-
-class EventPrompter:
-    """The interactive prompter: announces the question as an event; someone resolves it."""
-
-    def __init__(self, collector: Collector) -> None:
-        self.collector = collector
-
-    async def ask(self, prompt: PermissionPrompt) -> None:
-        self.collector(PermissionRequested(prompt))
+    def calls(self, change: str) -> list[Any]:
+        """The tool-call views of one kind of change ("queued", "started", "finished", ...)."""
+        return [e.view for e in self.of(ToolCallUpdated) if e.change == change]
 
 
 def fake_env(fake: FakeAPI, **extra: str) -> dict[str, str]:
@@ -66,7 +59,6 @@ def make_session(
         cwd=project,
         env=env,
         sink=collector,
-        prompter=EventPrompter(collector) if interactive else None,
         trusted=True,
     )
     return setup.session, collector

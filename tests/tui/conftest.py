@@ -10,7 +10,10 @@ from typing import Any
 
 import pytest
 
-from app.engine.events import EngineEvent, Interrupted, TurnEnded, TurnStarted
+from app.engine.events import EngineEvent, InternalEvent, Interrupted, TurnEnded, TurnStarted
+from app.engine.tool_views import ToolCallTracker, preview_for, question_for
+from app.engine.views import PermissionQuestion
+from app.execution.events import ToolFinished, ToolProgressed, ToolQueued, ToolStarted
 from app.execution.interfaces import PermissionPrompt
 from app.execution.outcome import CallOutcome
 from app.tui.app import LatheApp
@@ -49,6 +52,31 @@ def make_app(session: Any = None, **changes: Any) -> LatheApp:
 Step = Callable[["ScriptedSession"], Awaitable[None]]
 
 
+class Views:
+    """The engine's translation of executor events into tool-call views (as Session.emit does),
+    so scenes can be written as the executor's events and the App gets what a session sends."""
+
+    def __init__(self) -> None:
+        self.calls = ToolCallTracker()
+
+    def __call__(self, event: InternalEvent) -> EngineEvent:
+        match event:
+            case ToolQueued():
+                return self.calls.queued(event)
+            case ToolStarted():
+                return self.calls.started(event)
+            case ToolProgressed():
+                return self.calls.progressed(event)
+            case ToolFinished():
+                return self.calls.finished(event)
+        return event
+
+
+def question(prompt: PermissionPrompt) -> PermissionQuestion:
+    """The question the engine's prompter would announce for `prompt` (preview included)."""
+    return question_for(prompt, preview_for(prompt.tool, prompt.tool_name, prompt.input))
+
+
 @dataclass
 class ScriptedSession:
     """Stands in for app.engine.session.Session (not written yet): it emits real engine events
@@ -63,10 +91,11 @@ class ScriptedSession:
     prompts: list[str] = field(default_factory=list)
     interrupted: asyncio.Event = field(default_factory=asyncio.Event)
     interrupts: int = 0
-    open_prompts: list[PermissionPrompt] = field(default_factory=list)
+    open_prompts: list[PermissionQuestion] = field(default_factory=list)
+    views: Views = field(default_factory=Views)
 
-    def emit(self, event: EngineEvent) -> None:
-        self.app.handle_engine_event(event)
+    def emit(self, event: InternalEvent) -> None:
+        self.app.handle_engine_event(self.views(event))
 
     def set_permission_mode(self, mode: str) -> None:
         self.permission_mode = mode

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from app.engine.events import (
     AppEvent,
     AssistantMessage,
@@ -10,10 +12,11 @@ from app.engine.events import (
     TextDelta,
     TurnStarted,
 )
+from app.engine.views import PermissionQuestion
 from app.execution.events import ToolFinished, ToolProgressed, ToolQueued, ToolStarted
 from app.execution.interfaces import PermissionPrompt
 from app.tui.app import LatheApp
-from tests.tui.conftest import outcome
+from tests.tui.conftest import Views, outcome, question
 from tools.base import ToolProgress
 from tools.decisions import DecisionReason
 from tools.files.diff import FileChange, unified_diff
@@ -25,9 +28,11 @@ MARKDOWN = (
 )
 
 
-def feed(app: LatheApp, events: list[EngineEvent]) -> None:
+def feed(app: LatheApp, events: list[Any]) -> None:
+    """Send the events as a session would (executor events become tool-call views)."""
+    views = Views()
     for event in events:
-        app.handle_engine_event(event)
+        app.handle_engine_event(views(event))
 
 
 async def settle(app: LatheApp, pilot: object) -> None:
@@ -97,7 +102,11 @@ def finished_bash(lines: int = 30) -> list[EngineEvent]:
     ]
 
 
-def bash_prompt(**kw: object) -> PermissionPrompt:
+def bash_prompt(**kw: object) -> PermissionQuestion:
+    return question(bash_permission(**kw))
+
+
+def bash_permission(**kw: object) -> PermissionPrompt:
     return PermissionPrompt(
         tool=None,  # type: ignore[arg-type]
         tool_name="Bash",
@@ -111,20 +120,22 @@ def bash_prompt(**kw: object) -> PermissionPrompt:
     )
 
 
-def edit_prompt() -> PermissionPrompt:
-    return PermissionPrompt(
-        tool=None,  # type: ignore[arg-type]
-        tool_name="Edit",
-        tool_use_id="e1",
-        input={
-            "file_path": "app/themes.py",
-            "old_string": "    return THEMES[name]\n",
-            "new_string": "    if name not in THEMES:\n        raise ThemeError(name)\n    return THEMES[name]\n",
-        },
-        message="Edit needs permission",
-        reason=DecisionReason("mode", "edits need approval in default mode"),
-        suggestions=("Edit(app/**)",),
-        summary="app/themes.py",
+def edit_prompt() -> PermissionQuestion:
+    return question(
+        PermissionPrompt(
+            tool=None,  # type: ignore[arg-type]
+            tool_name="Edit",
+            tool_use_id="e1",
+            input={
+                "file_path": "app/themes.py",
+                "old_string": "    return THEMES[name]\n",
+                "new_string": "    if name not in THEMES:\n        raise ThemeError(name)\n    return THEMES[name]\n",
+            },
+            message="Edit needs permission",
+            reason=DecisionReason("mode", "edits need approval in default mode"),
+            suggestions=("Edit(app/**)",),
+            summary="app/themes.py",
+        )
     )
 
 

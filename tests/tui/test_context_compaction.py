@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from app.cli import CliOptions
+from app.compose import build_session
 from app.engine.events import CompactionFinished, EngineEvent, Notice
-from app.engine.setup import build_session
 from app.execution.interfaces import DenyingPrompter
 from app.model.scenario import text_turn
 from tests.support.engine import fake_env

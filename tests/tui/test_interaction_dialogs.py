@@ -8,11 +8,12 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
+from app.engine.views import PermissionQuestion
 from app.execution.interfaces import PermissionPrompt
 from app.tui.screens.plan_approval import PlanApprovalScreen
 from app.tui.screens.questions import QuestionsScreen
 from tests.tui import scenes
-from tests.tui.conftest import SIZE, make_app
+from tests.tui.conftest import SIZE, make_app, question
 from tools.ask_user_question import AskUserQuestionTool
 from tools.base import Tool
 from tools.decisions import DecisionReason
@@ -46,26 +47,28 @@ PLAN = (
 )
 
 
-def prompt_for(tool: Tool[Any], raw: dict[str, Any]) -> PermissionPrompt:
+def prompt_for(tool: Tool[Any], raw: dict[str, Any]) -> PermissionQuestion:
     parsed = tool.parse_input(raw)
-    return PermissionPrompt(
-        tool=tool,
-        tool_name=tool.name,
-        tool_use_id="t1",
-        input=tool.dump_input(parsed),
-        message="",
-        reason=DecisionReason("tool", "needs the user"),
-        suggestions=(),
-        summary=tool.summary(parsed),
-        interaction=tool.user_interaction(parsed),
+    return question(
+        PermissionPrompt(
+            tool=tool,
+            tool_name=tool.name,
+            tool_use_id="t1",
+            input=tool.dump_input(parsed),
+            message="",
+            reason=DecisionReason("tool", "needs the user"),
+            suggestions=(),
+            summary=tool.summary(parsed),
+            interaction=tool.user_interaction(parsed),
+        )
     )
 
 
-def ask_prompt() -> PermissionPrompt:
+def ask_prompt() -> PermissionQuestion:
     return prompt_for(AskUserQuestionTool(), QUESTIONS)
 
 
-def plan_prompt() -> PermissionPrompt:
+def plan_prompt() -> PermissionQuestion:
     return prompt_for(ExitPlanModeTool(), {"plan": PLAN})
 
 

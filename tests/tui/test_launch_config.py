@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.cli import parse_args
-from app.tui.launch import make_config
+from app.compose_tui import make_config
 
 
 def test_settings_give_theme_keymap_and_placement(project: Path) -> None:

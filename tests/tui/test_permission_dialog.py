@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from app.tui.screens.permission import PermissionScreen
 from tests.tui import scenes
-from tests.tui.conftest import SIZE, FixedClock, ScriptedSession, make_app
+from tests.tui.conftest import SIZE, FixedClock, ScriptedSession, make_app, question
 from tools.decisions import DecisionReason, PermissionDecision
 
 
@@ -145,7 +147,7 @@ async def test_keys_inside_the_guard_are_ignored_but_clicks_work() -> None:
 async def test_always_allow_is_absent_without_a_suggested_rule() -> None:
     app = make_app()
     prompt = scenes.bash_prompt()
-    prompt.suggestions = ()
+    prompt = replace(prompt, suggestions=())
     async with app.run_test(size=SIZE) as pilot:
         app.enqueue_permission(prompt)
         await pilot.pause()
@@ -181,7 +183,7 @@ async def test_ctrl_c_while_open_aborts_and_closes_the_dialog() -> None:
 
     async def ask(s: ScriptedSession) -> None:
         s.open_prompts.append(prompt)
-        from app.engine.events import PermissionRequested
+        from app.engine.api import PermissionRequested
 
         s.emit(PermissionRequested(prompt))
         await prompt.resolver.wait()
@@ -254,12 +256,12 @@ async def test_dialog_footer_shows_its_own_keys() -> None:
 
 @pytest.mark.parametrize(("command", "warned"), [("rm -rf build", True), ("npm run test", False)])
 async def test_destructive_commands_are_flagged(command: str, warned: bool) -> None:
-    from dataclasses import replace
-
     from tools.bash import BashTool
 
     app = make_app()
-    prompt = replace(scenes.bash_prompt(), tool=BashTool(), input={"command": command})
+    prompt = question(
+        replace(scenes.bash_permission(), tool=BashTool(), input={"command": command})
+    )
     async with app.run_test(size=SIZE) as pilot:
         app.enqueue_permission(prompt)
         await pilot.pause()

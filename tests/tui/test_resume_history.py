@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from app.engine.events import AssistantMessage, TurnEnded, TurnStarted
-from app.execution.events import ToolFinished, ToolQueued
-from app.tui.history import replay_events
+from app.engine.api import AssistantMessage, ToolCallUpdated, TurnEnded, TurnStarted
+from app.engine.replay import replay_events
 
 MESSAGES = [
     {"role": "user", "content": "read the readme"},
@@ -38,14 +37,17 @@ def test_replay_turns_messages_into_events() -> None:
     assert kinds == [
         TurnStarted,
         AssistantMessage,
-        ToolQueued,
-        ToolFinished,
+        ToolCallUpdated,
+        ToolCallUpdated,
         AssistantMessage,
         TurnEnded,
     ]
     assert events[0].prompt == "read the readme"
-    finished = events[3]
-    assert finished.outcome.result_block["content"] == "1\thello" and not finished.outcome.is_error
+    queued, finished = events[2], events[3]
+    assert isinstance(queued, ToolCallUpdated) and queued.change == "queued"
+    assert isinstance(finished, ToolCallUpdated) and finished.change == "finished"
+    assert finished.view.status == "done" and finished.view.result is not None
+    assert finished.view.result.body == "1\thello"
 
 
 async def test_resumed_history_renders_in_the_app() -> None:
@@ -64,12 +66,11 @@ async def test_resumed_history_renders_in_the_app() -> None:
 
 
 def test_summaries_come_from_the_tools() -> None:
-    from app.tui.history import tool_summarizer
     from tools.read import ReadTool
 
-    events = replay_events(MESSAGES, tool_summarizer([ReadTool()]))
-    queued = next(e for e in events if isinstance(e, ToolQueued))
-    assert "README.md" in queued.summary
+    events = replay_events(MESSAGES, [ReadTool()])
+    queued = next(e for e in events if isinstance(e, ToolCallUpdated))
+    assert "README.md" in queued.view.title
 
 
 async def test_long_history_is_archived_and_still_scrolls_to_the_start() -> None:
@@ -102,7 +103,10 @@ def test_a_replayed_compaction_boundary_claims_no_trigger() -> None:
     from widgets.compaction_block import CompactionBlock
 
     messages = [
-        {"role": "user", "content": [{"type": "text", "text": SUMMARY_INTRO + "\n<summary>s</summary>"}]},
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": SUMMARY_INTRO + "\n<summary>s</summary>"}],
+        },
         {"role": "assistant", "content": [{"type": "text", "text": "ok"}]},
     ]
     boundary = [e for e in replay_events(messages) if isinstance(e, CompactionFinished)]

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from app import compose_tui as launch
 from app.cli import parse_args
-from app.tui import launch
 from app.tui.app import LatheApp
 from app.tui.ports import EventSink, SessionPort
 from app.tui.screens.settings_error import SettingsErrorScreen
@@ -103,7 +103,7 @@ async def test_continue_keeps_the_deny_rules_and_no_allow_rule(
         assert isinstance(app.screen, SettingsErrorScreen)
         await pilot.press("3")
         await until(lambda: app.session is not None, 30)
-        decider = app.session.parts.extra["decider"]  # type: ignore[attr-defined]
+        decider = app.session.parts.rules  # type: ignore[attr-defined]
         assert [r.text for r in decider.context.deny] == ["Bash"]
         assert decider.context.allow == ()
         await until(

@@ -9,13 +9,13 @@ from collections.abc import Callable
 from textual.screen import ModalScreen
 from textual.widgets import Button
 
-from app.execution.interfaces import PermissionPrompt
+from app.engine.api import PermissionQuestion
 from tools.decisions import PermissionDecision
 
 
 class GuardedQuestionScreen(ModalScreen[PermissionDecision | None]):
     def __init__(
-        self, prompt: PermissionPrompt, *, key_guard_s: float, clock: Callable[[], float]
+        self, prompt: PermissionQuestion, *, key_guard_s: float, clock: Callable[[], float]
     ) -> None:
         super().__init__()
         self.prompt = prompt
@@ -25,14 +25,21 @@ class GuardedQuestionScreen(ModalScreen[PermissionDecision | None]):
 
     def start_guard(self) -> None:
         """Call from on_mount: buttons take clicks only (Enter on a focused button would be a
-        keystroke answer that dodges the key guard), and the resolver is watched."""
+        keystroke answer that dodges the key guard), and the question tells the screen when it
+        is answered (by the screen itself, or elsewhere: Ctrl+C, a hook)."""
         for button in self.query(Button):
             button.can_focus = False
         self.set_focus(None)
-        self.set_interval(0.1, self._check_claimed)
+        self.prompt.on_answered(self._on_answered)
+        self._answered_elsewhere()  # answered before the screen was up
 
-    def _check_claimed(self) -> None:
-        if self.prompt.resolver.is_claimed() and self.is_current:
+    def _on_answered(self, decision: PermissionDecision) -> None:
+        # Runs inside whoever answered (the pipeline's abort, a hook): close on the next tick.
+        self.call_later(self._answered_elsewhere)
+
+    def _answered_elsewhere(self) -> None:
+        # The screen's own answer dismissed it already (it is no longer current).
+        if self.prompt.answered and self.is_current:
             self.dismiss(None)
 
     def _guarded(self) -> bool:

@@ -1,4 +1,4 @@
-"""The permission dialog: one PermissionPrompt, answered by key or click, resolved through its
+"""The permission dialog: one PermissionQuestion, answered by key or click, resolved through its
 ResolveOnce (claim first), so whoever else resolves it (Ctrl+C, a hook) closes it cleanly.
 
 It answers only to deliberate input, since it opens while the user may be typing a prompt:
@@ -19,10 +19,8 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Footer, Input, Static
 
-from app.execution.interfaces import PermissionPrompt
-from app.tui import answers
+from app.engine.api import PermissionQuestion, answers
 from app.tui.screens.guarded import GuardedQuestionScreen
-from app.tui.translate import permission_preview
 from tools.decisions import PermissionDecision
 from widgets.diff_view import DiffView
 
@@ -45,7 +43,7 @@ class PermissionScreen(GuardedQuestionScreen):
     )
 
     def __init__(
-        self, prompt: PermissionPrompt, *, key_guard_s: float, clock: Callable[[], float]
+        self, prompt: PermissionQuestion, *, key_guard_s: float, clock: Callable[[], float]
     ) -> None:
         super().__init__(prompt, key_guard_s=key_guard_s, clock=clock)
         # The selected choice (a button id) and when it was selected; None: nothing selected.
@@ -54,22 +52,24 @@ class PermissionScreen(GuardedQuestionScreen):
 
     def compose(self) -> ComposeResult:
         p = self.prompt
-        kind, preview = permission_preview(p.tool_name, p.input)
+        preview = p.preview
+        kind = "input" if preview is None or preview.kind == "text" else preview.kind
+        text = preview.text if preview is not None else ""
         with Vertical(id="dialog"):
             title = Text("Permission needed: ", style="bold")
             title.append(p.tool_name, style="bold")
-            if p.summary:
-                title.append(f"  {p.summary}")
+            if p.title:
+                title.append(f"  {p.title}")
             yield Static(title, id="title")
             with VerticalScroll(id="preview"):
                 if kind == "diff":
-                    yield DiffView(preview)
+                    yield DiffView(text)
                 else:
-                    yield Static(Text(preview), id="input", classes=f"-{kind}")
-            reason = p.reason.describe() if p.reason else p.message
+                    yield Static(Text(text), id="input", classes=f"-{kind}")
+            reason = p.reason_text
             if reason:
                 yield Static(Text(f"Why: {reason}", style="italic"), id="reason")
-            if _destructive(p):
+            if p.destructive:
                 yield Static(
                     Text(
                         "⚠ This destroys data (deletes, overwrites or rewrites history).",
@@ -208,12 +208,3 @@ class PermissionScreen(GuardedQuestionScreen):
     @on(Button.Pressed, "#deny")
     def _clicked_deny(self) -> None:
         self.answer(answers.deny(self._feedback_text()))
-
-
-def _destructive(prompt: PermissionPrompt) -> bool:
-    """The tool's own declaration for this input (an input that does not parse shows no warning:
-    the call will be refused at its schema stage anyway)."""
-    try:
-        return bool(prompt.tool.is_destructive(prompt.tool.parse_input(prompt.input)))
-    except Exception:
-        return False

@@ -17,8 +17,7 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Button, Footer, Input, Markdown, Static
 
-from app.execution.interfaces import PermissionPrompt
-from app.tui import answers
+from app.engine.api import PermissionQuestion, answers
 from app.tui.screens.guarded import GuardedQuestionScreen
 from tools.decisions import DecisionReason, PermissionDecision
 from tools.interaction import PlanApprovalRequest
@@ -46,7 +45,7 @@ class PlanApprovalScreen(GuardedQuestionScreen):
 
     def __init__(
         self,
-        prompt: PermissionPrompt,
+        prompt: PermissionQuestion,
         request: PlanApprovalRequest,
         *,
         key_guard_s: float,

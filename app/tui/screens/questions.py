@@ -19,8 +19,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Button, Footer, Input, Static
 
-from app.execution.interfaces import PermissionPrompt
-from app.tui import answers
+from app.engine.api import PermissionQuestion, answers
 from app.tui.screens.guarded import GuardedQuestionScreen
 from tools.decisions import DecisionReason, PermissionDecision
 from tools.interaction import Question, QuestionsRequest
@@ -47,7 +46,7 @@ class QuestionsScreen(GuardedQuestionScreen):
 
     def __init__(
         self,
-        prompt: PermissionPrompt,
+        prompt: PermissionQuestion,
         request: QuestionsRequest,
         *,
         key_guard_s: float,

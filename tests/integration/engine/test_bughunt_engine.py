@@ -15,7 +15,6 @@ import pytest
 
 from app.cli import CliOptions
 from app.engine.events import TextDelta
-from app.execution.events import ToolStarted
 from app.model.scenario import Block, Turn, text_turn, tool_use_block, turn_of
 from app.transcript import load_transcript
 from tests.support.engine import make_session
@@ -238,7 +237,7 @@ async def test_send_while_running_then_interrupt_keeps_conversation_valid(
         monkeypatch=monkeypatch,
     )
     task = asyncio.ensure_future(session.run_turn("run"))
-    while not events.of(ToolStarted):
+    while not events.calls("started"):
         await asyncio.sleep(0.005)
     assert session.send_while_running("also this")
     session.interrupt()
@@ -323,12 +322,12 @@ async def test_no_queued_tool_starts_after_interrupt(fake_api, repo, monkeypatch
         monkeypatch=monkeypatch,
     )
     task = asyncio.ensure_future(session.run_turn("go"))
-    while not events.of(ToolStarted):
+    while not events.calls("started"):
         await asyncio.sleep(0.005)
     session.interrupt()
     result = await asyncio.wait_for(task, 15)
     assert result.subtype == "interrupted"
-    assert [e.tool_use_id for e in events.of(ToolStarted)] == ["b1"]
+    assert [v.tool_use_id for v in events.calls("started")] == ["b1"]
     assert not (repo / "late.txt").exists()
     # The interrupt may land before every block streamed: whatever tool_use blocks were kept,
     # each has exactly one result, in order.

@@ -8,9 +8,9 @@ import json
 from typing import Any
 
 from app.cli import CliOptions
+from app.compose import build_session
 from app.engine.events import Notice
 from app.engine.prompter import EventPrompter as EnginePrompter
-from app.engine.setup import build_session
 from app.execution.interfaces import PermissionPrompt
 from app.model.scenario import text_turn, tool_use_block, turn_of
 from tests.support.engine import Collector, fake_env, make_session
@@ -164,7 +164,7 @@ def plan_session(fake_api, project, answer: PermissionDecision, mode: str = "pla
 
     class Answering:
         async def ask(self, prompt: PermissionPrompt) -> None:
-            collector.prompts.append(prompt)
+            collector.prompts.append(prompt)  # type: ignore[arg-type]
             real = holder["p"]
             if prompt.interaction is not None:
                 prompt.resolver.resolve(answer)
@@ -181,7 +181,8 @@ def plan_session(fake_api, project, answer: PermissionDecision, mode: str = "pla
         prompter=Answering(),
         trusted=True,
     )
-    holder["p"] = EnginePrompter(collector, setup.session.parts.decider)  # type: ignore[arg-type]
+    assert setup.session.parts.rules is not None
+    holder["p"] = EnginePrompter(setup.session.parts.rules, setup.session)
     return setup.session, collector
 
 

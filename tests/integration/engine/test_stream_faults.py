@@ -2,7 +2,7 @@
 
 The central property: a side effect runs once and is always recorded. A turn with five tools (three
 concurrency-safe reads, two Bash calls appending to a real file) is cut at EVERY event index of its
-stream; each time, every tool ran exactly once (counted in the file and in ToolStarted events), its
+stream; each time, every tool ran exactly once (counted in the file and in "started" tool-call views), its
 real result reached the model (in the fake's recorded requests), every request was valid, and the
 transcript on disk pairs every tool_use with its result.
 """
@@ -17,7 +17,6 @@ import pytest
 
 from app.cli import CliOptions
 from app.engine.events import ErrorOccurred, Notice, Retrying
-from app.execution.events import ToolStarted
 from app.model import sse
 from app.model.scenario import Block, Turn, text_turn, tool_use_block, turn_of
 from app.transcript import load_transcript
@@ -101,7 +100,7 @@ def transcript_pairs(session: Any) -> tuple[list[str], list[str], int]:
 
 def assert_each_ran_once_and_was_sent(fake, session, events, log: Path, ids: list[str]) -> None:
     assert log.read_text() == "A\nB\n"
-    started = [e.tool_use_id for e in events.of(ToolStarted)]
+    started = [v.tool_use_id for v in events.calls("started")]
     assert sorted(started) == sorted(ids), started
     sent = results_sent(fake)
     assert sorted(sent) == sorted(ids)

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from app.cli import CliOptions
+from app.engine.api import ToolCallUpdated
 from app.engine.events import (
     AssistantMessage,
     Interrupted,
@@ -18,7 +19,6 @@ from app.engine.events import (
     TextDelta,
     TurnEnded,
 )
-from app.execution.events import ToolFinished, ToolStarted
 from app.execution.texts import INTERRUPTED, INTERRUPTED_FOR_TOOL_USE, REJECT_MESSAGE
 from app.model.scenario import Block, Turn, text_turn, tool_use_block, turn_of
 from tests.support.engine import make_session
@@ -63,8 +63,8 @@ async def test_concurrent_reads_results_in_order(fake_api, repo, monkeypatch):
     assert results[0]["content"] == "1\tfile 0\n2\tline two"
     assert all(not b.get("is_error") for b in results)
     # All four are read-only and concurrency-safe: they overlapped.
-    starts = {e.tool_use_id: e.at for e in events.of(ToolStarted)}
-    ends = {e.tool_use_id: e for e in events.of(ToolFinished)}
+    starts = {v.tool_use_id: v.started_at for v in events.calls("started")}
+    ends = {v.tool_use_id: v for v in events.calls("finished")}
     assert len(starts) == 4 and len(ends) == 4
 
 
@@ -85,12 +85,15 @@ async def test_tool_starts_while_the_model_is_still_streaming(fake_api, repo, mo
     original = session._sink
 
     def sink(event):
-        stamps.append((type(event).__name__, time.perf_counter()))
+        name = type(event).__name__
+        if isinstance(event, ToolCallUpdated):
+            name = f"{name}:{event.change}"
+        stamps.append((name, time.perf_counter()))
         original(event)
 
     session.set_sink(sink)
     await session.run_turn("go")
-    started = next(t for name, t in stamps if name == "ToolStarted")
+    started = next(t for name, t in stamps if name == "ToolCallUpdated:started")
     last_delta = max(t for name, t in stamps if name == "TextDelta")
     assert started < last_delta, "the tool must start before the stream ends"
 
@@ -371,7 +374,7 @@ async def test_prompt_sent_while_tools_run_goes_with_the_results(fake_api, repo,
         monkeypatch=monkeypatch,
     )
     task = asyncio.ensure_future(session.run_turn("run"))
-    while not events.of(ToolStarted):
+    while not events.calls("started"):
         await asyncio.sleep(0.005)
     assert session.send_while_running("and then list the files")
     result = await asyncio.wait_for(task, 10)

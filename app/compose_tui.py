@@ -1,5 +1,6 @@
-"""Start the TUI: read what the screen needs (folder, branch, theme, trust), build the App, and
-hand it a factory that builds the engine's Session after the first paint."""
+"""The TUI's composition: read what the screen needs (folder, branch, theme, trust), build the
+App, and hand it a factory that builds the engine's Session (app/compose.py) after the first
+paint. The App itself (app/tui/) sees only the engine's front-end API."""
 
 from __future__ import annotations
 
@@ -9,15 +10,14 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from app.cli import CliOptions
+from app.compose import cli_overrides, engine_options
 from app.config.paths import config_dir, home_dir, project_dir
-from app.engine.events import Notice
-from app.tui.ports import EventSink, SessionPort, SessionSummary, TuiConfig
+from app.engine.api import Notice, SessionPort
+from app.tui.ports import EventSink, SessionSummary, TuiConfig
 
 if TYPE_CHECKING:
-    from app.cli import CliOptions
-    from app.config.loader import CliOverrides, LoadedSettings
-    from app.execution.interfaces import PermissionPrompt
-    from app.transcript import LoadedTranscript
+    from app.config.loader import LoadedSettings
 
 
 def git_branch(folder: Path) -> str:
@@ -49,40 +49,32 @@ async def build_session(opts: CliOptions, sink: EventSink) -> SessionPort:
     """Build the engine's Session for the TUI. Called on the App's loop after the first paint
     (and after the trust question), so importing the anthropic SDK does not delay the first frame."""
 
-    from app.engine.prompter import EventPrompter
-    from app.engine.setup import build_session as build
+    from app.compose import build_session as build
+    from app.engine.session import Session
+    from app.engine.setup import SessionSetup
 
-    def make() -> tuple[SessionPort, list[str], LoadedTranscript | None]:
-        holder: dict[str, EventPrompter] = {}
-
-        class _Deferred:
-            async def ask(self, prompt: PermissionPrompt) -> None:
-                await holder["p"].ask(prompt)
-
-        setup = build(opts, interactive=True, sink=sink, prompter=_Deferred())
-        decider = setup.session.parts.extra["decider"]
-        holder["p"] = EventPrompter(sink, decider)
+    def make() -> SessionSetup:
+        setup = build(opts, interactive=True, sink=sink)
         _preload_answer_rendering()
-        return setup.session, setup.warnings, setup.resumed
+        return setup
 
     # Building imports the SDK and reads settings: off the UI thread, so the screen stays live.
-    session, warnings, resumed = await asyncio.to_thread(make)
-    for warning in warnings:
+    setup = await asyncio.to_thread(make)
+    session: Session = setup.session
+    for warning in setup.warnings:
         sink(Notice(warning, "warning"))
-    if resumed is not None:
-        from app.tui.history import replay, tool_summarizer
+    if setup.resumed is not None:
+        from app.tui.history import ReplayedHistory
 
         # What came before a compaction is shown too (above its boundary): browsable history.
-        history = [*resumed.earlier, *resumed.messages]
-        replay(history, sink, tool_summarizer(getattr(session, "tool_pool_tools", ())))
-        sink(Notice(f"Resumed session {resumed.session_id} ({len(resumed.messages)} messages)"))
-    start_mcp = getattr(session, "start_mcp", None)
-    if callable(start_mcp):
-        # Servers connect in the background: the first prompt never waits for a slow one, and
-        # their tools join the pool as they come up.
-        task = asyncio.get_running_loop().create_task(start_mcp())
-        _BACKGROUND.add(task)
-        task.add_done_callback(_BACKGROUND.discard)
+        sink(ReplayedHistory(session.history()))
+        count = len(setup.resumed.messages)
+        sink(Notice(f"Resumed session {setup.resumed.session_id} ({count} messages)"))
+    # Servers connect in the background: the first prompt never waits for a slow one, and
+    # their tools join the pool as they come up.
+    task = asyncio.get_running_loop().create_task(session.start_mcp())
+    _BACKGROUND.add(task)
+    task.add_done_callback(_BACKGROUND.discard)
     return session
 
 
@@ -100,24 +92,6 @@ def _preload_answer_rendering() -> None:
     MarkdownIt("gfm-like").parse("*a* `b` [c](d) https://e.example")
 
 
-def cli_overrides(opts: CliOptions) -> CliOverrides:
-    """The command line's part of the settings, as app.engine.setup builds it."""
-    from app.config.loader import CliOverrides
-    from app.permissions.modes import parse_mode
-
-    try:
-        mode = parse_mode(opts.permission_mode) if opts.permission_mode else None
-    except Exception:  # a bad --permission-mode is reported when the session is built
-        mode = None
-    return CliOverrides(
-        settings_file=opts.settings,
-        allowed_tools=tuple(opts.allowed_tools),
-        disallowed_tools=tuple(opts.disallowed_tools),
-        permission_mode=mode,
-        add_dirs=tuple(str(Path(d).expanduser().resolve()) for d in opts.add_dirs),
-    )
-
-
 def make_config(opts: CliOptions, cwd: Path | None = None) -> TuiConfig:
     start = (cwd or Path.cwd()).resolve()
     project = project_dir(start)
@@ -125,7 +99,8 @@ def make_config(opts: CliOptions, cwd: Path | None = None) -> TuiConfig:
     theme = "lathe-dark"
     keymap: dict[str, str] = {}
     placement: Literal["bottom", "top", "hidden"] = "bottom"
-    cli = cli_overrides(opts)
+    # A bad --permission-mode is reported when the session is built.
+    cli = cli_overrides(engine_options(opts), strict=False)
     problems: tuple[str, ...] = ()
     from app.config.loader import load_settings
 
@@ -211,9 +186,8 @@ def run_tui(opts: CliOptions) -> int:
         old = app.session
         app.session = None
         app.main.conversation.clear_blocks()
-        close = getattr(old, "close", None)
-        if callable(close):
-            app.run_worker(close(), exit_on_error=False)
+        if old is not None:
+            app.run_worker(old.close(), exit_on_error=False)
         app.call_after_refresh(app._start_session)
 
     config.list_sessions = list_saved

@@ -1,4 +1,4 @@
-"""The PermissionDecisions the dialog answers with.
+"""The PermissionDecisions a front end answers a permission question with.
 
 "Always allow" is an allow whose `suggestions` are the rules to persist (and `extra["always"]`);
 the engine writes them to `.lathe/settings.local.toml`. A denial with feedback carries the user's

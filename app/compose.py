@@ -1,0 +1,256 @@
+"""The composition root: a Session built from options, the settings files and the environment.
+
+Every front end gets its session here, so `lathe`, `lathe -p` and the protocol front ends see
+exactly the same rules, tools, model and transcripts. The settings are loaded once; the
+permission rules, the prompter, the hooks and the MCP servers are wired into typed SessionParts.
+Only this module (and app/cli.py) knows the command line's options.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from app.cli import CliOptions
+from app.config import CliOverrides, load_settings
+from app.config.paths import config_dir, project_dir, state_dir
+from app.engine.api import SessionPort
+from app.engine.events import EngineEvent
+from app.engine.options import EngineOptions
+from app.engine.prompter import EventPrompter
+from app.engine.session import Session, SessionParts
+from app.engine.setup import (
+    SessionSetup,
+    SetupError,
+    open_transcript,
+    settings_error_text,
+    tool_options,
+)
+from app.execution.interfaces import DenyingPrompter, Prompter
+from app.hooks.config import hook_sources_from_settings, parse_hook_sources
+from app.hooks.runner import CommandHookRunner
+from app.mcp.config import load_mcp_config
+from app.model.client import MissingCredentials, open_backend
+from app.model.request import build_system
+from app.model.scenario import ScenarioError
+from app.permissions import RuleDecider, context_from_settings, is_trusted
+from app.permissions.modes import parse_mode
+from app.state_cleanup import clean_state_at_start
+from tools.base import ToolContext
+from tools.process.child_env import clear_env_files, set_passthrough, set_session_env
+from tools.registry import assemble_tool_pool, get_all_base_tools, get_tools
+
+
+def engine_options(opts: CliOptions | EngineOptions) -> EngineOptions:
+    """The command line's options in the engine's terms."""
+    if isinstance(opts, EngineOptions):
+        return opts
+    return EngineOptions(
+        model=opts.model,
+        model_script=opts.model_script,
+        permission_mode=opts.permission_mode,
+        allowed_tools=tuple(opts.allowed_tools),
+        disallowed_tools=tuple(opts.disallowed_tools),
+        settings=opts.settings,
+        add_dirs=tuple(opts.add_dirs),
+        max_turns=opts.max_turns,
+        continue_session=opts.continue_session,
+        resume=opts.resume,
+        bare=opts.bare,
+        include_partial_messages=opts.include_partial_messages,
+    )
+
+
+def cli_overrides(opts: EngineOptions, *, strict: bool = True) -> CliOverrides:
+    """The options' part of the settings (the highest source but policy). Not `strict`: a bad
+    --permission-mode is left out (it is reported when the session is built)."""
+    try:
+        mode = parse_mode(opts.permission_mode) if opts.permission_mode else None
+    except Exception:
+        if strict:
+            raise
+        mode = None
+    return CliOverrides(
+        settings_file=opts.settings,
+        allowed_tools=opts.allowed_tools,
+        disallowed_tools=opts.disallowed_tools,
+        permission_mode=mode,
+        add_dirs=tuple(str(Path(d).expanduser().resolve()) for d in opts.add_dirs),
+    )
+
+
+def build_session(
+    options: CliOptions | EngineOptions,
+    *,
+    interactive: bool,
+    cwd: str | Path | None = None,
+    env: Mapping[str, str] | None = None,
+    sink: Callable[[EngineEvent], None] | None = None,
+    prompter: Prompter | None = None,
+    trusted: bool | None = None,
+) -> SessionSetup:
+    """A session ready to run. Interactive sessions ask through PermissionRequested events
+    (unless `prompter` is given); headless ones deny what would need asking."""
+    opts = engine_options(options)
+    environ = os.environ if env is None else env
+    start = Path(cwd or os.getcwd()).resolve()
+    project = project_dir(start)
+    warnings: list[str] = []
+    for d in opts.add_dirs:
+        if not Path(d).expanduser().is_dir():
+            raise SetupError(f"--add-dir {d}: not a folder")
+    cli = cli_overrides(opts)
+    if opts.settings and not Path(opts.settings).expanduser().is_file():
+        raise SetupError(f"--settings {opts.settings}: no such file")
+    loaded = load_settings(start, cli, env)
+    # Headless runs honour the project's settings: the user ran the command there on purpose.
+    is_trusted_now = (
+        True if not interactive else (is_trusted(project, env) if trusted is None else trusted)
+    )
+    permissions = context_from_settings(loaded, trusted=is_trusted_now, env=env)
+    errors = [p for p in permissions.problems if p.severity == "error"]
+    if errors and not interactive:
+        # Fail closed: a broken file may hold the deny rule that matters. The TUI asked the user
+        # before building (reload, exit, or go on with the broken files' deny rules only).
+        raise SetupError(settings_error_text(errors))
+    warnings.extend(str(p) for p in permissions.problems)
+    merged = loaded.merged(trusted=is_trusted_now)
+    # What Bash, hooks and MCP servers may see of lathe's credentials (none unless passed on).
+    set_passthrough(merged.passthrough_env)
+    # The settings' `env` reaches Bash, hooks and MCP servers as written, credentials included:
+    # the user set each one on purpose (an untrusted project's env is not in `merged`).
+    set_session_env(merged.env)
+    if env is None and merged.env:
+        # Settings' `env` applies to the whole session: tools, hooks, MCP servers, the client.
+        os.environ.update(merged.env)
+    decider = RuleDecider(permissions)
+
+    try:
+        backend = open_backend(
+            model_flag=opts.model,
+            model_script=opts.model_script,
+            settings_model=merged.model,
+            env=env,
+            cwd=start,
+            fallback_to_demo=interactive,
+            max_retries=0,  # lathe retries itself, so every retry is shown
+            api_key_helper=merged.api_key_helper,
+        )
+    except (MissingCredentials, ScenarioError) as exc:
+        raise SetupError(str(exc)) from None
+
+    base = get_all_base_tools()
+    builtins = get_tools(decider, base_tools=base, simple=True if opts.bare else None)
+    pool = assemble_tool_pool(builtins, (), decider)
+    # MCP servers connect after the session exists (Session.start_mcp), so a slow one never
+    # delays the first frame or, in the TUI, the first prompt.
+    mcp_config = load_mcp_config(merged.mcp.servers, project, env, trusted=is_trusted_now)
+    warnings.extend(str(p) for p in mcp_config.problems)
+    mcp = None
+    if mcp_config.servers:
+        from app.mcp.manager import McpManager  # the MCP SDK loads only when a server is configured
+
+        mcp = McpManager.from_config(mcp_config, cwd=str(start), env=environ)
+
+    opened = open_transcript(opts, project, state_dir(env), start, backend.model)
+    warnings.extend(opened.warnings)
+    session_id, transcript, resumed = opened.session_id, opened.writer, opened.resumed
+
+    # After this session's lock is taken, so the cleanup leaves this session alone.
+    clean_state_at_start(state_dir(env), merged.cleanup_period_days)
+    from app.engine.cleanup import cleanup_days, start_cleanup
+
+    # The same setting for transcripts (Claude Code deletes those too), never this session's.
+    start_cleanup(state_dir(env), cleanup_days(merged.cleanup_period_days), session_id, environ)
+
+    working = (str(project), *cli.add_dirs)
+    if str(start) not in working and not str(start).startswith(str(project)):
+        working = (str(start), *working)
+    context = ToolContext(
+        cwd=str(start),
+        project_dir=str(project),
+        working_dirs=working,
+        session_id=session_id,
+        session_dir=str(state_dir(env) / "sessions" / session_id),
+        permissions=decider.view(),
+        options=tool_options(environ),
+    )
+    system = build_system(start, project_root=project, config_dir=config_dir(env))
+    from app.commands.loader import load_for_session
+
+    commands = load_for_session(str(project), env=environ)
+    from app.memory.files import load_memory
+    from app.memory.nested import NestedMemory
+
+    loaded_memory = load_memory(start, project, config_dir(env), environ)
+    warnings.extend(loaded_memory.problems)
+    warnings.extend(commands.problems)
+    from app.engine.context import ContextConfig, beta_headers
+
+    betas = beta_headers(backend.model, ContextConfig.from_settings(merged))
+    if betas:
+        # The 1M-token window is a beta: every request of this client asks for it.
+        backend.client = backend.client.with_options(default_headers=betas)
+
+    def get_mode() -> str:
+        return decider.context.mode
+
+    hook_config = parse_hook_sources(hook_sources_from_settings(loaded), trusted=is_trusted_now)
+    warnings.extend(str(p) for p in hook_config.problems)
+    hooks = CommandHookRunner(
+        hook_config,
+        session_id=session_id,
+        transcript_path=str(transcript.path),
+        cwd=str(start),
+        project_dir=str(project),
+        permission_mode=get_mode,
+        env=environ,
+        env_file_dir=str(Path(context.session_dir or ".") / "session-env"),
+    )
+    clear_env_files()  # a new session starts without the last one's CLAUDE_ENV_FILEs
+
+    # Interactive: questions become PermissionRequested events, answered by the front end.
+    asking = EventPrompter(decider) if interactive and prompter is None else None
+    parts = SessionParts(
+        backend=backend,
+        pool=pool,
+        context=context,
+        system=system,
+        decider=decider,
+        prompter=asking or prompter or (None if interactive else DenyingPrompter()),
+        session_id=session_id,
+        hooks=hooks,
+        session_hooks=hooks,
+        transcript=transcript,
+        messages=resumed.messages if resumed else [],
+        earlier_messages=list(resumed.earlier) if resumed else [],
+        max_turns=opts.max_turns,
+        fallback_tools=tuple(base),
+        builtin_tools=tuple(builtins),
+        mcp=mcp,
+        rules=decider,
+        settings=merged,
+        project_dir=str(project),
+        commands=commands,
+        nested_memory=NestedMemory(start, loaded_memory),
+        rebuild_system=lambda: build_system(
+            start, project_root=project, config_dir=config_dir(env)
+        ),
+        include_partial_messages=opts.include_partial_messages,
+    )
+    session = Session(parts, sink)
+    if asking is not None:
+        asking.bind(session)
+    return SessionSetup(session, warnings, resumed, is_trusted_now)
+
+
+def run_print(opts: CliOptions) -> int:
+    """`lathe -p`: the headless front end on a non-interactive session."""
+    from app.headless import HeadlessRun, run_headless
+
+    def build(sink: Callable[[EngineEvent], None]) -> tuple[SessionPort, list[str]]:
+        setup = build_session(opts, interactive=False, sink=sink)
+        return setup.session, setup.warnings
+
+    return run_headless(HeadlessRun(opts.prompt or "", opts.output_format), build)

@@ -1,0 +1,174 @@
+"""The front-end API: what the TUI, headless mode and the protocol front ends (stream-json, ACP)
+import from the engine, and all they import from it.
+
+- `SessionPort`: the typed door into a running session (app.engine.session.Session implements
+  it; the composition root, app/compose.py, builds one).
+- The events it sends to its sink (`EngineEvent`), made for rendering: tool calls as frozen
+  `ToolCallView`s in `ToolCallUpdated`, permission questions as `PermissionQuestion`s in
+  `PermissionRequested` (answer with `question.choose(...)`, `question.answer(decision)` or
+  `session.answer(question, decision)`), usage, notices, the turn's end.
+- The answers a question takes (`answers.allow_once()`, ...), and the session's status.
+
+Nothing here is the executor's, the permission system's or the config's: those stay behind it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from app.engine import answers as answers
+from app.engine.events import AppEvent as AppEvent
+from app.engine.events import AssistantMessage as AssistantMessage
+from app.engine.events import CompactionFailed as CompactionFailed
+from app.engine.events import CompactionFinished as CompactionFinished
+from app.engine.events import CompactionStarted as CompactionStarted
+from app.engine.events import ContextUpdated as ContextUpdated
+from app.engine.events import EngineEvent as EngineEvent
+from app.engine.events import ErrorOccurred as ErrorOccurred
+from app.engine.events import Interrupted as Interrupted
+from app.engine.events import Notice as Notice
+from app.engine.events import QueuedPromptsDelivered as QueuedPromptsDelivered
+from app.engine.events import RawStreamEvent as RawStreamEvent
+from app.engine.events import RequestStarted as RequestStarted
+from app.engine.events import Retrying as Retrying
+from app.engine.events import TextDelta as TextDelta
+from app.engine.events import ThinkingDelta as ThinkingDelta
+from app.engine.events import ToolResultsMessage as ToolResultsMessage
+from app.engine.events import TurnEnded as TurnEnded
+from app.engine.events import TurnStarted as TurnStarted
+from app.engine.events import UsageUpdated as UsageUpdated
+from app.engine.setup import SetupError as SetupError
+from app.engine.tool_views import MAX_RESULT_CHARS as MAX_RESULT_CHARS
+from app.engine.tool_views import MAX_TAIL_CHARS as MAX_TAIL_CHARS
+from app.engine.tool_views import content_text as content_text
+from app.engine.tool_views import message_text as message_text
+from app.engine.views import ChoiceId as ChoiceId
+from app.engine.views import PermissionChoice as PermissionChoice
+from app.engine.views import PermissionQuestion as PermissionQuestion
+from app.engine.views import PermissionRequested as PermissionRequested
+from app.engine.views import ResultView as ResultView
+from app.engine.views import ToolCallChange as ToolCallChange
+from app.engine.views import ToolCallStatus as ToolCallStatus
+from app.engine.views import ToolCallUpdated as ToolCallUpdated
+from app.engine.views import ToolCallView as ToolCallView
+from app.engine.views import ToolPreview as ToolPreview
+from tools.decisions import PermissionDecision
+
+EventSink = Callable[[EngineEvent], None]
+
+
+@dataclass(frozen=True)
+class McpServerStatus:
+    name: str
+    status: str
+
+
+@dataclass(frozen=True)
+class CommandInfo:
+    """A custom slash command (`/name`), for completion and palettes."""
+
+    name: str
+    help: str
+
+
+@dataclass(frozen=True)
+class SessionStatus:
+    """The session as it stands: what status bars, `init` lines and `/cost` show."""
+
+    session_id: str
+    model: str
+    offline: bool
+    permission_mode: str
+    running: bool
+    cwd: str
+    project_dir: str
+    transcript_path: str
+    tools: tuple[str, ...]
+    mcp_servers: tuple[McpServerStatus, ...]
+    usage: Mapping[str, int]
+    cost_usd: float
+
+
+class SessionPort(Protocol):
+    """A conversation with the model, as every front end drives it.
+
+    Events go to the sink given at build time or with `set_sink`; the sink runs on the session's
+    loop and must not block. A turn, a compaction, `clear` and `set_model` refuse to overlap a
+    running turn (RuntimeError or False).
+    """
+
+    @property
+    def session_id(self) -> str: ...
+
+    @property
+    def model(self) -> str: ...
+
+    @property
+    def permission_mode(self) -> str: ...
+
+    @property
+    def tool_names(self) -> Sequence[str]: ...
+
+    @property
+    def running(self) -> bool: ...
+
+    @property
+    def wants_idle_notification(self) -> bool: ...
+
+    def set_sink(self, sink: EventSink) -> None: ...
+
+    def status(self) -> SessionStatus: ...
+
+    # -- prompting ------------------------------------------------------------------------------
+    def run_turn(self, prompt: str) -> Awaitable[TurnEnded]:
+        """Send a prompt (custom commands and @files expanded) and run the turn to its end."""
+        ...
+
+    def send_while_running(self, prompt: str) -> bool:
+        """A prompt typed during a turn goes with the running batch's results (False: idle)."""
+        ...
+
+    def take_queued_prompts(self) -> list[str]: ...
+
+    def interrupt(self) -> bool:
+        """Ctrl+C: stop the turn; an open question is answered as aborted. False when idle."""
+        ...
+
+    def answer(self, question: PermissionQuestion, decision: PermissionDecision) -> bool: ...
+
+    # -- settings of the session ----------------------------------------------------------------
+    def set_permission_mode(self, mode: str) -> None: ...
+
+    def set_model(self, model: str) -> None: ...
+
+    def describe_permissions(self) -> str: ...
+
+    def custom_commands(self) -> tuple[CommandInfo, ...]: ...
+
+    def status_line_command(self) -> str | None: ...
+
+    # -- context ----------------------------------------------------------------------------------
+    def compact(self, instructions: str = "") -> Awaitable[TurnEnded]: ...
+
+    def clear(self) -> bool: ...
+
+    def context_breakdown(self) -> list[str]: ...
+
+    def report_context(self) -> None: ...
+
+    def history(self) -> tuple[EngineEvent, ...]:
+        """A resumed conversation as events (for a front end to draw as it was left)."""
+        ...
+
+    # -- MCP, hooks, lifetime -------------------------------------------------------------------
+    def start_mcp(self, timeout: float | None = None) -> Awaitable[None]: ...
+
+    def mcp_status(self) -> list[dict[str, str]]: ...
+
+    def reconnect_mcp(self, name: str) -> Awaitable[str]: ...
+
+    def notify_idle(self, message: str) -> Awaitable[None]: ...
+
+    def close(self, reason: str = "exit") -> Awaitable[None]: ...

@@ -1,0 +1,168 @@
+"""Render-ready views a front end draws: a tool call's state, a permission question.
+
+Both are frozen and built inside the engine (app/engine/tool_views.py) from the executor's
+outcomes, so no front end sees a CallOutcome, a PermissionPrompt or a Tool. A view is replaced,
+never changed: each ToolCallUpdated carries the call's whole state as it is now.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from app.engine import answers
+from app.execution.resolve_once import ResolveOnce
+from tools.decisions import DecisionReason, PermissionDecision
+from tools.interaction import UserInteraction
+
+# Stand-ins with the exact shape of tools/base.py's ToolPreview and ResultView (the tools'
+# declarations, landing with the api-seams work); front ends import them from here either way.
+
+
+@dataclass(frozen=True)
+class ToolPreview:
+    """What a call will do, shown before it runs: a command, a diff against the file as it is
+    on disk now, or plain text (the input, key by key)."""
+
+    kind: Literal["command", "diff", "text"]
+    text: str
+    path: str | None = None
+    language: str | None = None
+
+
+@dataclass(frozen=True)
+class ResultView:
+    """What a finished call produced, for the screen: a line, a body (text or a diff)."""
+
+    summary: str
+    body: str = ""
+    kind: Literal["text", "diff", "image", "error"] = "text"
+
+
+ToolCallStatus = Literal[
+    "queued", "awaiting_approval", "running", "done", "failed", "denied", "interrupted"
+]
+ToolCallChange = Literal[
+    "queued", "started", "progressed", "awaiting_approval", "answered", "finished"
+]
+
+
+@dataclass(frozen=True)
+class ToolCallView:
+    """One tool call as it stands. `started_at` and `elapsed` are on the executor's clock
+    (time.perf_counter); `output_tail` is the newest output (at most MAX_TAIL_CHARS);
+    `progress_text` the latest progress report's status line ("" when it had none)."""
+
+    tool_use_id: str
+    name: str
+    title: str
+    input: Mapping[str, Any] = field(default_factory=dict)
+    status: ToolCallStatus = "queued"
+    concurrency_safe: bool = False
+    preview: ToolPreview | None = None
+    progress_text: str = ""
+    fraction: float | None = None
+    output_tail: str = ""
+    result: ResultView | None = None
+    started_at: float | None = None
+    elapsed: float | None = None
+    # The Agent tool's call this one runs under (a subagent's tools); None at the top level.
+    parent_tool_use_id: str | None = None
+
+    @property
+    def finished(self) -> bool:
+        return self.status in ("done", "failed", "denied", "interrupted")
+
+
+@dataclass(frozen=True)
+class ToolCallUpdated:
+    """A call changed. `change` says what happened; `output` is the chunk of output that came
+    with a "progressed" change (the view's tail already holds it)."""
+
+    view: ToolCallView
+    change: ToolCallChange
+    output: str = ""
+
+
+ChoiceId = Literal["allow_once", "allow_always", "deny"]
+
+
+@dataclass(frozen=True)
+class PermissionChoice:
+    """One answer a plain approval offers; `key` is the TUI's key for it."""
+
+    id: ChoiceId
+    label: str
+    key: str
+
+
+@dataclass(frozen=True)
+class PermissionQuestion:
+    """A question for the user about one call. Answer it once with `answer` or `choose`; the
+    first answer wins (Ctrl+C, a hook or another front end may answer first), later ones are
+    refused (False). `interaction` is set when the tool needs more than allow or deny
+    (AskUserQuestion's questions, ExitPlanMode's plan); the answer is then a PermissionDecision
+    built from the user's input."""
+
+    tool_use_id: str
+    tool_name: str
+    title: str
+    input: Mapping[str, Any]
+    message: str
+    reason: DecisionReason | None
+    suggestions: tuple[str, ...]
+    resolver: ResolveOnce[PermissionDecision]
+    preview: ToolPreview | None = None
+    destructive: bool = False
+    interaction: UserInteraction | None = None
+
+    @property
+    def reason_text(self) -> str:
+        return self.reason.describe() if self.reason else self.message
+
+    @property
+    def choices(self) -> tuple[PermissionChoice, ...]:
+        always = (
+            (PermissionChoice("allow_always", "Always allow: " + ", ".join(self.suggestions), "2"),)
+            if self.suggestions
+            else ()
+        )
+        return (
+            PermissionChoice("allow_once", "Allow once", "1"),
+            *always,
+            PermissionChoice("deny", "Deny", "3"),
+        )
+
+    @property
+    def answered(self) -> bool:
+        return self.resolver.is_claimed()
+
+    def answer(self, decision: PermissionDecision) -> bool:
+        return self.resolver.resolve(decision)
+
+    def choose(self, choice: ChoiceId, feedback: str = "") -> bool:
+        """Answer with one of `choices` (a deny may carry feedback for the model)."""
+        if choice == "allow_once":
+            return self.answer(answers.allow_once())
+        if choice == "allow_always" and self.suggestions:
+            return self.answer(answers.allow_always(self.suggestions))
+        if choice == "deny":
+            return self.answer(answers.deny(feedback))
+        return False
+
+    def abort(self) -> bool:
+        """Answer as aborted (the turn is being interrupted)."""
+        return self.answer(answers.aborted())
+
+    def on_answered(self, callback: Callable[[PermissionDecision], None]) -> None:
+        """Call `callback` once answered (at once if it already is): a dialog closes itself
+        when someone else answered, without polling."""
+        self.resolver.add_done_callback(callback)
+
+
+@dataclass(frozen=True)
+class PermissionRequested:
+    """The user must answer `question` before its call can go on."""
+
+    question: PermissionQuestion
