@@ -89,9 +89,13 @@ def build_session(
     sink: Callable[[EngineEvent], None] | None = None,
     prompter: Prompter | None = None,
     trusted: bool | None = None,
+    ask_user: bool | None = None,
 ) -> SessionSetup:
-    """A session ready to run. Interactive sessions ask through PermissionRequested events
-    (unless `prompter` is given); headless ones deny what would need asking."""
+    """A session ready to run. `interactive` is the TUI's start (trust asked, the demo model
+    without credentials, broken settings left to a dialog); `-p` and the protocol front ends
+    are not. `ask_user` (default: `interactive`) makes permission questions PermissionRequested
+    events a front end answers; without it, what would need asking is denied, saying how to
+    allow it. A `prompter` given replaces both."""
     opts = engine_options(options)
     environ = os.environ if env is None else env
     start = Path(cwd or os.getcwd()).resolve()
@@ -210,15 +214,16 @@ def build_session(
     )
     clear_env_files()  # a new session starts without the last one's CLAUDE_ENV_FILEs
 
-    # Interactive: questions become PermissionRequested events, answered by the front end.
-    asking = EventPrompter(decider) if interactive and prompter is None else None
+    # Questions become PermissionRequested events, answered by the front end.
+    asks = interactive if ask_user is None else ask_user
+    asking = EventPrompter(decider) if asks and prompter is None else None
     parts = SessionParts(
         backend=backend,
         pool=pool,
         context=context,
         system=system,
         decider=decider,
-        prompter=asking or prompter or (None if interactive else DenyingPrompter()),
+        prompter=asking or prompter or DenyingPrompter(),
         session_id=session_id,
         hooks=hooks,
         session_hooks=hooks,
