@@ -16,7 +16,7 @@ def _session(trusted: bool = True) -> SimpleNamespace:
     keep = parse_rule("Read", "allow", "userSettings")
     decider = RuleDecider(PermissionContext(allow=(keep,), trusted=trusted))
     return SimpleNamespace(
-        parts=SimpleNamespace(extra={"decider": decider}),
+        parts=SimpleNamespace(rules=decider),
         backend=SimpleNamespace(model="claude-sonnet-4-6"),
     )
 
@@ -28,7 +28,7 @@ def _command(source: str = "project", **kw: object) -> CustomCommand:
 
 def test_rules_and_model_for_the_turn_only() -> None:
     session = _session()
-    decider = session.parts.extra["decider"]
+    decider = session.parts.rules
     notices: list[str] = []
     leave = enter_command_scope(_command(), session, notices)
     assert [r.display() for r in decider.context.allow] == ["Read", "Bash(git add:*)"]
@@ -43,9 +43,9 @@ def test_untrusted_project_command_adds_no_rules() -> None:
     session = _session(trusted=False)
     notices: list[str] = []
     leave = enter_command_scope(_command(), session, notices)
-    assert [r.display() for r in session.parts.extra["decider"].context.allow] == ["Read"]
+    assert [r.display() for r in session.parts.rules.context.allow] == ["Read"]
     assert "not trusted" in notices[0]
     leave()
     user = _session(trusted=False)
     enter_command_scope(_command("user"), user, [])
-    assert len(user.parts.extra["decider"].context.allow) == 2  # the user's own command
+    assert len(user.parts.rules.context.allow) == 2  # the user's own command
