@@ -279,7 +279,11 @@ def _with_option_servers(
     Claude Code); `strict_mcp_config`: the options' alone."""
     if not opts.mcp_servers and not opts.strict_mcp_config:
         return config
-    out = McpConfig() if opts.strict_mcp_config else McpConfig(list(config.servers), list(config.problems))
+    out = (
+        McpConfig()
+        if opts.strict_mcp_config
+        else McpConfig(list(config.servers), list(config.problems))
+    )
     for raw in opts.mcp_servers:
         specs, problems = parse_servers(raw, "--mcp-config", env, allow_sdk=True)
         out.problems.extend(problems)
