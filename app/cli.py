@@ -12,6 +12,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from app import __version__
+from app.protocol.flags import (
+    LatheParser,
+    ProtocolOptions,
+    ProtocolUsageError,
+    add_protocol_flags,
+    protocol_options,
+    settings_value,
+)
 
 PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions", "dontAsk")
 OUTPUT_FORMATS = ("text", "json", "stream-json")
@@ -35,6 +43,8 @@ class CliOptions:
     resume: str | None = None
     resume_picker: bool = False
     bare: bool = False
+    # The Claude Agent SDK's flags (app/protocol/flags.py).
+    sdk: ProtocolOptions = field(default_factory=ProtocolOptions)
 
 
 class UsageError(Exception):
@@ -42,7 +52,7 @@ class UsageError(Exception):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = LatheParser(
         prog="lathe",
         description="A full-screen terminal coding agent. Without -p it starts the TUI in the "
         "current folder (on the offline demo model when no API key is set).",
@@ -136,6 +146,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="simple mode: only the Bash, Read and Edit tools (like LATHE_SIMPLE=1)",
     )
+    add_protocol_flags(parser)
     parser.add_argument("--version", action="version", version=f"lathe {__version__}")
     return parser
 
@@ -144,7 +155,16 @@ def parse_args(argv: Sequence[str]) -> CliOptions:
     parser = build_parser()
     ns = parser.parse_args(list(argv))
     positional = " ".join(ns.prompt_args) if ns.prompt_args else None
+    try:
+        sdk = protocol_options(ns)
+        ns.settings = settings_value(ns.settings)
+    except ProtocolUsageError as exc:
+        raise UsageError(str(exc)) from None
+    if sdk.streaming_input and ns.print_prompt is None:
+        # The SDK never passes -p: messages on stdin are a headless run (as in Claude Code).
+        ns.print_prompt = positional or ""
     opts = CliOptions(
+        sdk=sdk,
         model=ns.model,
         model_script=ns.model_script,
         permission_mode=ns.permission_mode,
@@ -161,9 +181,9 @@ def parse_args(argv: Sequence[str]) -> CliOptions:
     if ns.print_prompt is not None:
         opts.print_mode = True
         opts.prompt = ns.print_prompt or positional
-        if not opts.prompt and not sys.stdin.isatty():
+        if not opts.prompt and not sys.stdin.isatty() and not sdk.streaming_input:
             opts.prompt = sys.stdin.read()
-        if not opts.prompt:
+        if not opts.prompt and not sdk.streaming_input:
             raise UsageError("-p needs a prompt: lathe -p 'PROMPT' (or on standard input)")
     else:
         opts.prompt = positional
@@ -171,6 +191,8 @@ def parse_args(argv: Sequence[str]) -> CliOptions:
         if not opts.print_mode:
             raise UsageError("--output-format goes with -p")
         opts.output_format = ns.output_format
+    if sdk.streaming_input and opts.output_format != "stream-json":
+        raise UsageError("--input-format stream-json needs --output-format stream-json")
     if opts.include_partial_messages and opts.output_format != "stream-json":
         raise UsageError("--include-partial-messages goes with -p --output-format stream-json")
     if opts.max_turns is not None and opts.max_turns < 1:
@@ -206,6 +228,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     from app.model import lazy_sdk
 
     lazy_sdk.install()  # before anything imports the SDK: see app/model/lazy_sdk.py
+    if opts.sdk.streaming_input or (opts.output_format == "stream-json" and opts.sdk.verbose):
+        from app.protocol.run import run_protocol
+
+        return run_protocol(opts)
     if opts.print_mode:
         from app.compose import run_print
 

@@ -9,8 +9,9 @@ Only this module (and app/cli.py) knows the command line's options.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from app.cli import CliOptions
 from app.config import CliOverrides, load_settings
@@ -30,14 +31,14 @@ from app.engine.setup import (
 from app.execution.interfaces import DenyingPrompter, Prompter
 from app.hooks.config import hook_sources_from_settings, parse_hook_sources
 from app.hooks.runner import CommandHookRunner
-from app.mcp.config import load_mcp_config
+from app.mcp.config import McpConfig, load_mcp_config, parse_servers
 from app.model.client import MissingCredentials, open_backend
-from app.model.request import build_system
+from app.model.request import INTRO, build_system
 from app.model.scenario import ScenarioError
 from app.permissions import RuleDecider, context_from_settings, is_trusted
 from app.permissions.modes import parse_mode
 from app.state_cleanup import clean_state_at_start
-from tools.base import ToolContext
+from tools.base import Tool, ToolContext
 from tools.process.child_env import clear_env_files, set_passthrough, set_session_env
 from tools.registry import assemble_tool_pool, get_all_base_tools, get_tools
 
@@ -77,6 +78,7 @@ def cli_overrides(opts: EngineOptions, *, strict: bool = True) -> CliOverrides:
         disallowed_tools=opts.disallowed_tools,
         permission_mode=mode,
         add_dirs=tuple(str(Path(d).expanduser().resolve()) for d in opts.add_dirs),
+        setting_sources=opts.setting_sources,
     )
 
 
@@ -90,12 +92,14 @@ def build_session(
     prompter: Prompter | None = None,
     trusted: bool | None = None,
     ask_user: bool | None = None,
+    sdk_transport: Callable[[str], Any] | None = None,
 ) -> SessionSetup:
     """A session ready to run. `interactive` is the TUI's start (trust asked, the demo model
     without credentials, broken settings left to a dialog); `-p` and the protocol front ends
     are not. `ask_user` (default: `interactive`) makes permission questions PermissionRequested
     events a front end answers; without it, what would need asking is denied, saying how to
-    allow it. A `prompter` given replaces both."""
+    allow it. A `prompter` given replaces both. `sdk_transport` opens the streams of an
+    `{"type": "sdk"}` MCP server (a server inside the program driving lathe)."""
     opts = engine_options(options)
     environ = os.environ if env is None else env
     start = Path(cwd or os.getcwd()).resolve()
@@ -146,16 +150,20 @@ def build_session(
 
     base = get_all_base_tools()
     builtins = get_tools(decider, base_tools=base, simple=True if opts.bare else None)
+    builtins = [*_narrow_tools(builtins, opts.tools, warnings), *opts.extra_tools]
     pool = assemble_tool_pool(builtins, (), decider)
     # MCP servers connect after the session exists (Session.start_mcp), so a slow one never
     # delays the first frame or, in the TUI, the first prompt.
     mcp_config = load_mcp_config(merged.mcp.servers, project, env, trusted=is_trusted_now)
+    mcp_config = _with_option_servers(mcp_config, opts, environ)
     warnings.extend(str(p) for p in mcp_config.problems)
     mcp = None
     if mcp_config.servers:
         from app.mcp.manager import McpManager  # the MCP SDK loads only when a server is configured
 
-        mcp = McpManager.from_config(mcp_config, cwd=str(start), env=environ)
+        mcp = McpManager.from_config(
+            mcp_config, cwd=str(start), env=environ, sdk_transport=sdk_transport
+        )
 
     opened = open_transcript(opts, project, state_dir(env), start, backend.model)
     warnings.extend(opened.warnings)
@@ -180,7 +188,8 @@ def build_session(
         permissions=decider.view(),
         options=tool_options(environ),
     )
-    system = build_system(start, project_root=project, config_dir=config_dir(env))
+    intro = opts.intro if opts.intro is not None else INTRO
+    system = build_system(start, project_root=project, config_dir=config_dir(env), intro=intro)
     from app.commands.loader import load_for_session
 
     commands = load_for_session(str(project), env=environ)
@@ -240,14 +249,47 @@ def build_session(
         commands=commands,
         nested_memory=NestedMemory(start, loaded_memory),
         rebuild_system=lambda: build_system(
-            start, project_root=project, config_dir=config_dir(env)
+            start, project_root=project, config_dir=config_dir(env), intro=intro
         ),
         include_partial_messages=opts.include_partial_messages,
+        fallback_model=opts.fallback_model,
+        request_extra=opts.request_extra,
     )
     session = Session(parts, sink)
     if asking is not None:
         asking.bind(session)
     return SessionSetup(session, warnings, resumed, is_trusted_now)
+
+
+def _narrow_tools(
+    builtins: Sequence[Tool[Any]], names: tuple[str, ...] | None, warnings: list[str]
+) -> list[Tool[Any]]:
+    """Only the built-ins named (by name or alias); None: all of them, (): none."""
+    if names is None:
+        return list(builtins)
+    known = {t.name for t in builtins} | {a for t in builtins for a in t.aliases}
+    warnings.extend(f"--tools: no built-in tool named {n!r}" for n in names if n not in known)
+    return [t for t in builtins if t.name in names or any(a in names for a in t.aliases)]
+
+
+def _with_option_servers(
+    config: McpConfig, opts: EngineOptions, env: Mapping[str, str]
+) -> McpConfig:
+    """The settings' servers plus the options' (these win a name clash, as --mcp-config does in
+    Claude Code); `strict_mcp_config`: the options' alone."""
+    if not opts.mcp_servers and not opts.strict_mcp_config:
+        return config
+    out = (
+        McpConfig()
+        if opts.strict_mcp_config
+        else McpConfig(list(config.servers), list(config.problems))
+    )
+    for raw in opts.mcp_servers:
+        specs, problems = parse_servers(raw, "--mcp-config", env, allow_sdk=True)
+        out.problems.extend(problems)
+        for spec in specs:
+            out.servers = [s for s in out.servers if s.name != spec.name] + [spec]
+    return out
 
 
 def run_print(opts: CliOptions) -> int:

@@ -103,6 +103,8 @@ class CliOverrides:
     disallowed_tools: tuple[str, ...] = ()
     permission_mode: PermissionMode | None = None
     add_dirs: tuple[str, ...] = ()
+    # --setting-sources (the SDK's): only these of user, project, local are read; None: all.
+    setting_sources: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -207,6 +209,9 @@ def load_settings(
     sources: list[LoadedSource] = []
     problems: list[SettingsProblem] = []
     files = source_paths(project, env)
+    if cli.setting_sources is not None:
+        wanted = set(cli.setting_sources)
+        files = [(n, p) for n, p in files if n.removeprefix("claude-") in wanted]
     if cli.settings_file:
         files.append(("cli-settings", Path(cli.settings_file).expanduser().resolve()))
     files.append(("policy", policy_file(env)))

@@ -6,7 +6,9 @@ The composition root (app/compose.py) turns the CLI's options into these; protoc
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -24,3 +26,19 @@ class EngineOptions:
     bare: bool = False
     # stream-json's --include-partial-messages: the raw stream events reach the sink too.
     include_partial_messages: bool = False
+    # What a program driving lathe asks for (the Claude Agent SDK's flags, app/protocol):
+    # the system prompt's instructions (None: lathe's own), the built-in tools offered by name
+    # (None: all), tools the front end adds, MCP servers beside the settings' (`{"type": "sdk"}`
+    # ones included; strict: only these), the new session's id, a resume that forks into a new
+    # session, the settings sources read (None: all), a model to fall back to when the model is
+    # overloaded, and request parameters (extended thinking).
+    intro: str | None = None
+    tools: tuple[str, ...] | None = None
+    extra_tools: tuple[Any, ...] = ()
+    mcp_servers: tuple[Mapping[str, Any], ...] = ()
+    strict_mcp_config: bool = False
+    session_id: str | None = None
+    fork_session: bool = False
+    setting_sources: tuple[str, ...] | None = None
+    fallback_model: str | None = None
+    request_extra: Mapping[str, Any] = field(default_factory=dict)

@@ -76,6 +76,9 @@ class SessionParts:
     # Compaction rebuilds the system prompt, re-reading the memory files from disk.
     rebuild_system: Callable[[], list[Json]] | None = None
     include_partial_messages: bool = False
+    # --fallback-model (used once when the model is overloaded) and extra request parameters.
+    fallback_model: str | None = None
+    request_extra: Mapping[str, Any] = field(default_factory=dict)
 
 
 class Session:

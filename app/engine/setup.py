@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from app.config import SettingsProblem
@@ -117,9 +117,21 @@ def open_transcript(
                 f"{path}: the last line was cut short (a crash?); its {cut} bytes were removed"
             )
         warnings.extend(resumed.warnings)
-        writer = TranscriptWriter(path, last_uuid=resumed.last_uuid, lock=lock)
-        return OpenedTranscript(resumed.session_id, writer, resumed, warnings)
-    session_id = new_session_id()
+        if not opts.fork_session:
+            writer = TranscriptWriter(path, last_uuid=resumed.last_uuid, lock=lock)
+            return OpenedTranscript(resumed.session_id, writer, resumed, warnings)
+        # --fork-session: the conversation goes on under a new id, in a new transcript holding
+        # it; the old session is left as it was (and unlocked: we never write it).
+        lock.release()
+        opened = open_transcript(
+            replace(opts, continue_session=False, resume=None), project, state, start, model
+        )
+        for message in resumed.messages:
+            opened.writer.append_message(opened.session_id, message)
+        return OpenedTranscript(opened.session_id, opened.writer, resumed, warnings)
+    session_id = opts.session_id or new_session_id()
+    if opts.session_id and find_session(session_id, project) is not None:
+        raise SetupError(f"--session-id {session_id}: a session with this id already exists")
     writer = TranscriptWriter(
         project_transcripts_dir(project) / f"{session_id}.jsonl",
         lock=_lock_session(state, session_id),

@@ -275,6 +275,20 @@ def _end(
     return event
 
 
+def _fall_back(session: Session, info: ErrorInfo) -> bool:
+    fallback = session.parts.fallback_model
+    overloaded = info.status == 529 or "overloaded" in info.message.lower()
+    if not isinstance(fallback, str) or not fallback or not overloaded:
+        return False
+    if session.backend.model == fallback:
+        return False
+    session.emit(
+        Notice(f"{session.backend.model} is overloaded; switching to {fallback}", "warning")
+    )
+    session.set_model(fallback)
+    return True
+
+
 async def _respond(
     session: Session, abort: AbortController, turn: int, after: BrokenStream | None = None
 ) -> ResponseOutcome:
@@ -315,6 +329,9 @@ async def _respond(
             _count_usage(session, acc)
             last_error = info.message
             if not info.retryable or attempt + 1 >= attempts:
+                if _fall_back(session, info):
+                    # --fallback-model: an overloaded model gives way, once, with fresh retries.
+                    return await _respond(session, abort, turn)
                 if info.retryable:
                     last_error = f"{info.message} (gave up after {attempts} attempts)"
                 return ResponseOutcome({"role": "assistant", "content": []}, None, error=last_error)
@@ -391,6 +408,8 @@ async def _stream_once(
         last_builtin=last_builtin if last_builtin >= 0 else None,
         messages=normalize_for_api(session.messages),
         max_tokens=session.parts.max_tokens,
+        # Request parameters a front end's flags ask for (--max-thinking-tokens).
+        extra=session.parts.request_extra,
     )
     session.emit(RequestStarted(turn, session.backend.model))
     partial = session.parts.include_partial_messages

@@ -12,7 +12,7 @@ import dataclasses
 import json
 import os
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +21,7 @@ from pydantic import BaseModel
 from app.execution.interfaces import HookRunner, HookToolCall
 from app.hooks.config import HookConfig, HookEvent, HookHandler
 from app.hooks.output import HookOutput, read_output
-from app.hooks.process import OUTPUT_CAP_BYTES, run_command
+from app.hooks.process import OUTPUT_CAP_BYTES, RawHookRun, run_command
 from app.hooks.results import (
     PermissionRequestHookResult,
     PostToolHookItem,
@@ -77,6 +77,11 @@ class CommandHookRunner:
         self.output_cap = output_cap
         # Where SessionStart hooks get their CLAUDE_ENV_FILE (None: a private temporary folder).
         self.env_file_dir = env_file_dir
+        # Runs the handlers of source "sdk" (callbacks a Claude Agent SDK program registered,
+        # answered over the control protocol: app/protocol/hooks.py) instead of a command.
+        self.callback_runner: (
+            Callable[[HookHandler, bytes, AbortSignal | None], Awaitable[RawHookRun]] | None
+        ) = None
 
     def has_hooks(self, event: HookEvent) -> bool:
         return bool(self.config.for_event(event))
@@ -241,6 +246,8 @@ class CommandHookRunner:
         self, handler: HookHandler, stdin: bytes, env: Mapping[str, str], abort: AbortSignal | None
     ) -> HookOutput:
         try:
+            if handler.source == "sdk" and self.callback_runner is not None:
+                return read_output(handler, await self.callback_runner(handler, stdin, abort))
             run = await run_command(
                 handler.command,
                 stdin,

@@ -19,7 +19,8 @@ from typing import Any, Literal
 
 from app import jsonlimits
 
-Transport = Literal["stdio", "http", "sse"]
+# "sdk": a server living in the Claude Agent SDK program, reached over the control protocol.
+Transport = Literal["stdio", "http", "sse", "sdk"]
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _HTTP_TYPES = {"http", "streamable-http", "streamable_http", "streamablehttp"}
@@ -82,9 +83,10 @@ def expand_vars(text: str, env: Mapping[str, str]) -> tuple[str, list[str]]:
 class _Reader:
     """Parses one source's table of servers, collecting problems instead of raising."""
 
-    def __init__(self, source: str, env: Mapping[str, str]) -> None:
+    def __init__(self, source: str, env: Mapping[str, str], allow_sdk: bool = False) -> None:
         self.source = source
         self.env = env
+        self.allow_sdk = allow_sdk
         self.problems: list[McpProblem] = []
 
     def problem(self, server: str, message: str, severity: str = "error") -> None:
@@ -143,6 +145,8 @@ class _Reader:
             self.problem(name, f"type must be a string, not {_json_type(kind)}")
             return None
         kind = (kind or ("stdio" if "command" in raw or "url" not in raw else "http")).lower()
+        if kind == "sdk" and self.allow_sdk:
+            return ServerSpec(name, "sdk", self.source)
         if kind == "stdio":
             if "command" not in raw:
                 self.problem(name, 'a stdio server needs "command" (or "url" for a remote server)')
@@ -183,9 +187,10 @@ class _Reader:
 
 
 def parse_servers(
-    raw: Any, source: str, env: Mapping[str, str] | None = None
+    raw: Any, source: str, env: Mapping[str, str] | None = None, *, allow_sdk: bool = False
 ) -> tuple[list[ServerSpec], list[McpProblem]]:
-    reader = _Reader(source, os.environ if env is None else env)
+    """`allow_sdk`: `{"type": "sdk"}` servers are accepted (only --mcp-config, from the SDK)."""
+    reader = _Reader(source, os.environ if env is None else env, allow_sdk)
     specs = reader.servers(raw)
     return specs, reader.problems
 

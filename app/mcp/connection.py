@@ -82,8 +82,11 @@ class ServerConnection:
         cwd: str | None = None,
         env: Mapping[str, str] | None = None,
         on_change: Callable[[ServerConnection], None] | None = None,
+        sdk_transport: Callable[[str], Any] | None = None,
     ) -> None:
         self.spec = spec
+        # Opens an SDK server's streams (app/protocol/sdk_mcp.py); None outside the SDK protocol.
+        self.sdk_transport = sdk_transport
         self.options = options
         self.cwd = cwd
         self.env = dict(os.environ if env is None else env)
@@ -178,6 +181,10 @@ class ServerConnection:
 
     def _transport(self) -> Any:
         spec = self.spec
+        if spec.transport == "sdk":
+            if self.sdk_transport is None:
+                raise ConnectionError("an SDK server needs the Claude Agent SDK protocol")
+            return self.sdk_transport(spec.name)
         if spec.transport == "stdio":
             # Closed by _run when the connection ends (it outlives this function).
             self._stderr = tempfile.TemporaryFile()  # noqa: SIM115

@@ -42,8 +42,10 @@ class McpManager:
         cwd: str | None = None,
         env: Mapping[str, str] | None = None,
         on_change: Callable[[ServerInfo], None] | None = None,
+        sdk_transport: Callable[[str], Any] | None = None,
     ) -> None:
         quiet_sdk_logging()
+        self.sdk_transport = sdk_transport
         self.options = options or McpOptions.from_env(env)
         self.cwd = cwd
         self.env = env
@@ -59,7 +61,12 @@ class McpManager:
 
     def _connection(self, spec: ServerSpec) -> ServerConnection:
         return ServerConnection(
-            spec, self.options, cwd=self.cwd, env=self.env, on_change=self._changed
+            spec,
+            self.options,
+            cwd=self.cwd,
+            env=self.env,
+            on_change=self._changed,
+            sdk_transport=self.sdk_transport,
         )
 
     def _changed(self, connection: ServerConnection) -> None:
@@ -100,6 +107,15 @@ class McpManager:
         fresh.launch()
         await fresh.wait_settled(timeout)
         return self._info(fresh)
+
+    async def disable(self, name: str) -> ServerInfo:
+        """Close one server's connection and offer none of its tools until it is reconnected
+        (the SDK's mcp_toggle with enabled false)."""
+        connection = self._connections.get(name)
+        if connection is None:
+            raise KeyError(f"no MCP server named {name!r}")
+        await connection.close()
+        return self._info(connection)
 
     async def close(self) -> None:
         """Close every connection; stdio servers' processes are gone when this returns."""

@@ -1,0 +1,8 @@
+"""The Claude Agent SDK's protocol: lathe as the `claude` process an SDK program drives.
+
+flags (the command line the SDK builds), reader (stdin lines), wire (the stdout line shapes),
+printer (engine events to lines, result lines), control (lathe's own requests to the SDK),
+handlers (the SDK's requests to lathe), prompter (can_use_tool), hooks (SDK hook callbacks),
+sdk_mcp (SDK MCP servers), options (the flags as engine options), engine_gaps (what the
+front-end API does not offer yet), run (the loop, on app.engine.api and app.compose).
+"""

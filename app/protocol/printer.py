@@ -1,0 +1,164 @@
+"""Engine events to stream-json lines (the SDK protocol's sink), and the per-turn result line.
+
+Problems meant for a person (retries, warnings, hook messages) go to stderr, as in headless mode;
+the SDK passes stderr to the program's `stderr` callback.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import IO, Any
+
+from app.engine.api import (
+    AssistantMessage,
+    CompactionFinished,
+    EngineEvent,
+    ErrorOccurred,
+    Interrupted,
+    Notice,
+    RawStreamEvent,
+    RequestStarted,
+    Retrying,
+    ToolResultsMessage,
+    TurnEnded,
+)
+from app.protocol import engine_gaps
+from app.protocol.wire import (
+    ApiClock,
+    LineWriter,
+    assistant_lines,
+    new_uuid,
+    stream_event_line,
+    system_line,
+    user_line,
+)
+
+# The SDK asks for `session_state_changed` lines with this variable (it drops the ones marked
+# sdk_host_only); they tell it when a run that serves control requests is over.
+SESSION_STATE_ENV = "CLAUDE_CODE_SDK_READS_SESSION_STATE"
+
+
+class ProtocolPrinter:
+    def __init__(self, writer: LineWriter, err: IO[str], partial: bool) -> None:
+        self.writer = writer
+        self.err = err
+        self.partial = partial
+        self.session_id = ""
+        self.clock = ApiClock()
+        self.interrupted_during_tools: bool | None = None
+        self.report_state = os.environ.get(SESSION_STATE_ENV, "") not in ("", "0")
+
+    def note(self, text: str) -> None:
+        try:
+            print(text, file=self.err, flush=True)
+        except (OSError, ValueError):
+            pass
+
+    def state(self, state: str) -> None:
+        if self.report_state:
+            self.writer.line(
+                system_line(
+                    "session_state_changed", self.session_id, state=state, sdk_host_only=True
+                )
+            )
+
+    def __call__(self, event: EngineEvent) -> None:
+        sid = self.session_id
+        if isinstance(event, Retrying):
+            self.note(
+                f"lathe: {event.reason}; retrying in {event.delay_s:.1f}s (attempt {event.attempt})"
+            )
+        elif isinstance(event, Notice) and event.level != "info":
+            self.note(f"lathe: {event.text}")
+        elif isinstance(event, ErrorOccurred):
+            self.note(f"lathe: {event.message}")
+        elif isinstance(event, RequestStarted):
+            self.clock.request_started()
+            self.writer.line(system_line("status", sid, status="requesting"))
+        elif isinstance(event, AssistantMessage):
+            self.clock.request_ended()
+            for line in assistant_lines(event.message, sid):
+                self.writer.line(line)
+        elif isinstance(event, ToolResultsMessage):
+            self.writer.line(user_line(event.message, sid))
+        elif isinstance(event, Interrupted):
+            self.interrupted_during_tools = event.during_tools
+        elif isinstance(event, CompactionFinished):
+            self.writer.line(
+                system_line(
+                    "compact_boundary",
+                    sid,
+                    compact_metadata={
+                        "trigger": event.trigger or "auto",
+                        "pre_tokens": event.tokens_before,
+                    },
+                )
+            )
+        elif isinstance(event, RawStreamEvent) and self.partial:
+            self.writer.line(stream_event_line(event.event, sid))
+
+
+class TurnMeter:
+    """Per turn: wall time and the usage added during it (Claude Code's result `usage` is the
+    turn's; `modelUsage` and `total_cost_usd` are the session's)."""
+
+    def __init__(self, session: Any) -> None:
+        self.session = session
+        self.started = time.perf_counter()
+        self.before = dict(session.status().usage)
+
+    def usage(self) -> dict[str, int]:
+        now = self.session.status().usage
+        return {k: int(v) - int(self.before.get(k, 0)) for k, v in now.items()}
+
+    def elapsed_ms(self) -> int:
+        return int((time.perf_counter() - self.started) * 1000)
+
+
+def result_line(
+    session: Any,
+    result: TurnEnded,
+    meter: TurnMeter,
+    printer: ProtocolPrinter,
+    *,
+    interrupted: bool = False,
+    subtype_override: str | None = None,
+    errors: list[str] | None = None,
+) -> dict[str, Any]:
+    subtype: str = result.subtype
+    is_error = result.is_error
+    terminal = "completed"
+    if subtype == "interrupted" or interrupted:
+        subtype, is_error = "error_during_execution", True
+        terminal = "aborted_tools" if printer.interrupted_during_tools else "aborted_streaming"
+    elif subtype == "error_max_turns":
+        terminal = "max_turns"
+    elif is_error:
+        terminal = "model_error"
+    if subtype_override:
+        subtype, is_error, terminal = (
+            subtype_override,
+            True,
+            subtype_override.removeprefix("error_"),
+        )
+    line: dict[str, Any] = {
+        "type": "result",
+        "subtype": subtype,
+        "is_error": is_error,
+        "duration_ms": meter.elapsed_ms(),
+        "duration_api_ms": printer.clock.total_ms,
+        "num_turns": result.num_turns,
+        "result": result.result_text,
+        "stop_reason": result.stop_reason,
+        "session_id": session.session_id,
+        "total_cost_usd": round(session.status().cost_usd, 6),
+        "usage": meter.usage(),
+        "modelUsage": engine_gaps.model_usage(session),
+        "permission_denials": [dict(d) for d in result.permission_denials],
+        "terminal_reason": terminal,
+        "uuid": new_uuid(),
+    }
+    if is_error and subtype != "success":
+        line["errors"] = list(errors) if errors else [result.result_text or subtype]
+    return line

@@ -1,0 +1,179 @@
+"""`--permission-prompt-tool stdio`: the SDK's can_use_tool callback answers what would have been a
+permission dialog.
+
+The session asks through the front-end API (a PermissionRequested event with its
+PermissionQuestion); the question goes out as a `can_use_tool` control request in Claude Code's
+shape (tool_name, display_name, input, description, title, permission_suggestions, blocked_path,
+tool_use_id, decision_reason). An allow may carry `updatedInput` (the call runs with it) and
+`updatedPermissions` (allow rules for the session or written to `.lathe/settings.local.toml`, a
+mode switch); a deny carries the message the model is told, and `interrupt: true` also stops the
+turn. A question answered first by someone else (the turn was interrupted) is withdrawn with a
+`control_cancel_request`. An answer lathe cannot read is a deny (fail closed).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from app.engine.api import PermissionQuestion
+from app.protocol.control import ControlChannel, ControlError
+from tools.decisions import DecisionReason, PermissionDecision
+
+_FILE_DESTINATIONS = ("localSettings", "projectSettings", "userSettings")
+
+
+def rule_to_wire(rule: str) -> dict[str, str]:
+    """`Bash(npm test:*)` -> `{"toolName": "Bash", "ruleContent": "npm test:*"}`."""
+    name, paren, rest = rule.partition("(")
+    if paren and rest.endswith(")"):
+        return {"toolName": name, "ruleContent": rest[:-1]}
+    return {"toolName": rule}
+
+
+def rule_from_wire(value: Any) -> str | None:
+    if not isinstance(value, Mapping) or not isinstance(value.get("toolName"), str):
+        return None
+    content = value.get("ruleContent")
+    return f"{value['toolName']}({content})" if isinstance(content, str) else value["toolName"]
+
+
+def suggestions_to_wire(rules: Sequence[str]) -> list[dict[str, Any]]:
+    if not rules:
+        return []
+    return [
+        {
+            "type": "addRules",
+            "rules": [rule_to_wire(r) for r in rules],
+            "behavior": "allow",
+            "destination": "localSettings",
+        }
+    ]
+
+
+class StdioPrompter:
+    """Answers the session's permission questions through the control channel."""
+
+    def __init__(
+        self,
+        channel: ControlChannel,
+        notify: Callable[[str], None],
+        interrupt: Callable[[], None],
+        on_state: Callable[[str], None] = lambda state: None,
+    ) -> None:
+        self.channel = channel
+        self.notify = notify
+        self.interrupt = interrupt
+        self.on_state = on_state
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def request_body(self, question: PermissionQuestion) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "tool_name": question.tool_name,
+            "display_name": question.tool_name,
+            "input": dict(question.input),
+            "permission_suggestions": suggestions_to_wire(question.suggestions),
+            "tool_use_id": question.tool_use_id,
+        }
+        description = question.input.get("description")
+        if isinstance(description, str) and description:
+            body["description"] = description
+        if question.title:
+            body["title"] = question.title
+        if question.reason is not None:
+            body["decision_reason"] = question.reason_text
+        path = question.input.get("file_path") or question.input.get("notebook_path")
+        if isinstance(path, str) and path:
+            body["blocked_path"] = path
+        return body
+
+    def handle(self, question: PermissionQuestion) -> None:
+        """From the session's sink (which must not block): ask in a task of its own."""
+        task = asyncio.ensure_future(self.ask(question))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def ask(self, question: PermissionQuestion) -> None:
+        self.on_state("requires_action")
+        request_id, answer = self.channel.send("can_use_tool", self.request_body(question))
+        decided: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        def answered(_decision: PermissionDecision) -> None:
+            if not decided.done():
+                decided.set_result(None)
+
+        question.on_answered(answered)
+        waiting: set[asyncio.Future[Any]] = {answer, decided}
+        try:
+            await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            self.on_state("running")
+        if not answer.done():
+            # Answered elsewhere (the turn was interrupted): withdraw the question.
+            self.channel.cancel(request_id)
+            return
+        try:
+            response = answer.result()
+        except (ControlError, asyncio.CancelledError) as exc:
+            response = {"behavior": "deny", "message": f"The SDK's can_use_tool failed: {exc}"}
+        decision, stop = self.decision(question, response)
+        if question.answer(decision) and stop:
+            self.interrupt()
+
+    def decision(
+        self, question: PermissionQuestion, response: Mapping[str, Any]
+    ) -> tuple[PermissionDecision, bool]:
+        behavior = response.get("behavior")
+        if behavior == "allow":
+            updated = response.get("updatedInput")
+            if updated is not None and not isinstance(updated, Mapping):
+                return self._deny(question, "the SDK's updatedInput is not an object"), False
+            changed = (
+                updated if isinstance(updated, Mapping) and updated != question.input else None
+            )
+            rules, extra = self.updates(response.get("updatedPermissions"))
+            return (
+                PermissionDecision(
+                    "allow",
+                    reason=DecisionReason("user", "allowed by the SDK's can_use_tool callback"),
+                    updated_input=changed,
+                    suggestions=rules,
+                    extra=extra,
+                ),
+                False,
+            )
+        if behavior == "deny":
+            message = response.get("message")
+            text = message if isinstance(message, str) and message else ""
+            return self._deny(question, text), bool(response.get("interrupt"))
+        return self._deny(question, f"the SDK's answer has no valid behavior ({behavior!r})"), False
+
+    def _deny(self, question: PermissionQuestion, message: str) -> PermissionDecision:
+        text = message or f"Permission to use {question.tool_name} was denied."
+        return PermissionDecision.deny(
+            text, DecisionReason("user", "denied by the SDK's can_use_tool")
+        )
+
+    def updates(self, updates: Any) -> tuple[tuple[str, ...], dict[str, Any]]:
+        """Claude Code's PermissionUpdate list as the answer's rules and flags: addRules (allow)
+        for the session (`session`, `cliArg`) or saved (a settings destination), setMode."""
+        rules: list[str] = []
+        extra: dict[str, Any] = {}
+        for update in updates if isinstance(updates, list) else []:
+            if not isinstance(update, Mapping):
+                continue
+            kind = update.get("type")
+            if kind == "addRules" and update.get("behavior", "allow") == "allow":
+                rules.extend(r for r in map(rule_from_wire, update.get("rules") or []) if r)
+                if update.get("destination") in _FILE_DESTINATIONS:
+                    extra["always"] = True
+                else:
+                    extra.setdefault("session", True)
+            elif kind == "setMode" and isinstance(update.get("mode"), str):
+                extra["set_mode"] = update["mode"]
+            else:
+                self.notify(f"can_use_tool: permission update {kind!r} is not supported; ignored")
+        if extra.get("always"):
+            extra.pop("session", None)
+        return tuple(rules), extra
