@@ -307,7 +307,6 @@ class _Call:
             is_error=is_error,
             data=data,
             context_modifier=result.context_modifier if result else None,
-            new_messages=result.new_messages if result else (),
             decision=decision,
             persisted_path=persisted,
             ran=True,

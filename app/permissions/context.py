@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from app.config.loader import SOURCE_LABELS, SettingsProblem
 from app.config.models import PermissionMode
 from app.permissions.matching import bash_pattern, mcp_matches
-from app.permissions.rules import Rule
+from app.permissions.rules import Rule, rule_kind
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ class PermissionContext:
         index = cache.get(behavior)
         if index is None:
             rules = {"allow": self.allow, "deny": self.deny, "ask": self.ask}[behavior]
-            index = BashRuleIndex.build(tuple(r for r in rules if r.tool == "Bash"))
+            index = BashRuleIndex.build(tuple(r for r in rules if rule_kind(r.tool) == "shell"))
             cache[behavior] = index
         return index
 
