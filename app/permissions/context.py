@@ -117,12 +117,3 @@ class PermissionContext:
         if mode != "plan":
             return replace(self, mode=mode, pre_plan_mode=None)
         return self
-
-    def with_working_dir(self, folder: str) -> PermissionContext:
-        from app.permissions.load import working_dir_forms
-
-        dirs = list(self.working_dirs)
-        for form in working_dir_forms(folder):
-            if form not in dirs:
-                dirs.append(form)
-        return replace(self, working_dirs=tuple(dirs))

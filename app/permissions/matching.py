@@ -38,10 +38,6 @@ class BashPattern:
     prefix: tuple[str, ...] = ()
     regex: re.Pattern[str] | None = None
 
-    @property
-    def is_prefix_like(self) -> bool:
-        return self.kind in ("prefix", "wildcard")
-
 
 def _split(text: str) -> tuple[str, ...]:
     try:
@@ -155,11 +151,6 @@ def compiled_matches(c: CompiledPathRule, path: str) -> bool:
     """Gitignore semantics, anchored at the rule's root; `path` is absolute and normalised."""
     rel = relative_to_root(c.root, path)
     return rel is not None and rel_matches(c, rel)
-
-
-def path_matches(rule: Rule, path: str, project_dir: str, home: str) -> bool:
-    """Gitignore semantics, anchored at the rule's root; `path` is absolute and normalised."""
-    return compiled_matches(compile_path_rule(rule, project_dir, home), path)
 
 
 # --- WebFetch --------------------------------------------------------------------------------
