@@ -8,54 +8,46 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from app.execution.resolve_once import ResolveOnce
-from app.hooks.results import PostToolHookItem, PreToolHookItem
+from app.hooks.calls import HookRunner, HookToolCall, NoHooks
 from tools.base import Tool, ToolContext
 from tools.decisions import DecisionReason, PermissionDecision
 from tools.interaction import UserInteraction
 
+__all__ = [
+    "DenyingPrompter",
+    "HookRunner",
+    "HookToolCall",
+    "NoHooks",
+    "PermissionDecider",
+    "PermissionPrompt",
+    "Prompter",
+    "Resolution",
+    "ToolCheckDecider",
+]
 
-@dataclass(frozen=True)
-class HookToolCall:
-    """What hooks are told about one call. `tool_input` is the observable (normalised) copy."""
-
-    tool_name: str
-    tool_input: Mapping[str, Any]
-    tool_use_id: str
-    is_mcp: bool = False
-
-
-class HookRunner(Protocol):
-    async def pre_tool_use(
-        self, call: HookToolCall, context: ToolContext
-    ) -> list[PreToolHookItem]: ...
-
-    async def post_tool_use(
-        self, call: HookToolCall, response: Any, context: ToolContext
-    ) -> list[PostToolHookItem]: ...
-
-    async def post_tool_use_failure(
-        self, call: HookToolCall, error: str, context: ToolContext
-    ) -> list[PostToolHookItem]: ...
+T = TypeVar("T")
 
 
-class NoHooks:
-    """A HookRunner with no hooks configured."""
+class Resolution(Protocol[T]):
+    """The port of a one-shot answer raced by several parties (ResolveOnce implements it).
 
-    async def pre_tool_use(self, call: HookToolCall, context: ToolContext) -> list[PreToolHookItem]:
-        return []
+    A racer with side effects calls `claim()` first and delivers with `set_claimed()`; `resolve()`
+    does both. Only the first claim wins; `is_resolved()` is true from that claim on."""
 
-    async def post_tool_use(
-        self, call: HookToolCall, response: Any, context: ToolContext
-    ) -> list[PostToolHookItem]:
-        return []
+    def claim(self) -> bool: ...
 
-    async def post_tool_use_failure(
-        self, call: HookToolCall, error: str, context: ToolContext
-    ) -> list[PostToolHookItem]:
-        return []
+    def resolve(self, value: T) -> bool: ...
+
+    def set_claimed(self, value: T) -> None: ...
+
+    def is_claimed(self) -> bool: ...
+
+    def is_resolved(self) -> bool: ...
+
+    async def wait(self) -> T: ...
 
 
 class PermissionDecider(Protocol):
@@ -85,7 +77,7 @@ class PermissionPrompt:
     message: str
     reason: DecisionReason | None
     suggestions: tuple[str, ...]
-    resolver: ResolveOnce[PermissionDecision] = field(default_factory=ResolveOnce)
+    resolver: Resolution[PermissionDecision] = field(default_factory=ResolveOnce)
     summary: str = ""
     # What the tool needs answered beyond allow/deny (its own declaration); None: a plain approval.
     interaction: UserInteraction | None = None

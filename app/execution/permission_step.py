@@ -14,7 +14,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from app.execution.interfaces import DenyingPrompter, HookToolCall, PermissionPrompt
+from app import debuglog
+from app.execution.interfaces import DenyingPrompter, PermissionPrompt
+from app.hooks.calls import HookToolCall
 from app.hooks.results import HookPermissionResult, PermissionRequestHookResult
 from tools.base import Tool, ToolContext
 from tools.decisions import DecisionReason, PermissionDecision
@@ -173,5 +175,6 @@ async def _ask_user(
 def _interaction(tool: Tool[Any], parsed: Any) -> UserInteraction | None:
     try:
         return tool.user_interaction(parsed)
-    except Exception:  # a broken declaration leaves a plain approval, never a crash
+    except Exception as exc:  # a broken declaration leaves a plain approval, never a crash
+        debuglog.record("executor", f"{tool.name}.user_interaction raised; a plain approval", exc)
         return None

@@ -7,6 +7,7 @@
   and SessionEnd for the engine.
 - `translate`: raw outputs -> the unions of `results`; it never decides.
 
-Nothing is imported here: `app.execution.interfaces` imports `app.hooks.results`, and the runner
-imports `app.execution.interfaces`.
+- `calls`: HookToolCall and the HookRunner protocol the call pipeline consults (below it).
+
+Nothing is imported here, so importing one module of the package loads only what it needs.
 """

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, Literal
 
+from app import debuglog
 from app.permissions.bash import decide_bash
 from app.permissions.context import PermissionContext
 from app.permissions.load import working_dir_forms
@@ -91,6 +92,7 @@ class RuleDecider:
         try:
             own = await tool.check_permissions(input, context)
         except Exception as exc:  # a broken check must not become an allow
+            debuglog.record("permissions", f"{tool.name}.check_permissions raised; denied", exc)
             text = f"{tool.name}'s own permission check failed: {exc}"
             return PermissionDecision.deny(text, DecisionReason("tool", text))
         if own.behavior == "deny":
@@ -98,6 +100,7 @@ class RuleDecider:
         try:
             decision = decide_call(tool, input, observable_input, pc, context)
         except Exception as exc:  # never crash the turn; never let a failure become an allow
+            debuglog.record("permissions", f"the rule check of {tool.name} raised; asked", exc)
             text = f"the permission check of {tool.name} failed ({type(exc).__name__}: {exc})"
             decision = PermissionDecision.ask(text, DecisionReason("check", text))
         if decision.behavior == "deny":
@@ -312,7 +315,8 @@ def _decide_generic(tool: Tool[Any], input: Any, pc: PermissionContext) -> Permi
     name = tool.name
     try:
         target = tool.permission_subject(input)
-    except Exception:
+    except Exception as exc:
+        debuglog.record("permissions", f"{name}.permission_subject raised; no subject", exc)
         target = None
 
     def matches(rule: Rule, strict: bool) -> bool:
@@ -334,7 +338,8 @@ def _decide_generic(tool: Tool[Any], input: Any, pc: PermissionContext) -> Permi
         return PermissionDecision.ask(reason.text, reason)
     try:
         read_only = bool(tool.is_read_only(input))
-    except Exception:
+    except Exception as exc:
+        debuglog.record("permissions", f"{name}.is_read_only raised; not read-only", exc)
         read_only = False
     if pc.mode == "plan" and not read_only:
         return PermissionDecision.deny(PLAN_MODE_MESSAGE, DecisionReason("mode", PLAN_MODE_MESSAGE))
