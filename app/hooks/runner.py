@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from app import debuglog
+from app.config.hooks import HookConfig, HookEvent, HookHandler
 from app.hooks.calls import HookRunner, HookToolCall
-from app.hooks.config import HookConfig, HookEvent, HookHandler
 from app.hooks.output import HookOutput, read_output
 from app.hooks.process import OUTPUT_CAP_BYTES, run_command
 from app.hooks.results import (

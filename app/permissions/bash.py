@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from app.config.rules import Rule, path_rule_tools
 from app.permissions.bash_bypass import bash_blind, changes_git, read_blind
 from app.permissions.bash_git import git_place_risk, git_reveal_risk
 from app.permissions.bash_hidden import hidden_commands, unknowable
@@ -33,7 +34,6 @@ from app.permissions.matching import bash_matches, bash_pattern, canonical
 from app.permissions.messages import PLAN_MODE_MESSAGE, part_reason, rule_reason
 from app.permissions.pathcheck import deny_for
 from app.permissions.procpaths import bash_secret
-from app.permissions.rules import Rule, path_rule_tools
 from app.permissions.shellpaths import has_glob
 from app.permissions.suggest import bash_suggestion, dedupe
 from tools.decisions import DecisionReason, PermissionDecision

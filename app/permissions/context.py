@@ -10,8 +10,8 @@ from dataclasses import dataclass, replace
 
 from app.config.loader import SOURCE_LABELS, SettingsProblem
 from app.config.models import PermissionMode
+from app.config.rules import Rule, rule_kind
 from app.permissions.matching import bash_pattern, mcp_matches
-from app.permissions.rules import Rule, rule_kind
 
 
 @dataclass(frozen=True)

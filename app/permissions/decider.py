@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import Any, Literal
 
 from app import debuglog
+from app.config.rules import Rule
 from app.permissions.bash import decide_bash
 from app.permissions.context import PermissionContext
 from app.permissions.load import working_dir_forms
@@ -27,7 +28,6 @@ from app.permissions.messages import PLAN_MODE_MESSAGE, rule_reason
 from app.permissions.pathcheck import allow_match, ask_for, deny_for
 from app.permissions.paths import DEVICE_PATHS, candidates, inside, is_unc, protected_any
 from app.permissions.procpaths import tool_path_secret
-from app.permissions.rules import Rule
 from app.permissions.suggest import path_suggestion
 from app.permissions.view import ContextPermissionView
 from tools.base import Tool, ToolContext

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 import pathspec
 
-from app.permissions.rules import Rule
+from app.config.rules import Rule
 from tools.web.urls import UrlError, canonical_host, host_of
 
 # --- Bash ------------------------------------------------------------------------------------

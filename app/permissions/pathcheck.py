@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterable
 from typing import Literal
 
+from app.config.rules import Rule, path_rule_tools
 from app.permissions.context import PermissionContext
 from app.permissions.matching import (
     CompiledPathRule,
@@ -14,7 +15,6 @@ from app.permissions.matching import (
     rel_matches,
     relative_to_root,
 )
-from app.permissions.rules import Rule, path_rule_tools
 
 Access = Literal["read", "write"]
 

@@ -12,10 +12,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from app.config.loader import CliOverrides, LoadedSettings, load_settings, source_paths
+from app.config.rules import Rule
 from app.config.watch import keymap_from, theme_from
 from app.permissions.context import PermissionContext
 from app.permissions.load import context_from_settings
-from app.permissions.rules import Rule
 
 
 @dataclass(frozen=True)

@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 
 from app import debuglog
+from app.config.hooks import HookSource, parse_hook_sources
 from app.execution.pipeline import PipelineDeps
 from app.execution.streaming_executor import StreamingToolExecutor
 from app.hooks.calls import HookToolCall
-from app.hooks.config import HookSource, parse_hook_sources
 from app.hooks.runner import CommandHookRunner
 from tests.support.fake_tools import AllowAll, SafeSleep, tool_use
 from tools.base import (

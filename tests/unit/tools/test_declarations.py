@@ -10,8 +10,8 @@ from typing import Any
 import mcp_types as types
 import pytest
 
+from app.config.rules import known_tools, path_rule_tools, rule_kind
 from app.mcp.bridge import McpTool
-from app.permissions.rules import known_tools, path_rule_tools, rule_kind
 from tools.abort import AbortSignal
 from tools.base import Tool, ToolContext
 from tools.bash import BashTool

@@ -1,7 +1,8 @@
 """Permission rules in Claude Code's syntax: `Tool`, `Tool(specifier)`, `mcp__server[__tool|__*]`.
 
 A rule that does not parse is reported with its file and source and dropped: it is never widened
-into something broader (`Bash()` is not `Bash`).
+into something broader (`Bash()` is not `Bash`). The grammar lives with the settings (below the
+permission system) because the settings loader vets every file's rules with it.
 """
 
 from __future__ import annotations
