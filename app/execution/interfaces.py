@@ -12,7 +12,7 @@ from typing import Any, Protocol, TypeVar
 
 from app.execution.resolve_once import ResolveOnce
 from app.hooks.calls import HookRunner, HookToolCall, NoHooks
-from tools.base import Tool, ToolContext
+from tools.base import Tool, ToolContext, ToolPreview
 from tools.decisions import DecisionReason, PermissionDecision
 from tools.interaction import UserInteraction
 
@@ -81,6 +81,10 @@ class PermissionPrompt:
     summary: str = ""
     # What the tool needs answered beyond allow/deny (its own declaration); None: a plain approval.
     interaction: UserInteraction | None = None
+    # The tool's user_facing_name, and its preview (a command, or a diff against the file on
+    # disk), computed off the event loop before the question is asked; None: no preview.
+    title: str = ""
+    preview: ToolPreview | None = None
 
 
 class Prompter(Protocol):

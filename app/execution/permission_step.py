@@ -18,7 +18,7 @@ from app import debuglog
 from app.execution.interfaces import DenyingPrompter, PermissionPrompt
 from app.hooks.calls import HookToolCall
 from app.hooks.results import HookPermissionResult, PermissionRequestHookResult
-from tools.base import Tool, ToolContext
+from tools.base import Tool, ToolContext, ToolPreview
 from tools.decisions import DecisionReason, PermissionDecision
 from tools.interaction import UserInteraction
 
@@ -152,6 +152,11 @@ async def _ask_user(
         suggestions=decision.suggestions,
         summary=tool.summary(parsed),
         interaction=_interaction(tool, parsed),
+        title=_title(tool, parsed),
+        # No one reads a preview in headless mode: the file is not read for nothing.
+        preview=None
+        if isinstance(prompter, DenyingPrompter)
+        else await _preview(tool, parsed, context),
     )
     aborted = PermissionDecision.deny(
         "aborted", DecisionReason("abort", "the turn was interrupted")
@@ -170,6 +175,23 @@ async def _ask_user(
     if final is aborted:
         return DecisionStep(final, aborted=True)
     return DecisionStep(final)
+
+
+def _title(tool: Tool[Any], parsed: Any) -> str:
+    try:
+        return tool.user_facing_name(parsed)
+    except Exception as exc:
+        debuglog.record("executor", f"{tool.name}.user_facing_name raised; its name", exc)
+        return tool.name
+
+
+async def _preview(tool: Tool[Any], parsed: Any, context: ToolContext) -> ToolPreview | None:
+    """The tool's preview, read in a worker thread: it may read the file an edit changes."""
+    try:
+        return await asyncio.to_thread(tool.preview, parsed, context)
+    except Exception as exc:  # a broken preview leaves the question without one, never a crash
+        debuglog.record("executor", f"{tool.name}.preview raised; asked without a preview", exc)
+        return None
 
 
 def _interaction(tool: Tool[Any], parsed: Any) -> UserInteraction | None:

@@ -149,16 +149,24 @@ class StreamingToolExecutor:
             abort=AbortController(self._sibling.signal),
         )
         self._tools.append(tracked)
-        summary = ""
+        summary, title = "", tracked.name
         if tool is not None and isinstance(raw, Mapping):
             try:
                 summary = tool.summary(parsed)
             except Exception as exc:
                 debuglog.record("executor", f"{tool.name}.summary raised; shown without one", exc)
-                summary = ""
+            try:
+                title = tool.user_facing_name(parsed)
+            except Exception as exc:
+                debuglog.record("executor", f"{tool.name}.user_facing_name raised; its name", exc)
         self._emit(
             ToolQueued(
-                tracked.id, tracked.name, raw if isinstance(raw, Mapping) else {}, summary, safe
+                tracked.id,
+                tracked.name,
+                raw if isinstance(raw, Mapping) else {},
+                summary,
+                safe,
+                title,
             )
         )
         if preset_content is not None:

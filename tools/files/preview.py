@@ -7,6 +7,7 @@ it, and the same replacement applied. Reading may block, so callers run previews
 from __future__ import annotations
 
 import os
+import stat
 
 from tools.base import ToolPreview
 from tools.files import textfile
@@ -17,13 +18,26 @@ PREVIEW_MAX_BYTES = 2 * 1024 * 1024
 
 
 def current_file(path: str) -> textfile.TextFile | None:
-    """The file decoded as Edit decodes it, or None (missing, unreadable, too large, a folder)."""
+    """The file decoded as Edit decodes it, or None (missing, unreadable, too large, not a
+    regular file). Opened without blocking and checked on the open file: a FIFO or a device at
+    the path must not hang the question the preview is for."""
     try:
-        if os.path.getsize(path) > PREVIEW_MAX_BYTES:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > PREVIEW_MAX_BYTES:
             return None
-        return textfile.load(path)
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            data = f.read(PREVIEW_MAX_BYTES + 1)
+        if len(data) > PREVIEW_MAX_BYTES:
+            return None
+        return textfile.parse(data, stat.S_IMODE(st.st_mode))
     except (OSError, ValueError):
         return None
+    finally:
+        os.close(fd)
 
 
 def diff_preview(old: str, new: str, path: str) -> ToolPreview:

@@ -169,3 +169,13 @@ def test_result_views() -> None:
 def test_every_tool_has_a_result_view(tool: Tool[Any]) -> None:
     view = tool.result_view("some output\nmore", False)
     assert view is not None and view.summary and view.kind == "text"
+
+
+def test_a_fifo_at_the_path_does_not_block_the_preview(tmp_path: Path) -> None:
+    import os
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    tool = WriteTool()
+    preview = tool.preview(tool.parse_input({"file_path": "pipe", "content": "x\n"}), ctx(tmp_path))
+    assert preview is not None and "+x" in preview.text  # read as nothing: no writer, no block
