@@ -6,9 +6,9 @@ each of those systems can be built, replaced and tested on its own.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from app.execution.resolve_once import ResolveOnce
 from app.hooks.calls import HookRunner, HookToolCall, NoHooks
@@ -32,7 +32,8 @@ T = TypeVar("T")
 
 
 class Resolution(Protocol[T]):
-    """The port of a one-shot answer raced by several parties (ResolveOnce implements it).
+    """The port of a one-shot answer raced by several parties (ResolveOnce implements it; views
+    and front ends can hold a question's resolver as this type).
 
     A racer with side effects calls `claim()` first and delivers with `set_claimed()`; `resolve()`
     does both. Only the first claim wins; `is_resolved()` is true from that claim on."""
@@ -46,6 +47,8 @@ class Resolution(Protocol[T]):
     def is_claimed(self) -> bool: ...
 
     def is_resolved(self) -> bool: ...
+
+    def add_done_callback(self, callback: Callable[[T], None]) -> None: ...
 
     async def wait(self) -> T: ...
 
@@ -77,7 +80,7 @@ class PermissionPrompt:
     message: str
     reason: DecisionReason | None
     suggestions: tuple[str, ...]
-    resolver: Resolution[PermissionDecision] = field(default_factory=ResolveOnce)
+    resolver: ResolveOnce[PermissionDecision] = field(default_factory=ResolveOnce)
     summary: str = ""
     # What the tool needs answered beyond allow/deny (its own declaration); None: a plain approval.
     interaction: UserInteraction | None = None
@@ -136,3 +139,11 @@ class ToolCheckDecider:
             f"{tool.name} needs permission",
             DecisionReason("mode", f"{tool.name} is not read-only and no rule allows it"),
         )
+
+
+if TYPE_CHECKING:
+
+    def _is_a_resolution(
+        resolver: ResolveOnce[PermissionDecision],
+    ) -> Resolution[PermissionDecision]:
+        return resolver  # mypy proves ResolveOnce satisfies the port
