@@ -15,6 +15,7 @@ from typing import Any
 
 from app.cli import CliOptions
 from app.config import CliOverrides, load_settings
+from app.config.hooks import hook_sources_from_settings, parse_hook_sources
 from app.config.paths import config_dir, project_dir, state_dir
 from app.engine.api import SessionPort
 from app.engine.events import EngineEvent
@@ -29,7 +30,6 @@ from app.engine.setup import (
     tool_options,
 )
 from app.execution.interfaces import DenyingPrompter, Prompter
-from app.hooks.config import hook_sources_from_settings, parse_hook_sources
 from app.hooks.runner import CommandHookRunner
 from app.mcp.config import McpConfig, load_mcp_config, parse_servers
 from app.model.client import MissingCredentials, open_backend

@@ -16,6 +16,7 @@ import sys
 import threading
 from collections.abc import Callable
 
+from app import debuglog
 from tools.process.owner import kill_now
 
 EXIT_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -84,7 +85,8 @@ class ExitSignals:
         self._timer.start()
         try:
             self._on_first(sig)
-        except Exception:  # a front end that cannot stop cleanly is stopped by force
+        except Exception as exc:  # a front end that cannot stop cleanly is stopped by force
+            debuglog.record("sink", f"the front end's handler of signal {sig} raised", exc)
             force_exit(sig)
 
     def cancel_deadline(self) -> None:

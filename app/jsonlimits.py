@@ -46,11 +46,6 @@ def _too_deep(where: str, limit: int, text: str | bytes = "", pos: int = -1) -> 
     return JsonLimitError(where, limit, doc, len(doc) - 1)
 
 
-def json_depth_exceeds(text: str | bytes, limit: int = MAX_DEPTH) -> bool:
-    """Whether JSON text nests deeper than `limit`, without parsing it (and without recursion)."""
-    return _deep_position(text, limit) >= 0
-
-
 def _deep_position(text: str | bytes, limit: int) -> int:
     """Where JSON text first nests deeper than `limit`, or -1."""
     if isinstance(text, bytes):
@@ -114,13 +109,6 @@ def toml_loads(text: str, where: str, limit: int = MAX_DEPTH) -> dict[str, Any]:
         value = tomllib.loads(text)
     except RecursionError:
         raise _too_deep(where, limit) from None
-    if value_depth_exceeds(value, limit):
-        raise _too_deep(where, limit)
-    return value
-
-
-def check_value(value: Any, where: str, limit: int = MAX_DEPTH) -> Any:
-    """Refuse an already parsed value (from a library that parsed it) that nests too deep."""
     if value_depth_exceeds(value, limit):
         raise _too_deep(where, limit)
     return value

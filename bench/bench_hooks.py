@@ -8,8 +8,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from app.config.hooks import HookConfig, parse_hook_sources
 from app.execution.interfaces import HookToolCall
-from app.hooks.config import HookConfig, parse_hook_sources
 from app.hooks.runner import CommandHookRunner
 from bench.table import Row
 from tools.base import ToolContext

@@ -79,7 +79,22 @@ def load_theme_file(path: Path) -> Theme:
         isinstance(k, str) and isinstance(v, str) for k, v in variables.items()
     ):
         raise ThemeError(f"{path}: [variables] must map names to strings")
-    return Theme(name=name, dark=dark, variables=dict(variables), **values)
+    return Theme(
+        name=name,
+        primary=values["primary"],
+        secondary=values.get("secondary"),
+        accent=values.get("accent"),
+        foreground=values.get("foreground"),
+        background=values.get("background"),
+        surface=values.get("surface"),
+        panel=values.get("panel"),
+        boost=values.get("boost"),
+        warning=values.get("warning"),
+        error=values.get("error"),
+        success=values.get("success"),
+        dark=dark,
+        variables=dict(variables),
+    )
 
 
 @dataclass

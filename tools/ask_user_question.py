@@ -16,7 +16,6 @@ from tools.base import (
     CanUseTool,
     ProgressCallback,
     Tool,
-    ToolClass,
     ToolContext,
     ToolInput,
     ToolResult,
@@ -140,9 +139,6 @@ class AskUserQuestionTool(Tool[AskUserQuestionInput]):
     def is_read_only(self, input: AskUserQuestionInput) -> bool:
         return True
 
-    def classify(self, input: AskUserQuestionInput) -> ToolClass:
-        return "other"
-
     def summary(self, input: AskUserQuestionInput) -> str:
         return "; ".join(q.header for q in input.questions)
 
@@ -166,7 +162,7 @@ class AskUserQuestionTool(Tool[AskUserQuestionInput]):
         text = "AskUserQuestion needs the user to answer its questions"
         return PermissionDecision.ask("Answer questions?", DecisionReason("tool", text))
 
-    def render_result(self, data: Any) -> str:
+    def result_summary(self, data: Any) -> str:
         return str(data) if isinstance(data, str) else ""
 
     async def call(

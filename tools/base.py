@@ -23,7 +23,13 @@ from tools.decisions import PermissionDecision, ValidationResult
 from tools.interaction import UserInteraction
 
 InterruptBehavior = Literal["cancel", "block"]
-ToolClass = Literal["search", "read", "write", "execute", "other"]
+# Which family of permission rules judges a call: Bash's command rules, path rules for reading or
+# writing, URL (domain) rules, or the generic rules by tool name. Generic is the fail-closed
+# default: it allows only what a rule allows or what the tool declares read-only.
+PermissionKind = Literal["shell", "path_read", "path_write", "url", "generic"]
+# How much below its path a path_read tool sees: only the path, the names of what lies below
+# (Glob), or the contents of what lies below (Grep). A deny rule for anything below denies it.
+PathReach = Literal["path", "names", "contents"]
 
 PROMPTS_DIR = Path(__file__).parent / "prompts"
 DEFAULT_MAX_RESULT_SIZE_CHARS = 50_000
@@ -58,8 +64,30 @@ class ToolResult:
 
     data: Any
     is_error: bool = False
-    new_messages: tuple[Mapping[str, Any], ...] = ()
     context_modifier: Callable[[ToolContext], ToolContext] | None = None
+
+
+@dataclass(frozen=True)
+class ToolPreview:
+    """What a call will do, shown before it runs (the permission dialog, the queued call).
+
+    `command` is a shell command, `diff` a unified diff against the file as it is on disk, `text`
+    anything else (the input's fields). Computing it may read files: callers run it off the UI
+    loop (asyncio.to_thread)."""
+
+    kind: Literal["command", "diff", "text"]
+    text: str
+    path: str | None = None
+    language: str | None = None
+
+
+@dataclass(frozen=True)
+class ResultView:
+    """What a finished call shows: a one-line `summary` for the collapsed line, and a `body`."""
+
+    summary: str
+    body: str = ""
+    kind: Literal["text", "diff", "image", "error"] = "text"
 
 
 class ToolError(Exception):
@@ -302,6 +330,12 @@ class Tool(Generic[InputT]):
     internal_fields: tuple[str, ...] = ()
     should_defer: bool = False
     always_load: bool = False
+    # The permission declarations: which rule family judges a call (generic fails closed), the
+    # observable-input field holding what those rules match (the backfilled, absolute form that
+    # hooks see too), and how far below its path a path_read tool reads.
+    permission_kind: ClassVar[PermissionKind] = "generic"
+    subject_field: ClassVar[str | None] = None
+    path_reach: ClassVar[PathReach] = "path"
 
     # -- identity and schema ------------------------------------------------------------------
 
@@ -353,9 +387,6 @@ class Tool(Generic[InputT]):
         """The tool's own permission opinion. Default: none, the general system decides."""
         return PermissionDecision.passthrough()
 
-    def to_classifier_input(self, input: InputT) -> str:
-        return ""
-
     def user_facing_name(self, input: InputT | None = None) -> str:
         return self.name
 
@@ -374,20 +405,36 @@ class Tool(Generic[InputT]):
         """Normalise a copy of the input for observers (hooks, rules): absolute paths, `~`."""
         return None
 
-    def permission_target(self, input: InputT) -> str | None:
-        """What permission rule specifiers are matched against (a command, a path, a domain)."""
+    def permission_subject(self, input: InputT) -> str | None:
+        """What permission rule specifiers are matched against: the command (shell), the path
+        (path kinds), the URL (url), or a tool-defined string (generic). None: nothing to match."""
         return None
-
-    def classify(self, input: InputT) -> ToolClass:
-        return "other"
 
     def summary(self, input: InputT) -> str:
         """One line for the UI: what this call does."""
         return ""
 
-    def render_result(self, data: Any) -> str:
-        """A short text for the UI's collapsed result line."""
+    def preview(self, input: InputT, context: ToolContext) -> ToolPreview | None:
+        """What this call will do, for the approval dialog. May read files (run it off the UI
+        loop). Default: the input's fields, one a line."""
+        try:
+            fields = self.dump_input(input)
+        except TypeError:
+            return None
+        return ToolPreview("text", "\n".join(f"{k}: {_short(v)}" for k, v in fields.items()))
+
+    def result_summary(self, data: Any) -> str:
+        """A short text for the collapsed result line; "" for the result's first line."""
         return ""
+
+    def result_view(self, data: Any, is_error: bool) -> ResultView | None:
+        """What the UI shows of a finished call: the summary line and the result's text (the
+        error's, when it failed). Tools with a diff or an image override it."""
+        text = content_text(data if isinstance(data, str) else self.to_result_content(data))
+        first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+        if is_error:
+            return ResultView(first[:200], text, "error")
+        return ResultView(self.result_summary(data) or first[:200], text)
 
     def to_result_content(self, data: Any) -> str | list[dict[str, Any]]:
         """The tool_result content: a string, or a list of text/image blocks."""
@@ -545,6 +592,21 @@ def format_validation_error(tool_name: str, exc: ValidationError) -> str:
     plural = "s" if len(issues) > 1 else ""
     return f"InputValidationError: {tool_name} failed due to the following issue{plural}:\n" + (
         "\n".join(issues)
+    )
+
+
+def _short(value: Any, limit: int = 200) -> str:
+    text = value if isinstance(value, str) else repr(value)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def content_text(content: str | list[dict[str, Any]]) -> str:
+    """The text of tool_result content; an image block as a placeholder."""
+    if isinstance(content, str):
+        return content
+    return "\n".join(
+        str(b.get("text", "")) if b.get("type") == "text" else f"[{b.get('type', 'block')}]"
+        for b in content
     )
 
 

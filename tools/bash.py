@@ -18,9 +18,9 @@ from tools.base import (
     InterruptBehavior,
     ProgressCallback,
     Tool,
-    ToolClass,
     ToolContext,
     ToolInput,
+    ToolPreview,
     ToolResult,
 )
 from tools.decisions import ValidationResult
@@ -125,6 +125,8 @@ class BashTool(Tool[BashInput]):
     input_model = BashInput
     max_result_size_chars = 30_000
     cancels_siblings_on_error = True
+    permission_kind = "shell"
+    subject_field = "command"
 
     # -- declarations ---------------------------------------------------------------------------
 
@@ -147,14 +149,11 @@ class BashTool(Tool[BashInput]):
         # (that is the user interrupt, not this declaration).
         return "block"
 
-    def permission_target(self, input: BashInput) -> str | None:
+    def permission_subject(self, input: BashInput) -> str | None:
         return input.command
 
-    def to_classifier_input(self, input: BashInput) -> str:
-        return input.command
-
-    def classify(self, input: BashInput) -> ToolClass:
-        return "execute"
+    def preview(self, input: BashInput, context: ToolContext) -> ToolPreview | None:
+        return ToolPreview("command", input.command, language="bash")
 
     def summary(self, input: BashInput) -> str:
         if input.description:
@@ -162,7 +161,7 @@ class BashTool(Tool[BashInput]):
         first = input.command.strip().splitlines()[0] if input.command.strip() else ""
         return first[:200]
 
-    def render_result(self, data: Any) -> str:
+    def result_summary(self, data: Any) -> str:
         if isinstance(data, BashResult):
             if data.background_id:
                 return f"Running in background ({data.background_id})"

@@ -14,7 +14,6 @@ from tools.base import (
     InterruptBehavior,
     ProgressCallback,
     ReadOnlyTool,
-    ToolClass,
     ToolContext,
     ToolInput,
     ToolResult,
@@ -63,9 +62,6 @@ class BashOutputTool(ReadOnlyTool[BashOutputInput]):
 
     def interrupt_behavior(self) -> InterruptBehavior:
         return "cancel"
-
-    def classify(self, input: BashOutputInput) -> ToolClass:
-        return "read"
 
     def summary(self, input: BashOutputInput) -> str:
         return input.bash_id

@@ -12,11 +12,12 @@ from pydantic import Field
 from tools.base import (
     CanUseTool,
     ProgressCallback,
+    ResultView,
     Tool,
-    ToolClass,
     ToolContext,
     ToolError,
     ToolInput,
+    ToolPreview,
     ToolResult,
 )
 from tools.decisions import ValidationResult
@@ -24,6 +25,7 @@ from tools.files import textfile
 from tools.files.common import PathArgument, check_path
 from tools.files.diff import FileChange, changed_line_range, snippet, unified_diff
 from tools.files.paths import missing_file_message
+from tools.files.preview import current_file, diff_preview
 from tools.files.readstate import record_written, staleness, write_journal
 from tools.files.replace import ReplaceError, Replacement, replace
 
@@ -45,19 +47,36 @@ class EditTool(PathArgument, Tool[EditInput]):
     name = "Edit"
     search_hint = "modify file replace string"
     input_model = EditInput
-
-    def classify(self, input: EditInput) -> ToolClass:
-        return "write"
+    permission_kind = "path_write"
 
     def summary(self, input: EditInput) -> str:
         if input.old_string == "":
             return f"{input.file_path} (create)"
         return input.file_path + (" (replace all)" if input.replace_all else "")
 
-    def render_result(self, data: Any) -> str:
+    def result_summary(self, data: Any) -> str:
         if not isinstance(data, FileChange):
             return ""
         return f"Added {data.added}, removed {data.removed} lines"
+
+    def result_view(self, data: Any, is_error: bool) -> ResultView | None:
+        if isinstance(data, FileChange) and not is_error:
+            return ResultView(self.result_summary(data), data.diff, "diff")
+        return super().result_view(data, is_error)
+
+    def preview(self, input: EditInput, context: ToolContext) -> ToolPreview | None:
+        """The diff this edit makes to the file as it is now; the strings alone when it cannot
+        apply (missing file, string not found): the call will then fail and say why."""
+        path = context.resolve_path(input.file_path)
+        current = current_file(path)
+        if current is None and not os.path.exists(path):
+            current = textfile.TextFile("", "utf-8", "\n")
+        if current is not None:
+            try:
+                return diff_preview(current.text, self._replace(current, input).text, path)
+            except ReplaceError:
+                pass
+        return diff_preview(input.old_string, input.new_string, path)
 
     def to_result_content(self, data: Any) -> str | list[dict[str, Any]]:
         if isinstance(data, FileChange):

@@ -18,7 +18,6 @@ from tools.base import (
     CanUseTool,
     ProgressCallback,
     Tool,
-    ToolClass,
     ToolContext,
     ToolInput,
     ToolResult,
@@ -72,9 +71,6 @@ class ExitPlanModeTool(Tool[ExitPlanModeInput]):
     def is_read_only(self, input: ExitPlanModeInput) -> bool:
         return True
 
-    def classify(self, input: ExitPlanModeInput) -> ToolClass:
-        return "other"
-
     def summary(self, input: ExitPlanModeInput) -> str:
         first = next((line.strip() for line in input.plan.splitlines() if line.strip()), "")
         return first[:80]
@@ -96,7 +92,7 @@ class ExitPlanModeTool(Tool[ExitPlanModeInput]):
         text = "leaving plan mode needs the user's approval of the plan"
         return PermissionDecision.ask("Exit plan mode?", DecisionReason("tool", text))
 
-    def render_result(self, data: Any) -> str:
+    def result_summary(self, data: Any) -> str:
         return "Plan approved" if isinstance(data, str) else ""
 
     async def call(

@@ -15,7 +15,6 @@ from tools.base import (
     CanUseTool,
     ProgressCallback,
     ReadOnlyTool,
-    ToolClass,
     ToolContext,
     ToolInput,
     ToolResult,
@@ -75,18 +74,17 @@ class GlobTool(PathArgument, ReadOnlyTool[GlobInput]):
     name = "Glob"
     search_hint = "find files by name pattern wildcard"
     input_model = GlobInput
-    path_field = "path"
+    permission_kind = "path_read"
+    path_reach = "names"
+    subject_field = "path"
 
     def interrupt_behavior(self) -> Literal["cancel", "block"]:
         return "cancel"
 
-    def classify(self, input: GlobInput) -> ToolClass:
-        return "search"
-
     def summary(self, input: GlobInput) -> str:
         return f'"{input.pattern}"' + (f" in {input.path}" if input.path else "")
 
-    def render_result(self, data: Any) -> str:
+    def result_summary(self, data: Any) -> str:
         if not isinstance(data, GlobResult):
             return ""
         more = "+" if data.truncated else ""

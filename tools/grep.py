@@ -13,7 +13,6 @@ from tools.base import (
     CanUseTool,
     ProgressCallback,
     ReadOnlyTool,
-    ToolClass,
     ToolContext,
     ToolInput,
     ToolResult,
@@ -120,19 +119,18 @@ class GrepTool(PathArgument, ReadOnlyTool[GrepInput]):
     name = "Grep"
     search_hint = "search file contents regex ripgrep"
     input_model = GrepInput
-    path_field = "path"
+    permission_kind = "path_read"
+    path_reach = "contents"
+    subject_field = "path"
 
     def interrupt_behavior(self) -> Literal["cancel", "block"]:
         return "cancel"
-
-    def classify(self, input: GrepInput) -> ToolClass:
-        return "search"
 
     def summary(self, input: GrepInput) -> str:
         where = f" in {input.path}" if input.path else ""
         return f'"{input.pattern}"{where}'
 
-    def render_result(self, data: Any) -> str:
+    def result_summary(self, data: Any) -> str:
         if not isinstance(data, GrepResult):
             return ""
         if data.mode == "content":

@@ -22,16 +22,17 @@ from tools.base import (
     CanUseTool,
     ProgressCallback,
     Tool,
-    ToolClass,
     ToolContext,
     ToolError,
     ToolInput,
+    ToolPreview,
     ToolResult,
 )
 from tools.decisions import ValidationResult
 from tools.files import textfile
 from tools.files.common import PathArgument, check_path
 from tools.files.paths import is_notebook, missing_file_message
+from tools.files.preview import current_file, diff_preview
 from tools.files.readstate import record_written, write_journal
 from tools.write import file_state_error
 
@@ -172,10 +173,8 @@ class NotebookEditTool(PathArgument, Tool[NotebookEditInput]):
     name = "NotebookEdit"
     search_hint = "edit jupyter notebook ipynb cells"
     input_model = NotebookEditInput
-    path_field = "notebook_path"
-
-    def classify(self, input: NotebookEditInput) -> ToolClass:
-        return "write"
+    permission_kind = "path_write"
+    subject_field = "notebook_path"
 
     def is_destructive(self, input: NotebookEditInput) -> bool:
         return input.edit_mode == "delete"
@@ -185,11 +184,24 @@ class NotebookEditTool(PathArgument, Tool[NotebookEditInput]):
         where = f" {input.cell_id}" if input.cell_id else ""
         return f"{input.notebook_path} ({mode} cell{where})"
 
-    def render_result(self, data: Any) -> str:
+    def result_summary(self, data: Any) -> str:
         if isinstance(data, NotebookChange):
             verb = {"replace": "Updated", "insert": "Inserted", "delete": "Deleted"}[data.mode]
             return f"{verb} cell {data.cell_id}"
         return ""
+
+    def preview(self, input: NotebookEditInput, context: ToolContext) -> ToolPreview | None:
+        """The diff this edit makes to the notebook file as it is now; the input's fields when
+        it cannot apply (the call will then fail and say why)."""
+        path = context.resolve_path(input.notebook_path)
+        if current_file(path) is None:
+            return super().preview(input, context)
+        try:
+            nb, current = _load(path)
+            apply_edit(nb, input)
+        except (ToolError, OSError):
+            return super().preview(input, context)
+        return diff_preview(current.text, _dump_like(nb, current), path)
 
     def to_result_content(self, data: Any) -> str | list[dict[str, Any]]:
         if isinstance(data, NotebookChange):
@@ -255,15 +267,18 @@ class NotebookEditTool(PathArgument, Tool[NotebookEditInput]):
             raise ToolError(problem)
         nb, current = _load(path)
         change = apply_edit(nb, input)
-        indent = detect_indent(current.text)
-        text = json.dumps(nb, indent=indent, ensure_ascii=False)
-        if current.text.endswith("\n"):
-            text += "\n"
+        text = _dump_like(nb, current)
         # Only the changed lines get new bytes: the rest of the file stays byte for byte.
         data = textfile.render(current, text)
         textfile.atomic_write(path, data, current.mode, journal=write_journal(context))
         record_written(context, path, data)
         return NotebookChange(path, change.mode, change.cell_id, change.message)
+
+
+def _dump_like(nb: dict[str, Any], current: textfile.TextFile) -> str:
+    """The notebook as JSON written the way the file was (its indent, its final newline)."""
+    text = json.dumps(nb, indent=detect_indent(current.text), ensure_ascii=False)
+    return text + "\n" if current.text.endswith("\n") else text
 
 
 def _load(path: str) -> tuple[dict[str, Any], textfile.TextFile]:

@@ -15,7 +15,7 @@ from tools.base import (
     CanUseTool,
     ProgressCallback,
     ReadOnlyTool,
-    ToolClass,
+    ResultView,
     ToolContext,
     ToolError,
     ToolInput,
@@ -89,14 +89,12 @@ class ReadTool(PathArgument, ReadOnlyTool[ReadInput]):
     name = "Read"
     search_hint = "read file contents lines image pdf notebook"
     input_model = ReadInput
+    permission_kind = "path_read"
     # Persisting Read's output to a file would only make the model Read that file.
     max_result_size_chars: ClassVar[float] = float("inf")
 
     def interrupt_behavior(self) -> Literal["cancel", "block"]:
         return "cancel"
-
-    def classify(self, input: ReadInput) -> ToolClass:
-        return "read"
 
     def summary(self, input: ReadInput) -> str:
         where = input.file_path
@@ -108,7 +106,7 @@ class ReadTool(PathArgument, ReadOnlyTool[ReadInput]):
             return f"{where} (lines {start}-{end})"
         return where
 
-    def render_result(self, data: Any) -> str:
+    def result_summary(self, data: Any) -> str:
         if not isinstance(data, ReadResult):
             return ""
         if data.kind == "image":
@@ -118,6 +116,11 @@ class ReadTool(PathArgument, ReadOnlyTool[ReadInput]):
         if data.kind == "notebook":
             return f"Read notebook ({data.num_lines} cells)"
         return f"Read {data.num_lines} line{'s' if data.num_lines != 1 else ''}"
+
+    def result_view(self, data: Any, is_error: bool) -> ResultView | None:
+        if isinstance(data, ReadResult) and data.kind == "image" and not is_error:
+            return ResultView(self.result_summary(data), data.file_path, "image")
+        return super().result_view(data, is_error)
 
     def to_result_content(self, data: Any) -> str | list[dict[str, Any]]:
         if isinstance(data, ReadResult):

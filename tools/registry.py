@@ -57,6 +57,11 @@ def _load(module: str, cls: str) -> Tool[Any]:
     return tool
 
 
+def base_tool_classes() -> list[type[Tool[Any]]]:
+    """The classes of every built-in tool, in the frozen order (their declarations, unbuilt)."""
+    return [getattr(importlib.import_module(module), cls) for module, cls in _BASE_TOOLS]
+
+
 def get_all_base_tools() -> list[Tool[Any]]:
     """Every built-in tool, in the frozen order."""
     return [_load(module, cls) for module, cls in _BASE_TOOLS]

@@ -11,7 +11,6 @@ from tools.base import (
     CanUseTool,
     ProgressCallback,
     Tool,
-    ToolClass,
     ToolContext,
     ToolInput,
     ToolResult,
@@ -28,9 +27,6 @@ class TaskStopTool(Tool[TaskStopInput]):
     aliases = ("KillShell",)
     search_hint = "kill stop terminate background shell task process"
     input_model = TaskStopInput
-
-    def classify(self, input: TaskStopInput) -> ToolClass:
-        return "execute"
 
     def summary(self, input: TaskStopInput) -> str:
         return input.shell_id

@@ -12,7 +12,6 @@ from tools.base import (
     CanUseTool,
     ProgressCallback,
     Tool,
-    ToolClass,
     ToolContext,
     ToolInput,
     ToolResult,
@@ -72,9 +71,6 @@ class TodoWriteTool(Tool[TodoWriteInput]):
     def is_read_only(self, input: TodoWriteInput) -> bool:
         return True
 
-    def classify(self, input: TodoWriteInput) -> ToolClass:
-        return "other"
-
     def summary(self, input: TodoWriteInput) -> str:
         done = sum(1 for t in input.todos if t.status == "completed")
         return f"{done}/{len(input.todos)} done"
@@ -123,7 +119,7 @@ class TodoWriteTool(Tool[TodoWriteInput]):
             return str(data["message"])
         return super().to_result_content(data)
 
-    def render_result(self, data: Any) -> str:
+    def result_summary(self, data: Any) -> str:
         if isinstance(data, dict):
             todos = data.get("newTodos", [])
             done = sum(1 for t in todos if t.get("status") == "completed")

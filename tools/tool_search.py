@@ -15,7 +15,6 @@ from tools.base import (
     ProgressCallback,
     ReadOnlyTool,
     Tool,
-    ToolClass,
     ToolContext,
     ToolInput,
     ToolResult,
@@ -105,9 +104,6 @@ class ToolSearchTool(ReadOnlyTool[ToolSearchInput]):
     def interrupt_behavior(self) -> InterruptBehavior:
         return "cancel"
 
-    def classify(self, input: ToolSearchInput) -> ToolClass:
-        return "search"
-
     def summary(self, input: ToolSearchInput) -> str:
         return input.query
 
@@ -177,7 +173,7 @@ class ToolSearchTool(ReadOnlyTool[ToolSearchInput]):
             blocks.append({"type": "text", "text": text})
         return blocks
 
-    def render_result(self, data: Any) -> str:
+    def result_summary(self, data: Any) -> str:
         if isinstance(data, dict):
             return ", ".join(data.get("matches", [])) or "no matches"
         return ""

@@ -15,7 +15,6 @@ from tools.base import (
     InterruptBehavior,
     ProgressCallback,
     ReadOnlyTool,
-    ToolClass,
     ToolContext,
     ToolInput,
     ToolProgress,
@@ -26,7 +25,7 @@ from tools.decisions import ValidationResult
 if TYPE_CHECKING:
     # httpx, BeautifulSoup and markdownify cost ~0.2 s to import: loaded on the first fetch only.
     from tools.web.fetch import CrossHostRedirect, Page
-from tools.web.urls import UrlError, host_of, normalise_url
+from tools.web.urls import UrlError, normalise_url
 
 # Kept under the default result budget (50,000) so a page is never persisted: the model gets it
 # inline, cut at a paragraph where one is near.
@@ -44,16 +43,15 @@ class WebFetchTool(ReadOnlyTool[WebFetchInput]):
     name = "WebFetch"
     search_hint = "fetch web page url http download documentation internet"
     input_model = WebFetchInput
+    permission_kind = "url"
+    subject_field = "url"
 
     def interrupt_behavior(self) -> InterruptBehavior:
         return "cancel"
 
-    def classify(self, input: WebFetchInput) -> ToolClass:
-        return "read"
-
-    def permission_target(self, input: WebFetchInput) -> str | None:
-        """The host, for `WebFetch(domain:HOST)` rules."""
-        return host_of(input.url.strip()) or None
+    def permission_subject(self, input: WebFetchInput) -> str | None:
+        """The URL: `WebFetch(domain:HOST)` rules are judged against every host it may name."""
+        return input.url
 
     def summary(self, input: WebFetchInput) -> str:
         return input.url

@@ -22,7 +22,6 @@ from tools.base import (
     InterruptBehavior,
     ProgressCallback,
     Tool,
-    ToolClass,
     ToolContext,
     ToolError,
     ToolInput,
@@ -123,16 +122,13 @@ class WebSearchTool(Tool[WebSearchInput]):
     def interrupt_behavior(self) -> InterruptBehavior:
         return "cancel"
 
-    def classify(self, input: WebSearchInput) -> ToolClass:
-        return "search"
-
     def summary(self, input: WebSearchInput) -> str:
         return input.query
 
-    def permission_target(self, input: WebSearchInput) -> str | None:
+    def permission_subject(self, input: WebSearchInput) -> str | None:
         return input.query
 
-    def render_result(self, data: Any) -> str:
+    def result_summary(self, data: Any) -> str:
         if not isinstance(data, WebSearchOutput):
             return ""
         return f"{data.hit_count} results in {data.duration_s:.1f}s"

@@ -12,17 +12,19 @@ from pydantic import Field
 from tools.base import (
     CanUseTool,
     ProgressCallback,
+    ResultView,
     Tool,
-    ToolClass,
     ToolContext,
     ToolError,
     ToolInput,
+    ToolPreview,
     ToolResult,
 )
 from tools.decisions import ValidationResult
 from tools.files import textfile
 from tools.files.common import PathArgument, check_path
 from tools.files.diff import FileChange, changed_line_range, snippet, unified_diff
+from tools.files.preview import current_file, diff_preview
 from tools.files.readstate import record_written, staleness, write_journal
 
 
@@ -46,20 +48,32 @@ class WriteTool(PathArgument, Tool[WriteInput]):
     name = "Write"
     search_hint = "create or overwrite a file"
     input_model = WriteInput
-
-    def classify(self, input: WriteInput) -> ToolClass:
-        return "write"
+    permission_kind = "path_write"
 
     def summary(self, input: WriteInput) -> str:
         lines = input.content.count("\n") + (0 if input.content.endswith("\n") else 1)
         return f"{input.file_path} ({lines} line{'s' if lines != 1 else ''})"
 
-    def render_result(self, data: Any) -> str:
+    def result_summary(self, data: Any) -> str:
         if not isinstance(data, FileChange):
             return ""
         if data.kind == "create":
             return f"Created with {data.added} line{'s' if data.added != 1 else ''}"
         return f"Added {data.added}, removed {data.removed} lines"
+
+    def result_view(self, data: Any, is_error: bool) -> ResultView | None:
+        if isinstance(data, FileChange) and not is_error:
+            return ResultView(self.result_summary(data), data.diff, "diff")
+        return super().result_view(data, is_error)
+
+    def preview(self, input: WriteInput, context: ToolContext) -> ToolPreview | None:
+        """The diff against the file as it is now (a creation when there is none)."""
+        path = context.resolve_path(input.file_path)
+        old = current_file(path)
+        new = input.content
+        if old is not None and old.line_ending == "\r\n":
+            new = new.replace("\r\n", "\n")
+        return diff_preview(old.text if old else "", new, path)
 
     def to_result_content(self, data: Any) -> str | list[dict[str, Any]]:
         if isinstance(data, FileChange):

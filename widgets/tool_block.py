@@ -122,7 +122,7 @@ class ToolBlock(Widget, can_focus=True):
     ToolBlock:focus { background: $boost; }
     ToolBlock:hover { background: $boost; }
     """
-    BINDINGS = [Binding("enter,space", "toggle", "Expand", show=False)]
+    BINDINGS = [Binding("enter,space", "toggle_expanded", "Expand", show=False)]
 
     expanded: reactive[bool] = reactive(False)
 
@@ -149,9 +149,10 @@ class ToolBlock(Widget, can_focus=True):
         same_height = set(changes) == {"output_tail"} and had_tail
         self.refresh(layout=not same_height)
 
-    def action_toggle(self) -> None:
+    # Not `action_toggle`: Textual's DOMNode has that action already (it takes an attribute name).
+    def action_toggle_expanded(self) -> None:
         self.expanded = not self.expanded
         self.refresh(layout=True)
 
     def on_click(self) -> None:
-        self.action_toggle()
+        self.action_toggle_expanded()

@@ -17,7 +17,7 @@ from app.commands.loader import CustomCommand
 def enter_command_scope(
     command: CustomCommand, session: Any, notices: list[str]
 ) -> Callable[[], None]:
-    from app.permissions.rules import Rule, RuleError, parse_rule
+    from app.config.rules import Rule, RuleError, parse_rule
 
     decider = session.parts.rules
     added: list[Rule] = []

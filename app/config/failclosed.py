@@ -16,10 +16,10 @@ from dataclasses import replace
 from typing import Any
 
 from app import jsonlimits
+from app.config.hooks import HookSource, parse_hook_sources
 from app.config.loader import LoadedSettings, LoadedSource, SettingsProblem
 from app.config.models import PermissionsSettings, Settings
-from app.hooks.config import HookSource, parse_hook_sources
-from app.permissions.rules import RuleError, parse_rule, split_rule_list
+from app.config.rules import RuleError, parse_rule, split_rule_list
 
 # Modes a broken file may still set: each only narrows what runs without asking.
 _NARROWING_MODES = ("default", "plan")

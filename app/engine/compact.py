@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from app import debuglog
 from app.engine.compact_fit import fit_for_summary
 from app.engine.compact_prompt import (
     CONTINUE_TEXT,
@@ -245,6 +246,7 @@ async def _request(
                 raise CompactionError(INTERRUPTED) from None
             raise
         except Exception as exc:
+            debuglog.record("engine", f"a compaction request failed (attempt {attempt + 1})", exc)
             info = classify(exc)
             if is_context_overflow(info.message):
                 raise _TooLong(info.message) from None

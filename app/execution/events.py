@@ -17,6 +17,8 @@ class ToolQueued:
     input: Mapping[str, Any]
     summary: str
     concurrency_safe: bool
+    # The tool's user_facing_name for this input ("srv - Title (MCP)" for an MCP tool).
+    title: str = ""
 
 
 @dataclass(frozen=True)

@@ -6,56 +6,51 @@ each of those systems can be built, replaced and tested on its own.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from app.execution.resolve_once import ResolveOnce
-from app.hooks.results import PostToolHookItem, PreToolHookItem
-from tools.base import Tool, ToolContext
+from app.hooks.calls import HookRunner, HookToolCall, NoHooks
+from tools.base import Tool, ToolContext, ToolPreview
 from tools.decisions import DecisionReason, PermissionDecision
 from tools.interaction import UserInteraction
 
+__all__ = [
+    "DenyingPrompter",
+    "HookRunner",
+    "HookToolCall",
+    "NoHooks",
+    "PermissionDecider",
+    "PermissionPrompt",
+    "Prompter",
+    "Resolution",
+    "ToolCheckDecider",
+]
 
-@dataclass(frozen=True)
-class HookToolCall:
-    """What hooks are told about one call. `tool_input` is the observable (normalised) copy."""
-
-    tool_name: str
-    tool_input: Mapping[str, Any]
-    tool_use_id: str
-    is_mcp: bool = False
-
-
-class HookRunner(Protocol):
-    async def pre_tool_use(
-        self, call: HookToolCall, context: ToolContext
-    ) -> list[PreToolHookItem]: ...
-
-    async def post_tool_use(
-        self, call: HookToolCall, response: Any, context: ToolContext
-    ) -> list[PostToolHookItem]: ...
-
-    async def post_tool_use_failure(
-        self, call: HookToolCall, error: str, context: ToolContext
-    ) -> list[PostToolHookItem]: ...
+T = TypeVar("T")
 
 
-class NoHooks:
-    """A HookRunner with no hooks configured."""
+class Resolution(Protocol[T]):
+    """The port of a one-shot answer raced by several parties (ResolveOnce implements it; views
+    and front ends can hold a question's resolver as this type).
 
-    async def pre_tool_use(self, call: HookToolCall, context: ToolContext) -> list[PreToolHookItem]:
-        return []
+    A racer with side effects calls `claim()` first and delivers with `set_claimed()`; `resolve()`
+    does both. Only the first claim wins; `is_resolved()` is true from that claim on."""
 
-    async def post_tool_use(
-        self, call: HookToolCall, response: Any, context: ToolContext
-    ) -> list[PostToolHookItem]:
-        return []
+    def claim(self) -> bool: ...
 
-    async def post_tool_use_failure(
-        self, call: HookToolCall, error: str, context: ToolContext
-    ) -> list[PostToolHookItem]:
-        return []
+    def resolve(self, value: T) -> bool: ...
+
+    def set_claimed(self, value: T) -> None: ...
+
+    def is_claimed(self) -> bool: ...
+
+    def is_resolved(self) -> bool: ...
+
+    def add_done_callback(self, callback: Callable[[T], None]) -> None: ...
+
+    async def wait(self) -> T: ...
 
 
 class PermissionDecider(Protocol):
@@ -89,6 +84,10 @@ class PermissionPrompt:
     summary: str = ""
     # What the tool needs answered beyond allow/deny (its own declaration); None: a plain approval.
     interaction: UserInteraction | None = None
+    # The tool's user_facing_name, and its preview (a command, or a diff against the file on
+    # disk), computed off the event loop before the question is asked; None: no preview.
+    title: str = ""
+    preview: ToolPreview | None = None
 
 
 class Prompter(Protocol):
@@ -140,3 +139,11 @@ class ToolCheckDecider:
             f"{tool.name} needs permission",
             DecisionReason("mode", f"{tool.name} is not read-only and no rule allows it"),
         )
+
+
+if TYPE_CHECKING:
+
+    def _is_a_resolution(
+        resolver: ResolveOnce[PermissionDecision],
+    ) -> Resolution[PermissionDecision]:
+        return resolver  # mypy proves ResolveOnce satisfies the port

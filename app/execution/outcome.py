@@ -27,7 +27,6 @@ class CallOutcome:
     is_error: bool
     data: Any = None
     context_modifier: Callable[[ToolContext], ToolContext] | None = None
-    new_messages: tuple[Mapping[str, Any], ...] = ()
     extra_content: tuple[dict[str, Any], ...] = ()
     permission_denial: dict[str, Any] | None = None
     decision: PermissionDecision | None = None

@@ -14,9 +14,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from app.execution.interfaces import DenyingPrompter, HookToolCall, PermissionPrompt
+from app import debuglog
+from app.execution.interfaces import DenyingPrompter, PermissionPrompt
+from app.hooks.calls import HookToolCall
 from app.hooks.results import HookPermissionResult, PermissionRequestHookResult
-from tools.base import Tool, ToolContext
+from tools.base import Tool, ToolContext, ToolPreview
 from tools.decisions import DecisionReason, PermissionDecision
 from tools.interaction import UserInteraction
 
@@ -150,6 +152,11 @@ async def _ask_user(
         suggestions=decision.suggestions,
         summary=tool.summary(parsed),
         interaction=_interaction(tool, parsed),
+        title=_title(tool, parsed),
+        # No one reads a preview in headless mode: the file is not read for nothing.
+        preview=None
+        if isinstance(prompter, DenyingPrompter)
+        else await _preview(tool, parsed, context),
     )
     aborted = PermissionDecision.deny(
         "aborted", DecisionReason("abort", "the turn was interrupted")
@@ -170,8 +177,26 @@ async def _ask_user(
     return DecisionStep(final)
 
 
+def _title(tool: Tool[Any], parsed: Any) -> str:
+    try:
+        return tool.user_facing_name(parsed)
+    except Exception as exc:
+        debuglog.record("executor", f"{tool.name}.user_facing_name raised; its name", exc)
+        return tool.name
+
+
+async def _preview(tool: Tool[Any], parsed: Any, context: ToolContext) -> ToolPreview | None:
+    """The tool's preview, read in a worker thread: it may read the file an edit changes."""
+    try:
+        return await asyncio.to_thread(tool.preview, parsed, context)
+    except Exception as exc:  # a broken preview leaves the question without one, never a crash
+        debuglog.record("executor", f"{tool.name}.preview raised; asked without a preview", exc)
+        return None
+
+
 def _interaction(tool: Tool[Any], parsed: Any) -> UserInteraction | None:
     try:
         return tool.user_interaction(parsed)
-    except Exception:  # a broken declaration leaves a plain approval, never a crash
+    except Exception as exc:  # a broken declaration leaves a plain approval, never a crash
+        debuglog.record("executor", f"{tool.name}.user_interaction raised; a plain approval", exc)
         return None

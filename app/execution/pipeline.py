@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from app import debuglog
 from app.execution.interfaces import (
     HookRunner,
     HookToolCall,
@@ -110,6 +111,12 @@ async def run_tool_use(
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # a bug in a tool's declarations must not lose the tool_result
+        debuglog.record(
+            "executor",
+            f"the pipeline of {tool.name} ({tool_use_id}) raised; the "
+            "call ends as an error tool_result",
+            exc,
+        )
         return error_outcome(
             tool_use_id, tool.name, tool_use_error(f"Error: {type(exc).__name__}: {exc}")
         )
@@ -245,6 +252,9 @@ class _Call:
         except ToolError as exc:
             return await self._failed(hook_call, exc.message, exc.data, decision)
         except Exception as exc:
+            debuglog.record(
+                "executor", f"{tool.name}.call ({self.id}) raised; the model reads the error", exc
+            )
             return await self._failed(
                 hook_call, f"Error: {type(exc).__name__}: {exc}", None, decision
             )
@@ -307,7 +317,6 @@ class _Call:
             is_error=is_error,
             data=data,
             context_modifier=result.context_modifier if result else None,
-            new_messages=result.new_messages if result else (),
             decision=decision,
             persisted_path=persisted,
             ran=True,

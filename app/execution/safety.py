@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tools.base import Tool
+from app import debuglog
+from tools.base import InputError, Tool
 
 
 def call_safety(tool: Tool[Any] | None, raw_input: Any) -> tuple[bool, Any]:
@@ -15,11 +16,15 @@ def call_safety(tool: Tool[Any] | None, raw_input: Any) -> tuple[bool, Any]:
         return False, None
     try:
         parsed = tool.parse_input(raw_input)
-    except Exception:
+    except InputError:
+        return False, None  # the model's input: the pipeline answers it with the message
+    except Exception as exc:
+        debuglog.record("executor", f"{tool.name}.parse_input raised; the call runs alone", exc)
         return False, None
     try:
         return tool.is_concurrency_safe(parsed) is True, parsed
-    except Exception:
+    except Exception as exc:
+        debuglog.record("executor", f"{tool.name}.is_concurrency_safe raised; runs alone", exc)
         return False, parsed
 
 
@@ -32,5 +37,6 @@ def interrupt_behavior_of(tool: Tool[Any] | None) -> str:
         return "cancel"  # nothing runs for an unknown tool; nothing to wait for
     try:
         return "cancel" if tool.interrupt_behavior() == "cancel" else "block"
-    except Exception:
+    except Exception as exc:
+        debuglog.record("executor", f"{tool.name}.interrupt_behavior raised; it blocks", exc)
         return "block"

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from app import debuglog
 from app.execution.events import (
     ExecutorEvent,
     ToolFinished,
@@ -148,15 +149,24 @@ class StreamingToolExecutor:
             abort=AbortController(self._sibling.signal),
         )
         self._tools.append(tracked)
-        summary = ""
+        summary, title = "", tracked.name
         if tool is not None and isinstance(raw, Mapping):
             try:
                 summary = tool.summary(parsed)
-            except Exception:
-                summary = ""
+            except Exception as exc:
+                debuglog.record("executor", f"{tool.name}.summary raised; shown without one", exc)
+            try:
+                title = tool.user_facing_name(parsed)
+            except Exception as exc:
+                debuglog.record("executor", f"{tool.name}.user_facing_name raised; its name", exc)
         self._emit(
             ToolQueued(
-                tracked.id, tracked.name, raw if isinstance(raw, Mapping) else {}, summary, safe
+                tracked.id,
+                tracked.name,
+                raw if isinstance(raw, Mapping) else {},
+                summary,
+                safe,
+                title,
             )
         )
         if preset_content is not None:
@@ -224,6 +234,7 @@ class StreamingToolExecutor:
         except asyncio.CancelledError:
             outcome = self._synthetic(tracked, _reason_of(tracked.abort.signal))
         except Exception as exc:  # run_tool_use already catches; this is the last line of defence
+            debuglog.record("executor", f"running {tracked.name} ({tracked.id}) raised", exc)
             outcome = error_outcome(tracked.id, tracked.name, f"Error: {exc}")
         if tracked.abort.signal.aborted and outcome.synthetic is None:
             # The tool returned after its abort: the model hears why it stopped, not a partial run.
@@ -303,8 +314,10 @@ class StreamingToolExecutor:
     def _emit(self, event: ExecutorEvent) -> None:
         try:
             self._on_event(event)
-        except Exception:
-            pass  # a broken observer must not break tool execution
+        except Exception as exc:  # a broken observer must not break tool execution
+            debuglog.record(
+                "sink", f"the executor's event observer raised on {type(event).__name__}", exc
+            )
 
     # -- interrupts ------------------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from app import jsonlimits
-from app.hooks.config import HookHandler
+from app.config.hooks import HookHandler
 from app.hooks.process import OUTPUT_CAP_BYTES, RawHookRun
 from app.hooks.results import HookMessage
 

@@ -15,6 +15,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from app import debuglog
 from tools.abort import AbortSignal
 
 OUTPUT_CAP_BYTES = 1024 * 1024
@@ -96,6 +97,7 @@ async def run_command(
             start_new_session=True,  # its own process group: a timeout kills all its children
         )
     except OSError as exc:
+        debuglog.record("hook", f"starting the hook command {command!r} failed", exc)
         return RawHookRun(None, "", "", spawn_error=f"{type(exc).__name__}: {exc}")
     assert proc.stdout is not None and proc.stderr is not None and proc.stdin is not None
     out = _CappedReader(proc.stdout, cap)

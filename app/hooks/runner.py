@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from app.execution.interfaces import HookRunner, HookToolCall
-from app.hooks.config import HookConfig, HookEvent, HookHandler
+from app import debuglog
+from app.config.hooks import HookConfig, HookEvent, HookHandler
+from app.hooks.calls import HookRunner, HookToolCall
 from app.hooks.output import HookOutput, read_output
 from app.hooks.process import OUTPUT_CAP_BYTES, RawHookRun, run_command
 from app.hooks.results import (
@@ -261,6 +262,7 @@ class CommandHookRunner:
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a bug here must be a notice, never a crash of the session
+            debuglog.record("hook", f"running the hook {handler.command!r} raised", exc)
             out = HookOutput(handler)
             out.notice(f"could not be run: {type(exc).__name__}: {exc}")
             return out
@@ -268,7 +270,8 @@ class CommandHookRunner:
     def _stdin(self, event: HookEvent, fields: Mapping[str, Any], context: Any) -> bytes:
         try:
             mode = str(self.permission_mode())
-        except Exception:
+        except Exception as exc:
+            debuglog.record("hook", "reading the permission mode for a hook raised", exc)
             mode = "default"
         payload: dict[str, Any] = {
             "session_id": self.session_id,
@@ -338,7 +341,8 @@ def _hook_response(response: Any) -> Any:
     if callable(shape):
         try:
             return shape()
-        except Exception:  # a broken shape must not cost the hook its input
+        except Exception as exc:  # a broken shape must not cost the hook its input
+            debuglog.record("hook", "a tool's hook_response raised; the data as it is", exc)
             return response
     return response
 

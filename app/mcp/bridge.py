@@ -105,7 +105,7 @@ class McpTool(JsonSchemaTool):
         text = json.dumps(input, ensure_ascii=False, default=str)
         return text if len(text) <= 120 else text[:117] + "..."
 
-    def render_result(self, data: Any) -> str:
+    def result_summary(self, data: Any) -> str:
         content = self.to_result_content(data)
         if isinstance(content, str):
             first = content.strip().splitlines()[0] if content.strip() else ""

@@ -27,6 +27,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 
+from app import debuglog
 from app.mcp.bridge import McpTool, bridge_tools
 from app.mcp.config import ServerSpec
 from tools.abort import AbortSignal
@@ -137,8 +138,8 @@ class ServerConnection:
             # The transport bounds its own shutdown; this is the last resort.
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
-        except Exception:
-            pass
+        except Exception as exc:
+            debuglog.record("mcp", f'closing MCP server "{self.spec.name}" raised', exc)
 
     async def _run(self) -> None:
         try:
@@ -165,6 +166,7 @@ class ServerConnection:
             self._set("disconnected", self.error)
             raise
         except Exception as exc:  # anything the server does is reported, never raised
+            debuglog.record("mcp", f'MCP server "{self.spec.name}" failed ({self.status})', exc)
             if self.status == "pending":
                 self._set("failed", self._describe(exc))
             elif not self._stop.is_set():
@@ -231,8 +233,8 @@ class ServerConnection:
         if self.on_change is not None:
             try:
                 self.on_change(self)
-            except Exception:  # a broken observer must not break the connection
-                pass
+            except Exception as exc:  # a broken observer must not break the connection
+                debuglog.record("sink", f"an MCP status observer raised on {status}", exc)
 
     def _describe(self, exc: BaseException) -> str:
         exc = _leaf(exc)
@@ -320,6 +322,7 @@ class ServerConnection:
                 ) from None
             raise ToolError(f'MCP server "{name}" refused the call to {tool}: {exc}') from None
         except Exception as exc:
+            debuglog.record("mcp", f'MCP server "{name}" sent an invalid answer to {tool}', exc)
             raise ToolError(
                 f'MCP server "{name}" sent an invalid answer to {tool}: '
                 f"{type(exc).__name__}: {_first_line(str(exc))}"

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from app import debuglog
 from app.mcp.bridge import McpTool
 from app.mcp.config import McpConfig, ServerSpec
 from app.mcp.connection import McpOptions, ServerConnection, ServerStatus, quiet_sdk_logging
@@ -120,7 +121,12 @@ class McpManager:
     async def close(self) -> None:
         """Close every connection; stdio servers' processes are gone when this returns."""
         connections = list(self._connections.values())
-        await asyncio.gather(*(c.close() for c in connections), return_exceptions=True)
+        results = await asyncio.gather(*(c.close() for c in connections), return_exceptions=True)
+        for connection, result in zip(connections, results, strict=True):
+            if isinstance(result, Exception):
+                debuglog.record(
+                    "mcp", f'closing MCP server "{connection.spec.name}" raised', result
+                )
 
     async def __aenter__(self) -> McpManager:
         return self

@@ -44,11 +44,6 @@ def find_git_root(start: Path) -> Path | None:
     return None
 
 
-def load_memory_files(project_root: Path, config_dir: Path | None) -> list[MemoryFile]:
-    """The memory files of a session started in `project_root` (app/memory/files.py)."""
-    return load_memory(project_root, project_root, config_dir).files
-
-
 def environment_text(cwd: Path, *, today: _dt.date | None = None) -> str:
     day = today or _dt.date.today()
     is_git = find_git_root(cwd) is not None

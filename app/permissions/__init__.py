@@ -8,6 +8,7 @@ Entry points:
   `is_trusted`, `set_trusted`; `headless_denial`, `part_reason`.
 """
 
+from app.config.rules import Rule, RuleError, parse_rule, split_rule_list
 from app.permissions.context import PermissionContext
 from app.permissions.decider import RuleDecider, decide_call
 from app.permissions.load import context_from_settings, load_permission_context
@@ -21,7 +22,6 @@ from app.permissions.modes import (
     parse_mode,
 )
 from app.permissions.persist import PersistError, allow_for_session, always_allow
-from app.permissions.rules import Rule, RuleError, parse_rule, split_rule_list
 from app.permissions.trust import is_trusted, set_trusted
 from app.permissions.view import ContextPermissionView
 

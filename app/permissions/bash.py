@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from app.config.rules import Rule, path_rule_tools
 from app.permissions.bash_bypass import bash_blind, changes_git, read_blind
 from app.permissions.bash_git import git_place_risk, git_reveal_risk
 from app.permissions.bash_hidden import hidden_commands, unknowable
@@ -33,7 +34,6 @@ from app.permissions.matching import bash_matches, bash_pattern, canonical
 from app.permissions.messages import PLAN_MODE_MESSAGE, part_reason, rule_reason
 from app.permissions.pathcheck import deny_for
 from app.permissions.procpaths import bash_secret
-from app.permissions.rules import READ_TOOLS, Rule
 from app.permissions.shellpaths import has_glob
 from app.permissions.suggest import bash_suggestion, dedupe
 from tools.decisions import DecisionReason, PermissionDecision
@@ -317,7 +317,8 @@ _REVEALS_NAMES = frozenset({"xargs"})
 def _has_read_deny(pc: PermissionContext) -> bool:
     cache: dict[str, bool] | None = pc.__dict__.get("_read_deny")
     if cache is None:
-        cache = {"v": any(r.specifier is not None and r.tool in READ_TOOLS for r in pc.deny)}
+        reads = path_rule_tools("path_read")
+        cache = {"v": any(r.specifier is not None and r.tool in reads for r in pc.deny)}
         object.__setattr__(pc, "_read_deny", cache)
     return cache["v"]
 

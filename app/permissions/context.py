@@ -10,8 +10,8 @@ from dataclasses import dataclass, replace
 
 from app.config.loader import SOURCE_LABELS, SettingsProblem
 from app.config.models import PermissionMode
+from app.config.rules import Rule, rule_kind
 from app.permissions.matching import bash_pattern, mcp_matches
-from app.permissions.rules import Rule
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ class PermissionContext:
         index = cache.get(behavior)
         if index is None:
             rules = {"allow": self.allow, "deny": self.deny, "ask": self.ask}[behavior]
-            index = BashRuleIndex.build(tuple(r for r in rules if r.tool == "Bash"))
+            index = BashRuleIndex.build(tuple(r for r in rules if rule_kind(r.tool) == "shell"))
             cache[behavior] = index
         return index
 
@@ -117,12 +117,3 @@ class PermissionContext:
         if mode != "plan":
             return replace(self, mode=mode, pre_plan_mode=None)
         return self
-
-    def with_working_dir(self, folder: str) -> PermissionContext:
-        from app.permissions.load import working_dir_forms
-
-        dirs = list(self.working_dirs)
-        for form in working_dir_forms(folder):
-            if form not in dirs:
-                dirs.append(form)
-        return replace(self, working_dirs=tuple(dirs))

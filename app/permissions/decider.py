@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, Literal
 
+from app import debuglog
+from app.config.rules import Rule
 from app.permissions.bash import decide_bash
 from app.permissions.context import PermissionContext
 from app.permissions.load import working_dir_forms
@@ -26,13 +28,10 @@ from app.permissions.messages import PLAN_MODE_MESSAGE, rule_reason
 from app.permissions.pathcheck import allow_match, ask_for, deny_for
 from app.permissions.paths import DEVICE_PATHS, candidates, inside, is_unc, protected_any
 from app.permissions.procpaths import tool_path_secret
-from app.permissions.rules import EDIT_TOOLS, READ_TOOLS, Rule
 from app.permissions.suggest import path_suggestion
 from app.permissions.view import ContextPermissionView
 from tools.base import Tool, ToolContext
 from tools.decisions import DecisionReason, PermissionDecision
-
-_PATH_FIELDS = ("file_path", "notebook_path", "path")
 
 
 class RuleDecider:
@@ -93,6 +92,7 @@ class RuleDecider:
         try:
             own = await tool.check_permissions(input, context)
         except Exception as exc:  # a broken check must not become an allow
+            debuglog.record("permissions", f"{tool.name}.check_permissions raised; denied", exc)
             text = f"{tool.name}'s own permission check failed: {exc}"
             return PermissionDecision.deny(text, DecisionReason("tool", text))
         if own.behavior == "deny":
@@ -100,6 +100,7 @@ class RuleDecider:
         try:
             decision = decide_call(tool, input, observable_input, pc, context)
         except Exception as exc:  # never crash the turn; never let a failure become an allow
+            debuglog.record("permissions", f"the rule check of {tool.name} raised; asked", exc)
             text = f"the permission check of {tool.name} failed ({type(exc).__name__}: {exc})"
             decision = PermissionDecision.ask(text, DecisionReason("check", text))
         if decision.behavior == "deny":
@@ -144,16 +145,24 @@ def decide_call(
             return PermissionDecision.deny(reason.text, reason)
     cwd = context.cwd or pc.project_dir
     dirs = _dirs(pc, context)
-    if name == "Bash":
-        command = observable.get("command")
-        if not isinstance(command, str):
-            command = tool.permission_target(input) or ""
-        return decide_bash(command, pc, cwd, dirs)
-    if name in READ_TOOLS or name in EDIT_TOOLS:
+    # The tool's declared kind picks the rule family; a tool that declares none is generic,
+    # which allows only what a rule allows or what the tool declares read-only.
+    kind = tool.permission_kind
+    if kind == "shell":
+        return decide_bash(_subject(tool, input, observable) or "", pc, cwd, dirs)
+    if kind in ("path_read", "path_write"):
         return _decide_path(tool, input, observable, pc, cwd, dirs)
-    if name == "WebFetch":
+    if kind == "url":
         return _decide_web(tool, input, observable, pc)
     return _decide_generic(tool, input, pc)
+
+
+def _subject(tool: Tool[Any], input: Any, observable: Mapping[str, Any]) -> str | None:
+    """What rules match: the observable input's field (backfilled: absolute, `~` expanded, as
+    hooks see it), else the tool's own accessor."""
+    field = tool.subject_field
+    value = observable.get(field) if field else None
+    return value if isinstance(value, str) else tool.permission_subject(input)
 
 
 def _dirs(pc: PermissionContext, context: ToolContext) -> tuple[str, ...]:
@@ -190,10 +199,8 @@ def _decide_path(
     dirs: tuple[str, ...],
 ) -> PermissionDecision:
     name = tool.name
-    access: Literal["read", "write"] = "read" if name in READ_TOOLS else "write"
-    path = next((observable[f] for f in _PATH_FIELDS if isinstance(observable.get(f), str)), None)
-    if path is None:
-        path = tool.permission_target(input) or cwd
+    access: Literal["read", "write"] = "read" if tool.permission_kind == "path_read" else "write"
+    path = _subject(tool, input, observable) or cwd
     if "\x00" in path:
         # No file has a NUL in its name; a rule could never match what the OS would open.
         text = "the path contains a NUL character"
@@ -204,11 +211,12 @@ def _decide_path(
         )
         return PermissionDecision.deny(text, DecisionReason("check", text, part=path))
     cands = candidates(path, cwd, pc.home)
-    secret = tool_path_secret(cands, name in ("Grep", "LS"))
+    reach = tool.path_reach if access == "read" else "path"
+    secret = tool_path_secret(cands, reach == "contents")
     if secret:
         return PermissionDecision.deny(secret, DecisionReason("check", secret, part=cands[0]))
     # Glob and Grep read what lies below their folder: a rule denying its content denies them.
-    below = tuple(c.rstrip("/") + "/x" for c in cands) if name in ("Glob", "Grep", "LS") else ()
+    below = tuple(c.rstrip("/") + "/x" for c in cands) if reach != "path" else ()
     rule = deny_for(pc, access, cands + below)
     if rule is not None:
         reason = rule_reason(rule, "denied")
@@ -258,14 +266,13 @@ def _decide_path(
 def _decide_web(
     tool: Tool[Any], input: Any, observable: Mapping[str, Any], pc: PermissionContext
 ) -> PermissionDecision:
-    url = observable.get("url")
-    if not isinstance(url, str):
-        url = tool.permission_target(input) or ""
+    url = _subject(tool, input, observable) or ""
     hosts = url_hosts(url)
+    name = tool.name
 
     def hit(rules: tuple[Rule, ...], all_hosts: bool) -> Rule | None:
         for rule in rules:
-            if rule.tool != "WebFetch" or rule.specifier is None:
+            if rule.tool != name or rule.specifier is None:
                 continue
             pool = hosts if all_hosts else hosts[:1]
             # Deny and ask rules also cover subdomains; an allow names exactly one host.
@@ -277,17 +284,17 @@ def _decide_web(
     if rule is not None:
         reason = rule_reason(rule, "denied")
         return PermissionDecision.deny(reason.text, reason)
-    rule = hit(pc.ask, True) or _tool_wide(pc.ask, "WebFetch")
+    rule = hit(pc.ask, True) or _tool_wide(pc.ask, name)
     if rule is not None:
         reason = rule_reason(rule, "set to ask")
         return PermissionDecision.ask(reason.text, reason)
-    rule = _tool_wide(pc.allow, "WebFetch")
+    rule = _tool_wide(pc.allow, name)
     if rule is None and url_is_plain(url) and url_host_normalised(url):
         rule = hit(pc.allow, False)
     if rule is not None:
         return PermissionDecision.allow(rule_reason(rule, "allowed"))
     host = hosts[0] if hosts else ""
-    if not url_host_normalised(url) and any(r.tool == "WebFetch" for r in pc.deny):
+    if not url_host_normalised(url) and any(r.tool == name for r in pc.deny):
         # A host that cannot be normalised cannot be checked against the deny rules: ask, in
         # every mode (dontAsk turns that into a denial).
         text = f"the host of {url[:200]!r} cannot be normalised to check the WebFetch deny rules"
@@ -300,15 +307,16 @@ def _decide_web(
         if host and url_is_plain(url)
         else f"the URL {url[:200]!r} does not name one plain http(s) host"
     )
-    suggestion = (f"WebFetch(domain:{host})",) if host and url_is_plain(url) else ()
+    suggestion = (f"{name}(domain:{host})",) if host and url_is_plain(url) else ()
     return _mode_fallback(pc, text, DecisionReason("check", text, part=url[:200]), suggestion)
 
 
 def _decide_generic(tool: Tool[Any], input: Any, pc: PermissionContext) -> PermissionDecision:
     name = tool.name
     try:
-        target = tool.permission_target(input)
-    except Exception:
+        target = tool.permission_subject(input)
+    except Exception as exc:
+        debuglog.record("permissions", f"{name}.permission_subject raised; no subject", exc)
         target = None
 
     def matches(rule: Rule, strict: bool) -> bool:
@@ -330,7 +338,8 @@ def _decide_generic(tool: Tool[Any], input: Any, pc: PermissionContext) -> Permi
         return PermissionDecision.ask(reason.text, reason)
     try:
         read_only = bool(tool.is_read_only(input))
-    except Exception:
+    except Exception as exc:
+        debuglog.record("permissions", f"{name}.is_read_only raised; not read-only", exc)
         read_only = False
     if pc.mode == "plan" and not read_only:
         return PermissionDecision.deny(PLAN_MODE_MESSAGE, DecisionReason("mode", PLAN_MODE_MESSAGE))

@@ -15,8 +15,8 @@ from app.config.loader import (
 )
 from app.config.models import PermissionMode
 from app.config.paths import home_dir
+from app.config.rules import Rule, RuleBehavior, RuleError, parse_rule, split_rule_list
 from app.permissions.context import PermissionContext
-from app.permissions.rules import Rule, RuleBehavior, RuleError, parse_rule, split_rule_list
 from app.permissions.trust import is_trusted
 
 

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 import pathspec
 
-from app.permissions.rules import Rule
+from app.config.rules import Rule
 from tools.web.urls import UrlError, canonical_host, host_of
 
 # --- Bash ------------------------------------------------------------------------------------
@@ -37,10 +37,6 @@ class BashPattern:
     exact: str = ""
     prefix: tuple[str, ...] = ()
     regex: re.Pattern[str] | None = None
-
-    @property
-    def is_prefix_like(self) -> bool:
-        return self.kind in ("prefix", "wildcard")
 
 
 def _split(text: str) -> tuple[str, ...]:
@@ -155,11 +151,6 @@ def compiled_matches(c: CompiledPathRule, path: str) -> bool:
     """Gitignore semantics, anchored at the rule's root; `path` is absolute and normalised."""
     rel = relative_to_root(c.root, path)
     return rel is not None and rel_matches(c, rel)
-
-
-def path_matches(rule: Rule, path: str, project_dir: str, home: str) -> bool:
-    """Gitignore semantics, anchored at the rule's root; `path` is absolute and normalised."""
-    return compiled_matches(compile_path_rule(rule, project_dir, home), path)
 
 
 # --- WebFetch --------------------------------------------------------------------------------

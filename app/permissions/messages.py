@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from app.config.loader import SOURCE_LABELS
-from app.permissions.rules import Rule
+from app.config.rules import Rule
 from tools.decisions import DecisionReason
 
 PLAN_MODE_MESSAGE = (

@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterable
 from typing import Literal
 
+from app.config.rules import Rule, path_rule_tools
 from app.permissions.context import PermissionContext
 from app.permissions.matching import (
     CompiledPathRule,
@@ -14,16 +15,17 @@ from app.permissions.matching import (
     rel_matches,
     relative_to_root,
 )
-from app.permissions.rules import EDIT_TOOLS, READ_TOOLS, Rule
 
 Access = Literal["read", "write"]
 
 
 def _families(access: Access, behavior: str) -> frozenset[str]:
+    reads = path_rule_tools("path_read")
     if access == "read":
-        return READ_TOOLS
+        return reads
     # A Read deny also blocks writing the same path: what may not be seen may not be changed.
-    return EDIT_TOOLS | READ_TOOLS if behavior == "deny" else EDIT_TOOLS
+    writes = path_rule_tools("path_write")
+    return writes | reads if behavior == "deny" else writes
 
 
 def _path_rules(rules: Iterable[Rule], access: Access, behavior: str) -> list[Rule]:

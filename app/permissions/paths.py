@@ -86,11 +86,6 @@ def inside(path: str, folders: Iterable[str]) -> bool:
     return False
 
 
-def in_working_dirs(path: str, cwd: str, home: str, folders: tuple[str, ...]) -> bool:
-    """Every reading of the path (as written and through symlinks) lies inside a working folder."""
-    return all(inside(c, folders) for c in candidates(path, cwd, home))
-
-
 def protected_reason(path: str) -> str:
     """Why writing `path` is never auto-approved, or ""."""
     # Compared case-blind: on macOS and Windows `.Git/config` is `.git/config`.

@@ -8,8 +8,8 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from app.config.rules import Rule, RuleError, parse_rule
 from app.permissions.context import PermissionContext
-from app.permissions.rules import Rule, RuleError, parse_rule
 
 
 class PersistError(Exception):

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from app.config.loader import CliOverrides
+from app.config.watch import watch_roots, watch_settings
 from app.permissions import PermissionContext, allow_for_session
-from app.tui.settings_watch import SettingsReloader, watch_roots, watch_settings
+from app.permissions.reload import SettingsReloader
 
 
 @pytest.fixture

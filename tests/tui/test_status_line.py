@@ -83,7 +83,7 @@ def test_display_names() -> None:
 async def test_idle_notification_fires_after_a_turn_when_the_prompt_waits(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from app.hooks.config import HookSource, parse_hook_sources
+    from app.config.hooks import HookSource, parse_hook_sources
     from app.hooks.runner import CommandHookRunner
 
     monkeypatch.setenv("LATHE_IDLE_NOTIFY_MS", "150")

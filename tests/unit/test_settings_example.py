@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.config import load_settings_file
-from app.hooks.config import parse_hook_sources
+from app.config.hooks import parse_hook_sources
 from app.mcp.config import parse_servers
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "settings.example.toml"

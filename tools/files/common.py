@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from tools.base import ToolContext
 from tools.decisions import ValidationResult
@@ -58,14 +58,15 @@ def readable(paths: Iterable[str], context: ToolContext, tool_name: str = "Read"
 
 
 class PathArgument:
-    """For tools whose input names one path (`path_field`): rules match its absolute form, and
-    observers (hooks, rules) see it absolute with `~` expanded. Mixed in before the Tool base."""
+    """For tools whose input names one path (`subject_field`): rules match its absolute form, and
+    observers (hooks, rules) see it absolute with `~` expanded. Mixed in before the Tool base,
+    beside `permission_kind = "path_read"` or `"path_write"`."""
 
-    path_field: str = "file_path"
+    subject_field: ClassVar[str | None] = "file_path"
 
-    def permission_target(self, input: Any) -> str | None:
-        value = getattr(input, self.path_field, None)
+    def permission_subject(self, input: Any) -> str | None:
+        value = getattr(input, self.subject_field or "", None)
         return absolute_for_rules(value) if value else None
 
     def backfill_observable_input(self, input: dict[str, Any], context: ToolContext) -> None:
-        backfill_path(input, self.path_field, context)
+        backfill_path(input, self.subject_field or "", context)

@@ -122,12 +122,3 @@ def similar_file(path: str) -> str | None:
         if candidate != p.name:
             return str(parent / candidate)
     return None
-
-
-def display_path(path: str, cwd: str) -> str:
-    """The path relative to `cwd` when it is inside it (shorter for the UI), else absolute."""
-    try:
-        rel = os.path.relpath(path, cwd)
-    except ValueError:
-        return path
-    return path if rel.startswith("..") else rel

@@ -57,10 +57,6 @@ def set_session_env(values: Mapping[str, str]) -> None:
     _session_env = {str(k): str(v) for k, v in values.items()}
 
 
-def session_env() -> dict[str, str]:
-    return dict(_session_env)
-
-
 # Files SessionStart hooks wrote `export X=Y` lines to (their CLAUDE_ENV_FILE); each Bash command
 # sources them first, so what a hook set up (a venv, nvm, PATH) holds for every later command.
 _env_files: list[str] = []

@@ -135,10 +135,6 @@ def mark_env(env: MutableMapping[str, str]) -> MutableMapping[str, str]:
     return env
 
 
-def owner_token() -> str:
-    return _OWNER.token
-
-
 def register_group(pgid: int) -> None:
     _OWNER.register(pgid)
 

@@ -196,11 +196,6 @@ def arith_runs_code(analysis: ShellAnalysis) -> bool:
     return bool(analysis.arith_names & analysis.assigned)
 
 
-def _is_assignment(word: str) -> bool:
-    name, eq, _ = word.partition("=")
-    return bool(eq) and name.isidentifier()
-
-
 def is_read_only_part(part: SimpleCommand, ignore_redirects: bool = False) -> bool:
     """A read-only command with no substitution and no redirect that writes a file.
 

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from app.cli import CliOptions
+from app.config.rules import parse_rule
 from app.engine.compact_prompt import SUMMARY_INTRO
 from app.engine.events import CompactionFailed, CompactionFinished, ErrorOccurred
 from app.model.context_limit import request_tokens
 from app.model.scenario import Turn, text_block, text_turn, tool_use_block, turn_of
-from app.permissions.rules import parse_rule
 from tests.support.engine import make_session
 
 SECRET = "TOPSECRET_TOKEN_123"

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.config.hooks import HookSource, parse_hook_sources
 from app.execution.pipeline import PipelineDeps, run_tool_use
-from app.hooks.config import HookSource, parse_hook_sources
 from app.hooks.runner import CommandHookRunner
 from tests.support.fake_tools import (
     Picky,

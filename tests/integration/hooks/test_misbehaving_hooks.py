@@ -10,10 +10,10 @@ import asyncio
 import os
 from pathlib import Path
 
+from app.config.hooks import HookSource, parse_hook_sources
 from app.execution.interfaces import HookToolCall
 from app.execution.pipeline import PipelineDeps
 from app.execution.texts import REJECT_MESSAGE
-from app.hooks.config import HookSource, parse_hook_sources
 from app.hooks.process import run_command
 from app.hooks.results import HookCancelled
 from app.hooks.runner import CommandHookRunner

@@ -8,8 +8,8 @@ import os
 from pathlib import Path
 
 from app.config import load_settings
+from app.config.hooks import hook_sources_from_settings, list_hooks, parse_hook_sources
 from app.execution.pipeline import PipelineDeps
-from app.hooks.config import hook_sources_from_settings, list_hooks, parse_hook_sources
 from app.hooks.runner import CommandHookRunner
 from app.permissions import RuleDecider, load_permission_context
 from tests.integration.hooks.support import RecordingPrompter, run, tools

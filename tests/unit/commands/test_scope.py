@@ -7,9 +7,9 @@ from types import SimpleNamespace
 
 from app.commands.loader import CustomCommand
 from app.commands.scope import enter_command_scope
+from app.config.rules import parse_rule
 from app.permissions.context import PermissionContext
 from app.permissions.decider import RuleDecider
-from app.permissions.rules import parse_rule
 
 
 def _session(trusted: bool = True) -> SimpleNamespace:

@@ -397,3 +397,22 @@ async def test_internal_fields_are_stripped(ctx):
     tool = Internal()
     out = await run(PipelineDeps([tool]), ctx, tool_use("i", "Internal", path="/etc/shadow"))
     assert not out.is_error and tool.calls[0].path == ""
+
+
+async def test_the_question_carries_the_tools_title_and_a_real_diff(tmp_path):
+    from tools.edit import EditTool
+    from tools.files.readstate import record_read
+
+    target = tmp_path / "a.txt"
+    target.write_text("keep\nold line\n")
+    ctx = ToolContext(cwd=str(tmp_path), project_dir=str(tmp_path), working_dirs=(str(tmp_path),))
+    record_read(ctx, str(target), True, None, None)
+    prompter = AnsweringPrompter(PermissionDecision.deny("", DecisionReason("user", "no")))
+    deps = PipelineDeps([EditTool()], decider=FixedDecider(ASK_MODE), prompter=prompter)
+    edit = {"file_path": "a.txt", "old_string": "old line", "new_string": "new line"}
+    await run(deps, ctx, tool_use("t1", "Edit", **edit))
+    (prompt,) = prompter.prompts
+    assert prompt.title == "Edit" and prompt.preview is not None
+    assert prompt.preview.kind == "diff" and prompt.preview.path == str(target)
+    assert "-old line" in prompt.preview.text and "+new line" in prompt.preview.text
+    assert " keep" in prompt.preview.text  # context from the file on disk, not the strings

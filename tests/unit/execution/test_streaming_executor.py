@@ -180,6 +180,36 @@ async def test_discard_releases_nothing_more_and_starts_nothing(fake_tools, ctx,
     assert ex.tools[1].outcome is not None and not ex.tools[1].outcome.ran
 
 
+async def _until(condition: Any, timeout: float = 5.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        assert loop.time() < deadline, "timed out"
+        await asyncio.sleep(0.001)
+
+
+async def test_discard_releases_nothing_more_even_what_has_finished(fake_tools, ctx, recorder):
+    ex = StreamingToolExecutor(PipelineDeps(fake_tools, decider=AllowAll()), ctx)
+    ex.add_tool(tool_use("a", "UnsafeSleep", ms=1), MSG)
+    ex.add_tool(tool_use("b", "UnsafeSleep", ms=1), MSG)
+    ex.add_tool(tool_use("c", "UnsafeSleep", ms=60_000), MSG)
+    await _until(lambda: ex.tools[0].outcome is not None)
+    released = ex.get_completed_results()
+    assert [o.tool_use_id for o in released] == ["a"]  # released before the discard: stays so
+    await _until(lambda: ex.tools[1].outcome is not None)
+    ex.discard()
+    # b finished before the discard and c ends with the fallback: neither is released, now or
+    # after every task has ended (the retried stream's results replace them).
+    assert ex.get_completed_results() == []
+    await ex.wait_all()
+    assert all(t.outcome is not None for t in ex.tools)
+    assert ex.tools[2].outcome is not None
+    assert ex.tools[2].outcome.result_block["content"] == STREAMING_FALLBACK
+    assert ex.get_completed_results() == []
+    assert await drain(ex) == []
+    assert recorder.started == ["a", "b", "c"]
+
+
 async def test_user_message_cancels_cancel_tools_and_waits_for_block_tools(fake_tools, ctx):
     ex = StreamingToolExecutor(PipelineDeps(fake_tools, decider=AllowAll()), ctx)
     ex.add_tool(tool_use("blocker", "UnsafeSleep", ms=30), MSG)

@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from app.config.hooks import HookSource, parse_hook_sources
 from app.execution.interfaces import HookToolCall
-from app.hooks.config import HookSource, parse_hook_sources
 from app.hooks.runner import CommandHookRunner
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.hooks.config import (
+from app.config.hooks import (
     HookSource,
     Matcher,
     list_hooks,

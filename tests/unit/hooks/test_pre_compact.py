@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from app.hooks.config import HookHandler, Matcher, parse_hook_sources
+from app.config.hooks import HookHandler, Matcher, parse_hook_sources
 from app.hooks.output import read_output
 from app.hooks.process import RawHookRun
 from app.hooks.runner import CommandHookRunner

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from app.hooks.config import HookHandler, Matcher
+from app.config.hooks import HookHandler, Matcher
 from app.hooks.output import read_output
 from app.hooks.process import RawHookRun
 from app.hooks.results import (

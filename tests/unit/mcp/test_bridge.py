@@ -47,7 +47,7 @@ def test_annotations_and_meta_become_declarations() -> None:
     assert not plain.is_read_only({}) and not plain.is_concurrency_safe({})
     assert plain.is_destructive({})  # the MCP default for a tool that is not read-only
     assert plain.should_defer and not plain.always_load and plain.is_mcp
-    assert plain.permission_target({}) is None
+    assert plain.permission_subject({}) is None
     pinned = McpTool(caller, _tool("pin", _meta={"anthropic/alwaysLoad": True}))
     assert pinned.always_load and not pinned.should_defer
     assert plain.user_facing_name() == "my server.v2 - plain (MCP)"
@@ -115,4 +115,4 @@ def test_hook_replaced_output_of_any_shape_is_sent() -> None:
     blocks = [{"type": "text", "text": "x"}]
     assert tool.to_result_content(blocks) == blocks
     assert tool.to_result_content([{"type": "weird"}]) == '[{"type": "weird"}]'
-    assert tool.render_result(blocks) == "x"
+    assert tool.result_summary(blocks) == "x"

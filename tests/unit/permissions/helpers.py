@@ -12,17 +12,12 @@ from app.config.loader import CliOverrides
 from app.permissions import PermissionContext, RuleDecider, load_permission_context
 from tools.base import Tool, ToolContext
 from tools.decisions import PermissionDecision
+from tools.registry import base_tool_classes
 from tools.shell import is_read_only_command
 
-_FIELDS = {
-    "Read": "file_path",
-    "Write": "file_path",
-    "Edit": "file_path",
-    "Glob": "path",
-    "Grep": "path",
-    "WebFetch": "url",
-    "Bash": "command",
-}
+# The permission declarations of lathe's real tools, by name: a DictTool named like one is
+# judged as that tool is.
+_REAL = {cls.name: cls for cls in base_tool_classes()}
 _READ_ONLY = {"Read", "Glob", "Grep", "WebFetch", "TodoWrite"}
 
 
@@ -33,6 +28,11 @@ class DictTool(Tool[dict[str, Any]]):
         self, name: str, own: PermissionDecision | None = None, read_only: bool | None = None
     ) -> None:
         self.name = name
+        real = _REAL.get(name)
+        if real is not None:
+            self.permission_kind = real.permission_kind
+            self.subject_field = real.subject_field
+            self.path_reach = real.path_reach
         self._own = own
         self._read_only = read_only
 
@@ -48,8 +48,8 @@ class DictTool(Tool[dict[str, Any]]):
     ) -> PermissionDecision:
         return self._own or PermissionDecision.passthrough()
 
-    def permission_target(self, input: dict[str, Any]) -> str | None:
-        field = _FIELDS.get(self.name)
+    def permission_subject(self, input: dict[str, Any]) -> str | None:
+        field = self.subject_field
         value = input.get(field) if field else None
         return value if isinstance(value, str) else None
 

@@ -259,7 +259,7 @@ def test_declarations_follow_the_read_only_analysis() -> None:
         assert tool.is_concurrency_safe(parsed) == is_read_only_command(command)
     assert tool.interrupt_behavior() == "block"
     assert tool.max_result_size_chars == 30_000
-    assert tool.permission_target(BashInput(command="npm test")) == "npm test"
+    assert tool.permission_subject(BashInput(command="npm test")) == "npm test"
     schema = tool.input_schema()
     assert set(schema["properties"]) == {"command", "timeout", "description", "run_in_background"}
     assert schema["required"] == ["command"]

@@ -226,7 +226,7 @@ async def test_bad_inputs(tmp_path: Path) -> None:
 def test_declarations(tmp_path: Path) -> None:
     parsed = EDIT.parse_input({"file_path": "a", "old_string": "x", "new_string": "y"})
     assert not EDIT.is_concurrency_safe(parsed) and not EDIT.is_read_only(parsed)
-    assert EDIT.classify(parsed) == "write"
+    assert EDIT.permission_kind == "path_write"
     observed = {"file_path": "~/f"}
     EDIT.backfill_observable_input(observed, ctx(tmp_path))
     assert observed["file_path"] == os.path.expanduser("~/f")

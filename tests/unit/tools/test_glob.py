@@ -147,6 +147,6 @@ async def test_deny_rules_apply_to_the_resolved_path(tree: Path) -> None:
 def test_declarations() -> None:
     parsed = TOOL.parse_input({"pattern": "*.py", "path": "~/src"})
     assert TOOL.is_concurrency_safe(parsed) and TOOL.is_read_only(parsed)
-    assert TOOL.classify(parsed) == "search"
-    assert TOOL.permission_target(parsed) == os.path.expanduser("~/src")
+    assert TOOL.permission_kind == "path_read" and TOOL.path_reach == "names"
+    assert TOOL.permission_subject(parsed) == os.path.expanduser("~/src")
     assert len(TOOL.description()) > 500

@@ -209,7 +209,7 @@ def test_schema_uses_contract_names(tree: Path) -> None:
     parsed = TOOL.parse_input({"pattern": "x", "type": "py", "-i": "true"})
     assert TOOL.dump_input(parsed) == {"pattern": "x", "type": "py", "-i": True}
     assert TOOL.is_concurrency_safe(parsed) and TOOL.is_read_only(parsed)
-    assert TOOL.classify(parsed) == "search"
+    assert TOOL.permission_kind == "path_read" and TOOL.path_reach == "contents"
     observed = {"pattern": "x", "path": "src"}
     TOOL.backfill_observable_input(observed, ctx(tree, "rg"))
     assert observed["path"] == str(tree / "src")

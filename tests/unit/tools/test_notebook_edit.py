@@ -179,9 +179,9 @@ async def test_invalid_json_is_refused(tmp_path: Path) -> None:
 
 def test_declarations_are_a_path_write() -> None:
     parsed = NB_EDIT.parse_input({"notebook_path": "~/n.ipynb", "cell_id": "a", "new_source": ""})
-    assert NB_EDIT.permission_target(parsed) == os.path.expanduser("~/n.ipynb")
+    assert NB_EDIT.permission_subject(parsed) == os.path.expanduser("~/n.ipynb")
     assert not NB_EDIT.is_read_only(parsed) and not NB_EDIT.is_concurrency_safe(parsed)
-    assert NB_EDIT.classify(parsed) == "write"
+    assert NB_EDIT.permission_kind == "path_write"
     schema = NB_EDIT.input_schema()
     assert schema["required"] == ["notebook_path", "new_source"]
     assert set(schema["properties"]) == {

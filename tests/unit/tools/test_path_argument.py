@@ -37,6 +37,6 @@ def test_observers_see_absolute_paths(tool, raw, field, tmp_path: Path, monkeypa
 
 def test_search_without_a_path_has_no_target() -> None:
     tool = GrepTool()
-    assert tool.permission_target(tool.parse_input({"pattern": "x"})) is None
+    assert tool.permission_subject(tool.parse_input({"pattern": "x"})) is None
     read = ReadTool()
-    assert read.permission_target(read.parse_input({"file_path": "/etc/hosts"})) == "/etc/hosts"
+    assert read.permission_subject(read.parse_input({"file_path": "/etc/hosts"})) == "/etc/hosts"

@@ -230,9 +230,9 @@ async def test_records_what_was_read(tmp_path: Path) -> None:
 def test_declarations_and_schema(tmp_path: Path) -> None:
     parsed = TOOL.parse_input({"file_path": "~/x.txt"})
     assert TOOL.is_concurrency_safe(parsed) and TOOL.is_read_only(parsed)
-    assert TOOL.classify(parsed) == "read"
+    assert TOOL.permission_kind == "path_read" and TOOL.path_reach == "path"
     assert TOOL.max_result_size_chars == float("inf")
-    assert TOOL.permission_target(parsed) == os.path.expanduser("~/x.txt")
+    assert TOOL.permission_subject(parsed) == os.path.expanduser("~/x.txt")
     observed = {"file_path": "sub/../a.txt"}
     TOOL.backfill_observable_input(observed, ctx(tmp_path))
     assert observed["file_path"] == str(tmp_path / "a.txt")
@@ -240,4 +240,4 @@ def test_declarations_and_schema(tmp_path: Path) -> None:
     assert set(schema["properties"]) == {"file_path", "offset", "limit", "pages"}
     assert schema["required"] == ["file_path"]
     assert "Read" in TOOL.description() and len(TOOL.description()) > 500
-    assert TOOL.render_result(ReadResult("text", "/x", "1\ta", num_lines=1)) == "Read 1 line"
+    assert TOOL.result_summary(ReadResult("text", "/x", "1\ta", num_lines=1)) == "Read 1 line"

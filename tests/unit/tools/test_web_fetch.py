@@ -182,7 +182,8 @@ def test_url_rules() -> None:
 async def test_declarations(tmp_path: Path) -> None:
     tool = WebFetchTool()
     parsed = tool.parse_input({"url": "https://Docs.Python.org/3/", "prompt": "x"})
-    assert tool.permission_target(parsed) == "docs.python.org"
+    assert tool.permission_subject(parsed) == "https://Docs.Python.org/3/"
+    assert tool.permission_kind == "url"
     assert tool.is_read_only(parsed) and tool.is_concurrency_safe(parsed)
     text, is_error = await fetch(make_ctx(tmp_path), "not a url")
     assert is_error and "Invalid URL" in text

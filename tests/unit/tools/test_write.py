@@ -114,7 +114,7 @@ async def test_bad_inputs(tmp_path: Path) -> None:
 def test_declarations(tmp_path: Path) -> None:
     parsed = WRITE.parse_input({"file_path": "/x/../y.txt", "content": "a\nb\n"})
     assert not WRITE.is_concurrency_safe(parsed) and not WRITE.is_read_only(parsed)
-    assert WRITE.classify(parsed) == "write"
-    assert WRITE.permission_target(parsed) == "/y.txt"
+    assert WRITE.permission_kind == "path_write"
+    assert WRITE.permission_subject(parsed) == "/y.txt"
     assert WRITE.summary(parsed) == "/x/../y.txt (2 lines)"
     assert len(WRITE.description()) > 500

@@ -1,35 +1,57 @@
 """Permission rules in Claude Code's syntax: `Tool`, `Tool(specifier)`, `mcp__server[__tool|__*]`.
 
 A rule that does not parse is reported with its file and source and dropped: it is never widened
-into something broader (`Bash()` is not `Bash`).
+into something broader (`Bash()` is not `Bash`). The grammar lives with the settings (below the
+permission system) because the settings loader vets every file's rules with it.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 from typing import Literal
+
+from tools.base import PermissionKind
+from tools.registry import base_tool_classes
 
 RuleBehavior = Literal["allow", "deny", "ask"]
 
-READ_TOOLS = frozenset({"Read", "Glob", "Grep", "NotebookRead", "LS"})
-EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
-KNOWN_TOOLS = frozenset(
-    {
-        "Bash",
-        "BashOutput",
-        "TaskStop",
-        "KillShell",
-        "WebFetch",
-        "WebSearch",
-        "TodoWrite",
-        "ToolSearch",
-        "Task",
-        "Agent",
-    }
-    | READ_TOOLS
-    | EDIT_TOOLS
-)
+# Names Claude Code's rules use that name no lathe tool, and the rule family each belongs to.
+# Every other name's family is the declaration of the tool it names (tools/base.py).
+_RULE_ONLY_NAMES: dict[str, PermissionKind] = {
+    "NotebookRead": "path_read",
+    "LS": "path_read",
+    "MultiEdit": "path_write",
+    "Task": "generic",
+    "Agent": "generic",
+}
+
+
+@cache
+def _rule_kinds() -> dict[str, PermissionKind]:
+    kinds = dict(_RULE_ONLY_NAMES)
+    for cls in base_tool_classes():
+        for name in (cls.name, *cls.aliases):
+            kinds[name] = cls.permission_kind
+    return kinds
+
+
+def rule_kind(tool: str) -> PermissionKind:
+    """The rule family of a rule's tool name: the kind its tool declares (generic if unknown)."""
+    return _rule_kinds().get(tool, "generic")
+
+
+def known_tools() -> frozenset[str]:
+    """Every tool name a rule may use: lathe's tools, their aliases, Claude Code's rule names."""
+    return frozenset(_rule_kinds())
+
+
+def path_rule_tools(kind: Literal["path_read", "path_write"]) -> frozenset[str]:
+    """The names whose rules are path rules of this kind (`Read(...)`, `Grep(...)`, `Edit(...)`)."""
+    return frozenset(name for name, k in _rule_kinds().items() if k == kind)
+
+
 _TOOL_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 _MCP_RE = re.compile(r"^mcp__([A-Za-z0-9_-]+?)(?:__([A-Za-z0-9_-]+|\*))?$")
 
@@ -99,8 +121,9 @@ def parse_rule(
         return Rule(tool, None, behavior, source, origin, base_dir, raw)
     if not _TOOL_RE.match(tool):
         raise RuleError(f"rule {text!r}: {tool!r} is not a tool name")
-    if tool not in KNOWN_TOOLS:
-        for known in KNOWN_TOOLS:
+    known_names = known_tools()
+    if tool not in known_names:
+        for known in sorted(known_names):
             if known.lower() == tool.lower():
                 raise RuleError(f"rule {text!r}: unknown tool {tool!r} (did you mean {known}?)")
     if spec is not None and spec.strip() == "*":
@@ -115,18 +138,19 @@ def _unescape(spec: str) -> str:
 
 
 def _check_specifier(text: str, tool: str, spec: str) -> None:
-    if tool == "Bash":
+    kind = rule_kind(tool)
+    if kind == "shell":
         if ":*" in spec[:-2]:
             raise RuleError(f"rule {text!r}: `:*` is only allowed at the end of a Bash rule")
         if spec in (":*",):
             raise RuleError(f"rule {text!r}: a prefix rule needs a command before `:*`")
-    elif tool == "WebFetch":
+    elif kind == "url":
         if not spec.startswith("domain:"):
-            raise RuleError(f"rule {text!r}: WebFetch rules are `WebFetch(domain:HOST)`")
+            raise RuleError(f"rule {text!r}: {tool} rules are `{tool}(domain:HOST)`")
         host = spec[len("domain:") :].strip()
         if not host or any(c in host for c in "/:@ \\?#") or host.startswith("."):
             raise RuleError(f"rule {text!r}: {host!r} is not a host name")
-    elif (tool in READ_TOOLS or tool in EDIT_TOOLS) and "\x00" in spec:
+    elif kind in ("path_read", "path_write") and "\x00" in spec:
         raise RuleError(f"rule {text!r}: NUL in path")
 
 

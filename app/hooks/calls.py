@@ -1,0 +1,55 @@
+"""What hooks are told about a tool call, and the runner protocol the call pipeline consults.
+
+Below the pipeline (app/execution imports this; this imports nothing of app/execution), so the
+hook runner and the pipeline meet here without a cycle.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from app.hooks.results import PostToolHookItem, PreToolHookItem
+from tools.base import ToolContext
+
+
+@dataclass(frozen=True)
+class HookToolCall:
+    """What hooks are told about one call. `tool_input` is the observable (normalised) copy."""
+
+    tool_name: str
+    tool_input: Mapping[str, Any]
+    tool_use_id: str
+    is_mcp: bool = False
+
+
+class HookRunner(Protocol):
+    async def pre_tool_use(
+        self, call: HookToolCall, context: ToolContext
+    ) -> list[PreToolHookItem]: ...
+
+    async def post_tool_use(
+        self, call: HookToolCall, response: Any, context: ToolContext
+    ) -> list[PostToolHookItem]: ...
+
+    async def post_tool_use_failure(
+        self, call: HookToolCall, error: str, context: ToolContext
+    ) -> list[PostToolHookItem]: ...
+
+
+class NoHooks:
+    """A HookRunner with no hooks configured."""
+
+    async def pre_tool_use(self, call: HookToolCall, context: ToolContext) -> list[PreToolHookItem]:
+        return []
+
+    async def post_tool_use(
+        self, call: HookToolCall, response: Any, context: ToolContext
+    ) -> list[PostToolHookItem]:
+        return []
+
+    async def post_tool_use_failure(
+        self, call: HookToolCall, error: str, context: ToolContext
+    ) -> list[PostToolHookItem]:
+        return []
