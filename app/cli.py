@@ -35,6 +35,7 @@ class CliOptions:
     resume: str | None = None
     resume_picker: bool = False
     bare: bool = False
+    acp: bool = False
 
 
 class UsageError(Exception):
@@ -136,6 +137,9 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="simple mode: only the Bash, Read and Edit tools (like LATHE_SIMPLE=1)",
     )
+    parser.add_argument(
+        "--acp", action="store_true", help="speak the Agent Client Protocol on stdin/stdout"
+    )
     parser.add_argument("--version", action="version", version=f"lathe {__version__}")
     return parser
 
@@ -157,7 +161,10 @@ def parse_args(argv: Sequence[str]) -> CliOptions:
         continue_session=ns.continue_session,
         include_partial_messages=ns.include_partial_messages,
         bare=ns.bare,
+        acp=ns.acp,
     )
+    if opts.acp and (ns.print_prompt is not None or positional):
+        raise UsageError("--acp takes no prompt: the client sends prompts over the protocol")
     if ns.print_prompt is not None:
         opts.print_mode = True
         opts.prompt = ns.print_prompt or positional
@@ -206,6 +213,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     from app.model import lazy_sdk
 
     lazy_sdk.install()  # before anything imports the SDK: see app/model/lazy_sdk.py
+    if opts.acp:
+        from app.acp.server import run_acp
+
+        return run_acp(opts)
     if opts.print_mode:
         from app.compose import run_print
 
