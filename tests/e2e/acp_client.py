@@ -69,7 +69,12 @@ class RecordingClient:
         )
 
     async def read_text_file(
-        self, session_id: str, path: str, line: int | None = None, limit: int | None = None, **kw: Any
+        self,
+        session_id: str,
+        path: str,
+        line: int | None = None,
+        limit: int | None = None,
+        **kw: Any,
     ) -> ReadTextFileResponse:
         self.reads.append(path)
         text = self.buffers.get(path)
@@ -86,13 +91,24 @@ class RecordingClient:
         return WriteTextFileResponse()
 
     async def create_terminal(
-        self, session_id: str, command: str, args: list[str] | None = None, env: Any = None,
-        cwd: str | None = None, output_byte_limit: int | None = None, **kw: Any,
+        self,
+        session_id: str,
+        command: str,
+        args: list[str] | None = None,
+        env: Any = None,
+        cwd: str | None = None,
+        output_byte_limit: int | None = None,
+        **kw: Any,
     ) -> CreateTerminalResponse:
         self.terminal_commands.append(command)
         proc = await asyncio.create_subprocess_exec(
-            "bash", "-c", command, *(args or []), cwd=cwd,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+            "bash",
+            "-c",
+            command,
+            *(args or []),
+            cwd=cwd,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
             start_new_session=True,
         )
         terminal_id = f"term-{next(self._ids)}"

@@ -12,7 +12,14 @@ from typing import Any
 import pytest
 from acp import PROTOCOL_VERSION, RequestError, text_block
 
-from app.model.scenario import Block, Turn, text_block as scripted_text, text_turn, tool_use_block, turn_of
+from app.model.scenario import (
+    Block,
+    Turn,
+    text_block as scripted_text,
+    text_turn,
+    tool_use_block,
+    turn_of,
+)
 from app.transcript import load_transcript, project_transcripts_dir
 from tests.e2e.acp_client import ROOT, RecordingClient, capabilities, lathe_acp
 
@@ -88,3 +95,228 @@ async def test_prompt_streams_text_and_thinking(fake_api, repo):
         }
     body = fake_api.bodies()[0]
     assert body["messages"][0]["content"][-1]["text"] == "hi"
+
+
+def bash(command: str, block_id: str) -> Turn:
+    return turn_of([tool_use_block("Bash", {"command": command}, block_id)])
+
+
+def last_results(fake: Any) -> dict[str, Any]:
+    """tool_use_id -> the tool_result block the model got in the latest request."""
+    out: dict[str, Any] = {}
+    for message in fake.bodies()[-1]["messages"]:
+        if message["role"] == "user" and isinstance(message["content"], list):
+            for block in message["content"]:
+                if block.get("type") == "tool_result":
+                    out[block["tool_use_id"]] = block
+    return out
+
+
+def option_kinds(options: list[Any]) -> list[str]:
+    return [o.kind for o in options]
+
+
+async def test_tool_calls_and_permissions(fake_api, repo):
+    fake_api.load(
+        [
+            bash("touch made.txt", "b1"),
+            text_turn("made"),
+            bash("touch always.txt", "b2"),
+            text_turn("ok"),
+            bash("touch always.txt", "b3"),
+            text_turn("ok again"),
+            turn_of(
+                [
+                    tool_use_block(
+                        "Write", {"file_path": str(repo / "new.txt"), "content": "n\n"}, "w1"
+                    ),
+                    tool_use_block(
+                        "TodoWrite",
+                        {
+                            "todos": [
+                                {
+                                    "content": "Write it",
+                                    "status": "completed",
+                                    "activeForm": "Writing",
+                                },
+                                {
+                                    "content": "Test it",
+                                    "status": "pending",
+                                    "activeForm": "Testing",
+                                },
+                            ]
+                        },
+                        "t1",
+                    ),
+                ]
+            ),
+            text_turn("written"),
+            bash("mkdir nope", "b4"),
+            text_turn("stopped"),
+        ]
+    )
+    client = RecordingClient(["allow_once", "allow_always", "reject_once"])
+    async with asyncio.timeout(TIMEOUT), lathe_acp(client, repo, env_for(fake_api)) as (conn, _):
+        session_id = await start(conn, repo)
+
+        # Allow once: asked with the three options, then run; the call goes pending -> running
+        # -> completed with its output.
+        r = await conn.prompt(session_id=session_id, prompt=[text_block("make it")])
+        assert r.stop_reason == "end_turn" and (repo / "made.txt").exists()
+        tool_call, options = client.questions[0]
+        assert tool_call.tool_call_id == "b1" and tool_call.kind == "execute"
+        assert option_kinds(options) == ["allow_once", "allow_always", "reject_once"]
+        b1 = client.tool_updates("b1")
+        assert b1[0].session_update == "tool_call" and b1[0].status == "pending"
+        assert b1[0].kind == "execute" and "touch made.txt" in b1[0].title
+        assert b1[0].raw_input == {"command": "touch made.txt"}
+        assert [u.status for u in b1[1:]] == ["in_progress", "completed"]
+        assert b1[-1].content[0].type == "content"
+
+        # Always: the rule lands in .lathe/settings.local.toml as the TUI's "always" writes it,
+        # and the same call later runs without a question.
+        await conn.prompt(session_id=session_id, prompt=[text_block("again")])
+        saved = (repo / ".lathe" / "settings.local.toml").read_text()
+        assert 'allow = [\n    "Bash(touch:*)",\n]' in saved
+        await conn.prompt(session_id=session_id, prompt=[text_block("once more")])
+        assert len(client.questions) == 2
+        assert [u.status for u in client.tool_updates("b3")][-1] == "completed"
+
+        # set_mode acceptEdits: a Write in the project runs without a question; TodoWrite's list
+        # arrives as the client's plan.
+        await conn.set_session_mode(session_id=session_id, mode_id="acceptEdits")
+        await conn.prompt(session_id=session_id, prompt=[text_block("write")])
+        assert (repo / "new.txt").read_text() == "n\n" and len(client.questions) == 2
+        w1 = client.tool_updates("w1")
+        assert w1[0].kind == "edit" and w1[0].locations[0].path == str(repo / "new.txt")
+        assert w1[0].content[0].type == "diff" and w1[0].content[0].new_text == "n\n"
+        plan = client.of("plan")[-1]
+        assert [(e.content, e.status) for e in plan.entries] == [
+            ("Write it", "completed"),
+            ("Test it", "pending"),
+        ]
+        with pytest.raises(RequestError):
+            await conn.set_session_mode(session_id=session_id, mode_id="yolo")
+        await conn.set_session_mode(session_id=session_id, mode_id="default")
+
+        # Reject: not run, the model reads the rejection, the call shows as failed.
+        await conn.prompt(session_id=session_id, prompt=[text_block("nope")])
+        assert not (repo / "nope").exists() and len(client.questions) == 3
+        assert client.tool_updates("b4")[-1].status == "failed"
+        assert "doesn't want to proceed" in last_results(fake_api)["b4"]["content"]
+    assert sorted(tool_results(repo, session_id)) == ["b1", "b2", "b3", "b4", "t1", "w1"]
+
+
+async def test_cancel_mid_tool_and_during_a_question(fake_api, repo):
+    fake_api.load(
+        [
+            bash("sleep 30", "s1"),
+            bash("touch held.txt", "h1"),
+            text_turn("still here"),
+        ]
+    )
+    client = RecordingClient(["allow_once", "hold"])
+    async with asyncio.timeout(TIMEOUT), lathe_acp(client, repo, env_for(fake_api)) as (conn, _):
+        session_id = await start(conn, repo)
+        turn = asyncio.ensure_future(
+            conn.prompt(session_id=session_id, prompt=[text_block("sleep")])
+        )
+        while not [u for u in client.tool_updates("s1") if u.status == "in_progress"]:
+            await asyncio.sleep(0.02)
+        await conn.cancel(session_id=session_id)
+        r = await asyncio.wait_for(turn, 20)
+        assert r.stop_reason == "cancelled"
+        assert client.tool_updates("s1")[-1].status == "failed"
+
+        # Cancel while the question is open: the question resolves as aborted, nothing runs.
+        client.asked.clear()
+        turn = asyncio.ensure_future(conn.prompt(session_id=session_id, prompt=[text_block("t")]))
+        await asyncio.wait_for(client.asked.wait(), 20)
+        await conn.cancel(session_id=session_id)
+        r = await asyncio.wait_for(turn, 20)
+        assert r.stop_reason == "cancelled" and not (repo / "held.txt").exists()
+
+        # The session goes on.
+        r = await conn.prompt(session_id=session_id, prompt=[text_block("there?")])
+        assert r.stop_reason == "end_turn" and client.text().endswith("still here")
+    # Every tool_use got exactly one tool_result.
+    assert sorted(tool_results(repo, session_id)) == ["h1", "s1"]
+
+
+async def test_load_replays_a_past_session(fake_api, repo):
+    fake_api.load(
+        [
+            turn_of([tool_use_block("Read", {"file_path": str(repo / "a.txt")}, "r1")]),
+            text_turn("It says alpha."),
+            text_turn("Still alpha."),
+        ]
+    )
+    first = RecordingClient()
+    env = env_for(fake_api)
+    async with asyncio.timeout(TIMEOUT), lathe_acp(first, repo, env) as (conn, _):
+        session_id = await start(conn, repo)
+        await conn.prompt(session_id=session_id, prompt=[text_block("read a.txt")])
+
+    client = RecordingClient()
+    async with asyncio.timeout(TIMEOUT), lathe_acp(client, repo, env) as (conn, _):
+        await conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=capabilities())
+        loaded = await conn.load_session(cwd=str(repo), session_id=session_id, mcp_servers=[])
+        assert loaded.modes.current_mode_id == "default"
+        kinds = [u.session_update for u in client.updates]
+        assert kinds[:4] == [
+            "user_message_chunk",
+            "tool_call",
+            "tool_call_update",
+            "agent_message_chunk",
+        ]
+        assert client.updates[0].content.text == "read a.txt"
+        start_r1, done_r1 = client.tool_updates("r1")
+        assert start_r1.kind == "read" and start_r1.locations[0].path == str(repo / "a.txt")
+        assert done_r1.status == "completed" and "alpha" in done_r1.content[0].content.text
+        assert client.text() == "It says alpha."
+        with pytest.raises(RequestError):
+            await conn.load_session(cwd=str(repo), session_id="no-such-session", mcp_servers=[])
+        # The conversation goes on where it was.
+        r = await conn.prompt(session_id=session_id, prompt=[text_block("and now?")])
+        assert r.stop_reason == "end_turn"
+    texts = json.dumps(fake_api.bodies()[-1]["messages"])
+    assert "read a.txt" in texts and "It says alpha." in texts and "and now?" in texts
+
+
+async def test_client_files_and_terminal(fake_api, repo):
+    a = str(repo / "a.txt")
+    fake_api.load(
+        [
+            turn_of([tool_use_block("Read", {"file_path": a}, "r1")]),
+            turn_of(
+                [
+                    tool_use_block(
+                        "Edit",
+                        {"file_path": a, "old_string": "UNSAVED", "new_string": "SAVED"},
+                        "e1",
+                    )
+                ]
+            ),
+            bash("echo hi-from-terminal", "b1"),
+            text_turn("done"),
+        ]
+    )
+    client = RecordingClient(["allow_once", "allow_once"])
+    client.buffers[a] = "alpha\nUNSAVED\n"  # the editor's buffer differs from the disk
+    async with asyncio.timeout(TIMEOUT), lathe_acp(client, repo, env_for(fake_api)) as (conn, _):
+        session_id = await start(conn, repo, fs=True, terminal=True)
+        r = await conn.prompt(session_id=session_id, prompt=[text_block("fix a.txt")])
+        assert r.stop_reason == "end_turn"
+        results = last_results(fake_api)
+        # The model read the buffer, not the disk, and the edit went through the editor.
+        assert results["r1"]["content"] == "1\talpha\n2\tUNSAVED"
+        assert client.reads[0] == a and client.writes == [(a, "alpha\nSAVED\n")]
+        assert (repo / "a.txt").read_text() == "alpha\nSAVED\n"
+        question = client.questions[0][0]
+        assert question.tool_call_id == "e1" and question.content[0].type == "diff"
+        assert question.content[0].old_text == "UNSAVED" and question.content[0].new_text == "SAVED"
+        # Bash ran in the client's terminal, shown live by its id.
+        assert client.terminal_commands == ["echo hi-from-terminal"]
+        shown = [c for u in client.tool_updates("b1") for c in (u.content or ())]
+        assert any(c.type == "terminal" and c.terminal_id == "term-1" for c in shown)
+        assert "hi-from-terminal" in results["b1"]["content"]
