@@ -7,7 +7,9 @@ the folder. No authentication: lathe uses the credentials it finds, as `lathe -p
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from acp import PROTOCOL_VERSION, RequestError
@@ -18,10 +20,14 @@ from acp.schema import (
     ClientCapabilities,
     Implementation,
     InitializeResponse,
+    ListSessionsResponse,
     LoadSessionResponse,
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
+    SessionCapabilities,
+    SessionInfo,
+    SessionListCapabilities,
     SetSessionModeResponse,
 )
 
@@ -55,9 +61,37 @@ class LatheAgent:
                 prompt_capabilities=PromptCapabilities(
                     image=False, audio=False, embedded_context=True
                 ),
+                session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
             ),
             auth_methods=[],
             agent_info=Implementation(name="lathe", title="lathe", version=__version__),
+        )
+
+    async def list_sessions(
+        self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
+    ) -> ListSessionsResponse:
+        """The folder's sessions, newest first (what `lathe --resume` offers); one page."""
+        import os
+        from datetime import UTC, datetime
+
+        from app.config.paths import project_dir
+        from app.transcript import list_sessions
+
+        def find() -> tuple[Path, list[Any]]:
+            folder = Path(cwd or os.getcwd()).resolve()
+            return folder, list_sessions(project_dir(folder))
+
+        folder, found = await asyncio.to_thread(find)
+        return ListSessionsResponse(
+            sessions=[
+                SessionInfo(
+                    session_id=s.session_id,
+                    cwd=str(folder),
+                    title=s.first_prompt or None,
+                    updated_at=datetime.fromtimestamp(s.modified, UTC).isoformat(),
+                )
+                for s in found
+            ]
         )
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> AuthenticateResponse | None:

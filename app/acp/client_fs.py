@@ -101,13 +101,15 @@ def window_text(text: str, offset: int, limit: int) -> tuple[str, int, int | Non
             False,
         )
     body = format_numbered(shown, offset)
+    # As from disk: the total is known only when the window reached the end of the file.
+    known = total if not stopped and offset - 1 + len(shown) >= total else None
     if stopped:
         next_line = offset + len(shown)
         body += (
             f"\n\n[Output stopped after line {next_line - 1} to stay under {MAX_OUTPUT_CHARS} "
             f"characters. Continue with offset={next_line}, or use Grep to find the part you need.]"
         )
-    return body, len(shown), total, stopped
+    return body, len(shown), known, stopped
 
 
 class ClientReadTool(ReadTool):
@@ -131,7 +133,7 @@ class ClientReadTool(ReadTool):
             raise ToolError(f"Could not read {path} through the editor: {exc}") from None
         offset = max(input.offset or 1, 1)
         body, count, total, stopped = window_text(text, offset, input.limit or DEFAULT_LIMIT)
-        _record(context, path, text, offset == 1 and not stopped and count == total, input)
+        _record(context, path, text, offset == 1 and total is not None and not stopped, input)
         return ToolResult(data=ReadResult("text", path, body, (), offset, count, total))
 
 

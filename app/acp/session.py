@@ -305,8 +305,7 @@ class AcpSession:
             case AppEvent(payload=TodoListChanged() as changed):
                 self._send(u.plan(changed.todos))
             case ErrorOccurred():
-                _log(event.message)
-                self._send(u.message_chunk(f"\n\nlathe: {event.message}\n"))
+                _log(event.message)  # the prompt's error response carries it to the client
             case Retrying():
                 _log(f"{event.reason}; retrying in {event.delay_s:.1f}s (attempt {event.attempt})")
             case Notice() if event.level != "info":

@@ -79,7 +79,7 @@ class RecordingClient:
         self.reads.append(path)
         text = self.buffers.get(path)
         if text is None:
-            text = Path(path).read_text(encoding="utf-8")
+            text = Path(path).read_text(encoding="utf-8")  # noqa: ASYNC240
         return ReadTextFileResponse(content=text)
 
     async def write_text_file(
@@ -87,7 +87,7 @@ class RecordingClient:
     ) -> WriteTextFileResponse:
         self.writes.append((path, content))
         self.buffers[path] = content
-        Path(path).write_text(content, encoding="utf-8")  # the editor saves what it was given
+        Path(path).write_text(content, encoding="utf-8")  # noqa: ASYNC240 - the editor saves
         return WriteTextFileResponse()
 
     async def create_terminal(
@@ -179,7 +179,7 @@ def capabilities(fs: bool = False, terminal: bool = False) -> ClientCapabilities
 async def lathe_acp(
     client: RecordingClient, cwd: Path, env: dict[str, str], *args: str
 ) -> AsyncIterator[tuple[ClientSideConnection, asyncio.subprocess.Process]]:
-    log = open(cwd.parent / "lathe-acp.stderr", "ab")  # noqa: SIM115 - closed below
+    log = open(cwd.parent / "lathe-acp.stderr", "ab")  # noqa: SIM115, ASYNC230 - closed below
     try:
         async with spawn_agent_process(
             client,

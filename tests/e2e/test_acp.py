@@ -15,10 +15,12 @@ from acp import PROTOCOL_VERSION, RequestError, text_block
 from app.model.scenario import (
     Block,
     Turn,
-    text_block as scripted_text,
     text_turn,
     tool_use_block,
     turn_of,
+)
+from app.model.scenario import (
+    text_block as scripted_text,
 )
 from app.transcript import load_transcript, project_transcripts_dir
 from tests.e2e.acp_client import ROOT, RecordingClient, capabilities, lathe_acp
@@ -151,11 +153,13 @@ async def test_tool_calls_and_permissions(fake_api, repo):
                 ]
             ),
             text_turn("written"),
+            turn_of([tool_use_block("ExitPlanMode", {"plan": "1. Write it\n2. Test it"}, "p1")]),
+            text_turn("planned"),
             bash("mkdir nope", "b4"),
             text_turn("stopped"),
         ]
     )
-    client = RecordingClient(["allow_once", "allow_always", "reject_once"])
+    client = RecordingClient(["allow_once", "allow_always", "plan:acceptEdits", "reject_once"])
     async with asyncio.timeout(TIMEOUT), lathe_acp(client, repo, env_for(fake_api)) as (conn, _):
         session_id = await start(conn, repo)
 
@@ -197,14 +201,25 @@ async def test_tool_calls_and_permissions(fake_api, repo):
         ]
         with pytest.raises(RequestError):
             await conn.set_session_mode(session_id=session_id, mode_id="yolo")
+
+        # Plan mode: the plan's approval is a question whose answer picks the mode to go on in;
+        # the switch reaches the client as current_mode_update.
+        await conn.set_session_mode(session_id=session_id, mode_id="plan")
+        await conn.prompt(session_id=session_id, prompt=[text_block("plan it")])
+        tool_call, options = client.questions[2]
+        assert (
+            tool_call.kind == "switch_mode" and "1. Write it" in tool_call.content[0].content.text
+        )
+        assert [o.option_id for o in options] == ["plan:acceptEdits", "plan:default", "reject_once"]
+        assert client.of("current_mode_update")[-1].current_mode_id == "acceptEdits"
         await conn.set_session_mode(session_id=session_id, mode_id="default")
 
         # Reject: not run, the model reads the rejection, the call shows as failed.
         await conn.prompt(session_id=session_id, prompt=[text_block("nope")])
-        assert not (repo / "nope").exists() and len(client.questions) == 3
+        assert not (repo / "nope").exists() and len(client.questions) == 4
         assert client.tool_updates("b4")[-1].status == "failed"
         assert "doesn't want to proceed" in last_results(fake_api)["b4"]["content"]
-    assert sorted(tool_results(repo, session_id)) == ["b1", "b2", "b3", "b4", "t1", "w1"]
+    assert sorted(tool_results(repo, session_id)) == ["b1", "b2", "b3", "b4", "p1", "t1", "w1"]
 
 
 async def test_cancel_mid_tool_and_during_a_question(fake_api, repo):
@@ -256,6 +271,8 @@ async def test_load_replays_a_past_session(fake_api, repo):
     async with asyncio.timeout(TIMEOUT), lathe_acp(first, repo, env) as (conn, _):
         session_id = await start(conn, repo)
         await conn.prompt(session_id=session_id, prompt=[text_block("read a.txt")])
+        listed = await conn.list_sessions(cwd=str(repo))
+        assert [(s.session_id, s.title) for s in listed.sessions] == [(session_id, "read a.txt")]
 
     client = RecordingClient()
     async with asyncio.timeout(TIMEOUT), lathe_acp(client, repo, env) as (conn, _):
