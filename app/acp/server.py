@@ -31,7 +31,7 @@ def run_acp(opts: CliOptions) -> int:
 
 
 async def _serve(opts: CliOptions, protocol_fd: int) -> int:
-    from acp import run_agent
+    from acp.agent.connection import AgentSideConnection
 
     from app.acp.agent import LatheAgent
 
@@ -43,6 +43,7 @@ async def _serve(opts: CliOptions, protocol_fd: int) -> int:
     writer = asyncio.StreamWriter(transport, protocol, None, loop)
 
     agent = LatheAgent(opts)
+    conn = AgentSideConnection(cast(Any, agent), writer, reader, listening=False)
     serving = asyncio.current_task()
     stopped: list[int] = []
 
@@ -54,12 +55,15 @@ async def _serve(opts: CliOptions, protocol_fd: int) -> int:
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         loop.add_signal_handler(sig, stop, sig)
     try:
-        await run_agent(cast(Any, agent), writer, reader)
+        await conn.listen()
     except asyncio.CancelledError:
         if not stopped:
             raise
     finally:
+        # Turns are interrupted and end as Ctrl+C ends them (every tool_use answered, the
+        # transcript whole) before the connection and its request tasks go.
         await agent.close()
+        await asyncio.shield(conn.close())
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             loop.remove_signal_handler(sig)
     return 128 + stopped[0] if stopped else 0

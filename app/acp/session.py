@@ -83,6 +83,8 @@ class AcpSession:
         self._tasks: set[asyncio.Task[None]] = set()
         self._mode = "default"
         self._cancelled = False
+        self._idle = asyncio.Event()
+        self._idle.set()
 
     # -- building ------------------------------------------------------------------------------
 
@@ -374,6 +376,13 @@ class AcpSession:
         if self.session.running:
             raise RequestError.invalid_request({"message": "a prompt is already running"})
         self._cancelled = False
+        self._idle.clear()
+        try:
+            return await self._prompt(blocks)
+        finally:
+            self._idle.set()
+
+    async def _prompt(self, blocks: Sequence[Any]) -> PromptResponse:
         text = prompt_text(blocks)
         command, _, arg = text.strip().partition(" ")
         try:
@@ -403,8 +412,10 @@ class AcpSession:
         if self.session is not None:
             self.session.interrupt()
 
-    async def close(self) -> None:
+    async def close(self, grace_s: float = 10.0) -> None:
         self.cancel()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._idle.wait(), grace_s)
         for task in list(self._tasks):
             task.cancel()
         with contextlib.suppress(Exception):

@@ -228,9 +228,11 @@ async def test_cancel_mid_tool_and_during_a_question(fake_api, repo):
             bash("sleep 30", "s1"),
             bash("touch held.txt", "h1"),
             text_turn("still here"),
+            bash("sleep 30", "s2"),
         ]
     )
-    client = RecordingClient(["allow_once", "hold"])
+    # `sleep` is read-only for the Bash analysis: it runs without a question.
+    client = RecordingClient(["hold"])
     async with asyncio.timeout(TIMEOUT), lathe_acp(client, repo, env_for(fake_api)) as (conn, _):
         session_id = await start(conn, repo)
         turn = asyncio.ensure_future(
@@ -241,7 +243,7 @@ async def test_cancel_mid_tool_and_during_a_question(fake_api, repo):
         await conn.cancel(session_id=session_id)
         r = await asyncio.wait_for(turn, 20)
         assert r.stop_reason == "cancelled"
-        assert client.tool_updates("s1")[-1].status == "failed"
+        assert client.tool_updates("s1")[-1].status == "failed" and not client.questions
 
         # Cancel while the question is open: the question resolves as aborted, nothing runs.
         client.asked.clear()
@@ -250,12 +252,20 @@ async def test_cancel_mid_tool_and_during_a_question(fake_api, repo):
         await conn.cancel(session_id=session_id)
         r = await asyncio.wait_for(turn, 20)
         assert r.stop_reason == "cancelled" and not (repo / "held.txt").exists()
+        assert [q[0].tool_call_id for q in client.questions] == ["h1"]
+        assert client.tool_updates("h1")[-1].status == "failed"
 
         # The session goes on.
         r = await conn.prompt(session_id=session_id, prompt=[text_block("there?")])
         assert r.stop_reason == "end_turn" and client.text().endswith("still here")
+
+        # The client goes away mid-tool: lathe ends the turn as Ctrl+C does, then exits.
+        turn = asyncio.ensure_future(conn.prompt(session_id=session_id, prompt=[text_block("z")]))
+        while not [u for u in client.tool_updates("s2") if u.status == "in_progress"]:
+            await asyncio.sleep(0.02)
+        turn.cancel()
     # Every tool_use got exactly one tool_result.
-    assert sorted(tool_results(repo, session_id)) == ["h1", "s1"]
+    assert sorted(tool_results(repo, session_id)) == ["h1", "s1", "s2"]
 
 
 async def test_load_replays_a_past_session(fake_api, repo):
