@@ -347,3 +347,29 @@ async def test_client_files_and_terminal(fake_api, repo):
         shown = [c for u in client.tool_updates("b1") for c in (u.content or ())]
         assert any(c.type == "terminal" and c.terminal_id == "term-1" for c in shown)
         assert "hi-from-terminal" in results["b1"]["content"]
+
+
+def test_acp_takes_no_prompt():
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "app", "--acp", "hello"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2 and "--acp takes no prompt" in proc.stderr
+
+
+async def test_broken_settings_fail_the_new_session(fake_api, repo):
+    (repo / ".lathe").mkdir()
+    (repo / ".lathe" / "settings.toml").write_text("[permissions\nallow = 1\n")
+    client = RecordingClient()
+    async with asyncio.timeout(TIMEOUT), lathe_acp(client, repo, env_for(fake_api)) as (conn, _):
+        await conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=capabilities())
+        with pytest.raises(RequestError) as err:
+            await conn.new_session(cwd=str(repo), mcp_servers=[])
+        assert "settings.toml" in json.dumps(err.value.data)
+    assert fake_api.bodies() == []
