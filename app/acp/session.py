@@ -297,7 +297,12 @@ class AcpSession:
                 known = self._views.pop(event.tool_use_id, None)
                 view = known or u.ToolView(None, event.outcome.tool_name, event.outcome.input)
                 self._output.pop(event.tool_use_id, None)
-                self._send(view.finished(event.outcome))
+                outcome = event.outcome
+                self._send(
+                    view.finished(
+                        event.tool_use_id, outcome.result_block, outcome.is_error, outcome.data
+                    )
+                )
             case PermissionRequested():
                 prompt = event.prompt
                 view = self._views.get(prompt.tool_use_id) or u.ToolView(

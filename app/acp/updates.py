@@ -27,7 +27,6 @@ from acp.schema import (
     UserMessageChunk,
 )
 
-from app.execution.outcome import CallOutcome
 from tools.files.common import PathArgument
 from tools.files.diff import FileChange
 from tools.todo_write import Todo
@@ -134,17 +133,20 @@ class ToolView:
             raw_input=self.input,
         )
 
-    def finished(self, outcome: CallOutcome) -> ToolCallProgress:
+    def finished(
+        self, tool_use_id: str, result_block: Mapping[str, Any], is_error: bool, data: Any = None
+    ) -> ToolCallProgress:
+        """The end of the call: its result as the model got it, or for an edit, the diff."""
         content: list[Content] = []
-        if isinstance(outcome.data, FileChange) and not outcome.is_error:
+        if isinstance(data, FileChange) and not is_error:
             content.extend(self.proposed() or [])
-        shown = result_text(outcome.result_block)
+        shown = result_text(result_block)
         if shown and not content:
             content.append(text_content(shown))
         return ToolCallProgress(
             session_update="tool_call_update",
-            tool_call_id=outcome.tool_use_id,
-            status="failed" if outcome.is_error else "completed",
+            tool_call_id=tool_use_id,
+            status="failed" if is_error else "completed",
             content=content or None,
             raw_output=shown,
         )
@@ -231,13 +233,7 @@ def replay(messages: Iterable[Mapping[str, Any]], tools: Iterable[Any]) -> list[
                 out.append(view.start(tool_id))
                 result = results.get(tool_id)
                 if result is not None:
-                    outcome = CallOutcome(
-                        tool_use_id=tool_id,
-                        tool_name=name,
-                        result_block=dict(result),
-                        is_error=bool(result.get("is_error")),
-                    )
-                    out.append(view.finished(outcome))
+                    out.append(view.finished(tool_id, result, bool(result.get("is_error"))))
     return out
 
 
