@@ -95,8 +95,16 @@ async def test_prompt_streams_text_and_thinking(fake_api, repo):
         assert commands and {"compact", "context"} <= {
             c.name for c in commands[0].available_commands
         }
-    body = fake_api.bodies()[0]
-    assert body["messages"][0]["content"][-1]["text"] == "hi"
+
+        # A second session in a folder whose settings are broken fails closed, naming the file.
+        broken = repo.parent / "broken"
+        (broken / ".lathe").mkdir(parents=True)
+        (broken / ".lathe" / "settings.toml").write_text("[permissions\nallow = 1\n")
+        with pytest.raises(RequestError) as err:
+            await conn.new_session(cwd=str(broken), mcp_servers=[])
+        assert "settings.toml" in json.dumps(err.value.data)
+    bodies = fake_api.bodies()
+    assert len(bodies) == 1 and bodies[0]["messages"][0]["content"][-1]["text"] == "hi"
 
 
 def bash(command: str, block_id: str) -> Turn:
@@ -361,15 +369,3 @@ def test_acp_takes_no_prompt():
         timeout=60,
     )
     assert proc.returncode == 2 and "--acp takes no prompt" in proc.stderr
-
-
-async def test_broken_settings_fail_the_new_session(fake_api, repo):
-    (repo / ".lathe").mkdir()
-    (repo / ".lathe" / "settings.toml").write_text("[permissions\nallow = 1\n")
-    client = RecordingClient()
-    async with asyncio.timeout(TIMEOUT), lathe_acp(client, repo, env_for(fake_api)) as (conn, _):
-        await conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=capabilities())
-        with pytest.raises(RequestError) as err:
-            await conn.new_session(cwd=str(repo), mcp_servers=[])
-        assert "settings.toml" in json.dumps(err.value.data)
-    assert fake_api.bodies() == []
