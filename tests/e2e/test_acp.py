@@ -233,20 +233,25 @@ async def test_tool_calls_and_permissions(fake_api, repo):
 async def test_cancel_mid_tool_and_during_a_question(fake_api, repo):
     fake_api.load(
         [
-            bash("sleep 30", "s1"),
+            bash("echo started; sleep 30", "s1"),
             bash("touch held.txt", "h1"),
             text_turn("still here"),
             bash("sleep 30", "s2"),
         ]
     )
-    # `sleep` is read-only for the Bash analysis: it runs without a question.
+    # `echo` and `sleep` are read-only for the Bash analysis: they run without a question.
     client = RecordingClient(["hold"])
     async with asyncio.timeout(TIMEOUT), lathe_acp(client, repo, env_for(fake_api)) as (conn, _):
         session_id = await start(conn, repo)
         turn = asyncio.ensure_future(
             conn.prompt(session_id=session_id, prompt=[text_block("sleep")])
         )
-        while not [u for u in client.tool_updates("s1") if u.status == "in_progress"]:
+        # The output shows as it comes, before the command ends.
+        while not [
+            u
+            for u in client.tool_updates("s1")
+            if u.content and "started" in u.content[0].content.text
+        ]:
             await asyncio.sleep(0.02)
         await conn.cancel(session_id=session_id)
         r = await asyncio.wait_for(turn, 20)
