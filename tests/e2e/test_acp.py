@@ -339,6 +339,7 @@ async def test_client_files_and_terminal(fake_api, repo):
             ),
             bash("echo hi-from-terminal", "b1"),
             text_turn("done"),
+            bash("sleep 30", "b2"),
         ]
     )
     client = RecordingClient(["allow_once", "allow_once"])
@@ -360,6 +361,16 @@ async def test_client_files_and_terminal(fake_api, repo):
         shown = [c for u in client.tool_updates("b1") for c in (u.content or ())]
         assert any(c.type == "terminal" and c.terminal_id == "term-1" for c in shown)
         assert "hi-from-terminal" in results["b1"]["content"]
+
+        # session/cancel kills the client's terminal and the turn ends cancelled.
+        turn = asyncio.ensure_future(conn.prompt(session_id=session_id, prompt=[text_block("z")]))
+        while "term-2" not in client.terminals:
+            await asyncio.sleep(0.02)
+        await conn.cancel(session_id=session_id)
+        assert (await asyncio.wait_for(turn, 20)).stop_reason == "cancelled"
+        assert client.terminals["term-2"].returncode == -9
+        assert client.tool_updates("b2")[-1].status == "failed"
+    assert sorted(tool_results(repo, session_id)) == ["b1", "b2", "e1", "r1"]
 
 
 def test_acp_takes_no_prompt():
