@@ -27,6 +27,7 @@ from acp.schema import (
     UserMessageChunk,
 )
 
+from app.engine.compact_prompt import SUMMARY_INTRO
 from tools.files.common import PathArgument
 from tools.files.diff import FileChange
 from tools.todo_write import Todo
@@ -221,6 +222,10 @@ def replay(messages: Iterable[Mapping[str, Any]], tools: Iterable[Any]) -> list[
                 value = str(block.get("text", ""))
                 if role == "user" and value.startswith("<system-reminder>"):
                     continue  # lathe's own context, not what the user wrote
+                if role == "user" and value.startswith(SUMMARY_INTRO):
+                    # A compaction boundary: what is above it was summarised for the model.
+                    out.append(message_chunk("\n(conversation compacted)\n"))
+                    continue
                 if value.strip():
                     out.append(user_chunk(value) if role == "user" else message_chunk(value))
             elif kind == "thinking" and role == "assistant":

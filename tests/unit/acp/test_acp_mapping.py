@@ -181,3 +181,48 @@ async def test_client_edits_need_a_read_of_the_buffer_as_it_is_now(tmp_path: Pat
     again = EditInput(file_path=str(path), old_string="three", new_string="3")
     await ClientEditTool(files).call(again, context, None, {}, noop)  # type: ignore[arg-type]
     assert written[-1] == "one\n2\n3\n"
+
+
+def test_replay_shows_what_the_live_session_showed():
+    from app.acp.updates import replay
+    from app.engine.compact_prompt import SUMMARY_INTRO
+
+    messages = [
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": "<system-reminder>x</system-reminder>"}],
+        },
+        {"role": "user", "content": [{"type": "text", "text": SUMMARY_INTRO + "we did things"}]},
+        {"role": "user", "content": "run it"},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "thinking", "thinking": "hmm", "signature": "s"},
+                {"type": "text", "text": "Running."},
+                {"type": "tool_use", "id": "b1", "name": "Bash", "input": {"command": "false"}},
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "b1",
+                    "content": "Exit code 1",
+                    "is_error": True,
+                }
+            ],
+        },
+    ]
+    out = replay(messages, [BashTool()])
+    assert [x.session_update for x in out] == [
+        "agent_message_chunk",
+        "user_message_chunk",
+        "agent_thought_chunk",
+        "agent_message_chunk",
+        "tool_call",
+        "tool_call_update",
+    ]
+    assert out[1].content.text == "run it" and out[3].content.text == "Running."
+    assert out[4].kind == "execute" and out[4].title == "Bash false"
+    assert out[5].status == "failed" and out[5].content[0].content.text == "Exit code 1"
