@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 from app.cli import CliOptions
 from app.config import CliOverrides, load_settings
@@ -37,7 +38,7 @@ from app.model.scenario import ScenarioError
 from app.permissions import RuleDecider, context_from_settings, is_trusted
 from app.permissions.modes import parse_mode
 from app.state_cleanup import clean_state_at_start
-from tools.base import ToolContext
+from tools.base import Tool, ToolContext
 from tools.process.child_env import clear_env_files, set_passthrough, set_session_env
 from tools.registry import assemble_tool_pool, get_all_base_tools, get_tools
 
@@ -90,12 +91,14 @@ def build_session(
     prompter: Prompter | None = None,
     trusted: bool | None = None,
     ask_user: bool | None = None,
+    adapt_tool: Callable[[Tool[Any]], Tool[Any]] | None = None,
 ) -> SessionSetup:
     """A session ready to run. `interactive` is the TUI's start (trust asked, the demo model
     without credentials, broken settings left to a dialog); `-p` and the protocol front ends
     are not. `ask_user` (default: `interactive`) makes permission questions PermissionRequested
     events a front end answers; without it, what would need asking is denied, saying how to
-    allow it. A `prompter` given replaces both."""
+    allow it. A `prompter` given replaces both. `adapt_tool` sees each built-in tool and
+    returns the one to offer (ACP's client-backed Read, Edit, Write and Bash)."""
     opts = engine_options(options)
     environ = os.environ if env is None else env
     start = Path(cwd or os.getcwd()).resolve()
@@ -145,6 +148,8 @@ def build_session(
         raise SetupError(str(exc)) from None
 
     base = get_all_base_tools()
+    if adapt_tool is not None:
+        base = [adapt_tool(t) for t in base]
     builtins = get_tools(decider, base_tools=base, simple=True if opts.bare else None)
     pool = assemble_tool_pool(builtins, (), decider)
     # MCP servers connect after the session exists (Session.start_mcp), so a slow one never

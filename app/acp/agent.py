@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 from acp import PROTOCOL_VERSION, RequestError
@@ -71,24 +70,16 @@ class LatheAgent:
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
     ) -> ListSessionsResponse:
         """The folder's sessions, newest first (what `lathe --resume` offers); one page."""
-        import os
-        from datetime import UTC, datetime
+        from app.acp.compose import saved_sessions
 
-        from app.config.paths import project_dir
-        from app.transcript import list_sessions
-
-        def find() -> tuple[Path, list[Any]]:
-            folder = Path(cwd or os.getcwd()).resolve()
-            return folder, list_sessions(project_dir(folder))
-
-        folder, found = await asyncio.to_thread(find)
+        found = await asyncio.to_thread(saved_sessions, cwd)
         return ListSessionsResponse(
             sessions=[
                 SessionInfo(
                     session_id=s.session_id,
-                    cwd=str(folder),
-                    title=s.first_prompt or None,
-                    updated_at=datetime.fromtimestamp(s.modified, UTC).isoformat(),
+                    cwd=s.cwd,
+                    title=s.title or None,
+                    updated_at=s.updated_at,
                 )
                 for s in found
             ]
@@ -139,10 +130,8 @@ class LatheAgent:
         if old is not None:
             await old.close()  # its lock goes, so the session can be opened again
         session = await self._open(cwd, additional_directories, session_id)
-        resumed = session.resumed
-        if resumed is not None:
-            # The whole history, the part before a compaction too, as the client saw it live.
-            await session.replay([*resumed.earlier, *resumed.messages])
+        # The whole history, the part before a compaction too, as the client saw it live.
+        await session.replay()
         session.advertise_commands()
         return LoadSessionResponse(modes=session.modes())
 

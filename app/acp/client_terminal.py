@@ -5,7 +5,8 @@ id, sent as a progress report the update builder turns into terminal content); l
 the exit, reads the output, and releases the terminal. A session/cancel or the timeout kills it
 first. Background commands stay local: BashOutput and TaskStop manage lathe's own processes.
 The command string goes as the terminal's command with no arguments, as clients run it through
-their shell (what Zed's terminals do).
+their shell (what Zed's terminals do). `shown(tool_use_id, terminal_id)` tells the front end the
+call's terminal, so the client can show it in the tool call.
 """
 
 from __future__ import annotations
@@ -19,8 +20,6 @@ from typing import Any
 from tools.base import CanUseTool, ProgressCallback, ToolContext, ToolProgress, ToolResult
 from tools.bash import BashInput, BashResult, BashTool, format_duration
 from tools.process.report import describe_exit
-
-TERMINAL_KEY = "acp_terminal_id"
 
 
 @dataclass(frozen=True)
@@ -41,12 +40,14 @@ class ClientTerminals:
         output: Callable[[str], Awaitable[tuple[str, bool]]],
         kill: Callable[[str], Awaitable[None]],
         release: Callable[[str], Awaitable[None]],
+        shown: Callable[[str, str], None],
     ) -> None:
         self.create = create
         self.wait = wait
         self.output = output
         self.kill = kill
         self.release = release
+        self.shown = shown
 
 
 class ClientBashTool(BashTool):
@@ -75,9 +76,8 @@ class ClientBashTool(BashTool):
                 BashResult(text=f"Could not start the command in the editor's terminal: {exc}"),
                 is_error=True,
             )
-        on_progress(
-            ToolProgress(text="running in the editor's terminal", data={TERMINAL_KEY: terminal_id})
-        )
+        self.terminals.shown(context.tool_use_id, terminal_id)
+        on_progress(ToolProgress(text="running in the editor's terminal"))
         try:
             run, timed_out, aborted = await self._wait(terminal_id, context, timeout_ms / 1000)
         finally:

@@ -1,9 +1,9 @@
 """session/request_permission: the question the TUI's dialog would ask, asked of the client.
 
-The engine's prompter announces a question (PermissionRequested) and waits on its ResolveOnce;
-this bridge sends the client the options, maps the chosen one back to the same decisions the
-dialog gives (so "always" writes the rule to .lathe/settings.local.toml exactly as the TUI does),
-and resolves the question. A cancelled request, a client that goes away or answers with an option
+The engine announces a question (PermissionRequested) and waits for its answer; this bridge
+sends the client the options, maps the chosen one back to the same decisions the dialog gives
+(so "always" writes the rule to .lathe/settings.local.toml exactly as the TUI does), and
+answers the question. A cancelled request, a client that goes away or answers with an option
 it was never offered is a rejection: fail closed. A session/cancel resolves the question first
 (the engine's abort race); the client's late answer then changes nothing.
 """
@@ -21,8 +21,7 @@ from acp.schema import (
 )
 
 from app.acp.updates import ToolView
-from app.execution.interfaces import PermissionPrompt
-from app.execution.texts import REJECT_MESSAGE
+from app.engine.api import PermissionQuestion, answers
 from tools.decisions import DecisionReason, PermissionDecision
 from tools.interaction import PlanApprovalRequest, QuestionsRequest
 
@@ -44,7 +43,7 @@ class Question:
     options: list[PermissionOption]
 
 
-def question_for(prompt: PermissionPrompt, view: ToolView) -> Question | None:
+def question_for(prompt: PermissionQuestion, view: ToolView) -> Question | None:
     """The options to offer, or None when the client cannot answer this kind of question."""
     interaction = prompt.interaction
     title = view.title
@@ -109,13 +108,11 @@ def question_for(prompt: PermissionPrompt, view: ToolView) -> Question | None:
 
 
 def rejected() -> PermissionDecision:
-    return PermissionDecision(
-        "deny", message=REJECT_MESSAGE, reason=DecisionReason("user", "denied by the user")
-    )
+    return answers.deny()
 
 
 def decision_for(
-    prompt: PermissionPrompt, question: Question, response: RequestPermissionResponse | None
+    prompt: PermissionQuestion, question: Question, response: RequestPermissionResponse | None
 ) -> PermissionDecision:
     outcome = response.outcome if response is not None else None
     if not isinstance(outcome, AllowedOutcome):
@@ -124,15 +121,9 @@ def decision_for(
     if chosen not in {o.option_id for o in question.options}:
         return rejected()  # an option we never offered allows nothing
     if chosen == ALLOW_ONCE:
-        return PermissionDecision.allow(DecisionReason("user", "allowed once by the user"))
+        return answers.allow_once()
     if chosen == ALLOW_ALWAYS:
-        rules = tuple(prompt.suggestions)
-        return PermissionDecision(
-            "allow",
-            reason=DecisionReason("user", "always allowed by the user", rule=", ".join(rules)),
-            suggestions=rules,
-            extra={"always": True},
-        )
+        return answers.allow_always(tuple(prompt.suggestions))
     if chosen.startswith(PLAN_PREFIX):
         return PermissionDecision(
             "allow",
@@ -142,11 +133,11 @@ def decision_for(
     return rejected()
 
 
-async def answer(prompt: PermissionPrompt, view: ToolView, ask: Ask) -> None:
-    """Ask the client and resolve the prompt with its answer (unless Ctrl+C's abort won)."""
+async def answer(prompt: PermissionQuestion, view: ToolView, ask: Ask) -> None:
+    """Ask the client and answer the question with its answer (unless Ctrl+C's abort won)."""
     question = question_for(prompt, view)
     if question is None:
-        prompt.resolver.resolve(
+        prompt.answer(
             PermissionDecision.deny(NO_QUESTIONS, DecisionReason("headless", NO_QUESTIONS))
         )
         return
@@ -155,4 +146,4 @@ async def answer(prompt: PermissionPrompt, view: ToolView, ask: Ask) -> None:
         response = await ask(question.tool_call, question.options)
     except Exception:  # the client failed or went away: nobody allowed it
         response = None
-    prompt.resolver.resolve(decision_for(prompt, question, response))
+    prompt.answer(decision_for(prompt, question, response))

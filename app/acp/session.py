@@ -12,8 +12,7 @@ import asyncio
 import contextlib
 import sys
 import threading
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Sequence
 from typing import Any
 
 from acp import RequestError
@@ -31,22 +30,26 @@ from acp.schema import (
 )
 
 from app.acp import updates as u
-from app.acp.client_fs import ClientEditTool, ClientFiles, ClientReadTool, ClientWriteTool
-from app.acp.client_terminal import TERMINAL_KEY, ClientBashTool, ClientTerminals
-from app.acp.permission import answer
+from app.acp.client_fs import ClientFiles
+from app.acp.client_terminal import ClientTerminals
+from app.acp.compose import Capabilities, ToolAdapter, build
+from app.acp.permission import answer, rejected
 from app.cli import CliOptions
-from app.engine.events import (
+from app.engine.api import (
     AppEvent,
     EngineEvent,
     ErrorOccurred,
     Notice,
+    PermissionQuestion,
     PermissionRequested,
     Retrying,
+    SessionPort,
+    SetupError,
     TextDelta,
     ThinkingDelta,
+    ToolCallUpdated,
     TurnEnded,
 )
-from app.execution.events import ToolFinished, ToolProgressed, ToolQueued, ToolStarted
 from tools.todo_write import TodoListChanged
 
 MODES: tuple[tuple[str, str, str], ...] = (
@@ -71,15 +74,14 @@ class AcpSession:
     def __init__(self, conn: Client, caps: ClientCapabilities | None) -> None:
         self.conn = conn
         self.caps = caps or ClientCapabilities()
-        self.session: Any = None
-        self.resumed: Any = None
+        self.session: SessionPort | Any = None
+        self.adapter: ToolAdapter | None = None
         self.session_id = ""
         self._loop = asyncio.get_running_loop()
         self._thread = threading.get_ident()
         self._outbox: asyncio.Queue[Any] = asyncio.Queue()
         self._writer: asyncio.Task[None] | None = None
         self._views: dict[str, u.ToolView] = {}
-        self._output: dict[str, str] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._mode = "default"
         self._cancelled = False
@@ -90,41 +92,23 @@ class AcpSession:
 
     async def open(self, opts: CliOptions, cwd: str) -> list[str]:
         """Build the engine session in `cwd` (resuming `opts.resume` if set); its warnings."""
-        from app.engine.prompter import EventPrompter
-        from app.engine.setup import SetupError, build_session
-
-        holder: dict[str, EventPrompter] = {}
-
-        class _Deferred:
-            async def ask(self, prompt: Any) -> None:
-                await holder["p"].ask(prompt)
-
-        def make() -> Any:
-            # Not interactive in the engine's sense: broken settings fail closed and there is no
-            # offline demo; but there is someone to ask, so questions go to the client.
-            return build_session(
-                opts, interactive=False, cwd=cwd, sink=self.sink, prompter=_Deferred()
-            )
-
+        self.adapter = ToolAdapter(self._capabilities())
+        adapter = self.adapter
         try:
-            setup = await asyncio.to_thread(make)
+            setup = await asyncio.to_thread(build, opts, cwd, self.sink, adapter)
         except SetupError as exc:
             raise RequestError.invalid_params({"message": str(exc)}) from None
         self.session = setup.session
-        self.resumed = setup.resumed
         self.session_id = self.session.session_id
-        holder["p"] = EventPrompter(self.sink, self.session.parts.extra["decider"])
         self._mode = self.session.permission_mode
-        self._install_client_tools()
         self._writer = asyncio.create_task(self._write_loop())
         await self.session.start_mcp()
         for warning in setup.warnings:
             _log(f"warning: {warning}")
         return list(setup.warnings)
 
-    def _install_client_tools(self) -> None:
-        """Swap Read, Edit, Write and Bash for their client-backed twins where the client offers
-        the capability; the twins fall back to the local tool for what the client cannot do."""
+    def _capabilities(self) -> Capabilities:
+        """The client's methods lathe may use, from what it said it offers."""
         fs = self.caps.fs
         can_read = bool(fs and fs.read_text_file)
         can_write = bool(fs and fs.write_text_file)
@@ -137,41 +121,9 @@ class AcpSession:
             self._term_output,
             self._term_kill,
             self._term_release,
+            self._terminal_shown,
         )
-        twins: dict[str, Callable[[], Any]] = {}
-        if can_read:
-            twins["Read"] = lambda: ClientReadTool(files)
-        if can_read and can_write:
-            twins["Edit"] = lambda: ClientEditTool(files)
-            twins["Write"] = lambda: ClientWriteTool(files)
-        if self.caps.terminal:
-            twins["Bash"] = lambda: ClientBashTool(terminals)
-        if not twins:
-            return
-        from tools.bash import BashTool
-        from tools.edit import EditTool
-        from tools.read import ReadTool
-        from tools.write import WriteTool
-
-        base: dict[str, type[Any]] = {
-            "Read": ReadTool,
-            "Edit": EditTool,
-            "Write": WriteTool,
-            "Bash": BashTool,
-        }
-
-        def swap(tools: Sequence[Any]) -> tuple[Any, ...]:
-            return tuple(
-                twins[t.name]() if t.name in twins and type(t) is base[t.name] else t for t in tools
-            )
-
-        s = self.session
-        # The pool the model sees, the pipeline's lookup and the rebuild after MCP changes.
-        s.pool = replace(s.pool, tools=swap(s.pool.tools))
-        s.context = replace(s.context, tools=s.pool.tools)
-        s.deps.tools = s.pool.tools
-        if s.parts.builtin_tools is not None:
-            s.parts.builtin_tools = swap(s.parts.builtin_tools)
+        return Capabilities(files, terminals if self.caps.terminal else None)
 
     # -- the client's capabilities --------------------------------------------------------------
 
@@ -207,12 +159,8 @@ class AcpSession:
     # -- modes and commands ---------------------------------------------------------------------
 
     def modes(self) -> SessionModeState:
-        context = getattr(self.session.parts.extra.get("decider"), "context", None)
-        disabled = bool(getattr(context, "bypass_disabled", False))
         available = [
-            SessionMode(id=mode, name=name, description=desc)
-            for mode, name, desc in MODES
-            if not (mode == "bypassPermissions" and disabled)
+            SessionMode(id=mode, name=name, description=desc) for mode, name, desc in MODES
         ]
         return SessionModeState(
             current_mode_id=self.session.permission_mode, available_modes=available
@@ -221,7 +169,10 @@ class AcpSession:
     def set_mode(self, mode: str) -> None:
         if mode not in {m.id for m in self.modes().available_modes}:
             raise RequestError.invalid_params({"message": f"unknown or disabled mode {mode!r}"})
-        self.session.set_permission_mode(mode)
+        try:
+            self.session.set_permission_mode(mode)
+        except ValueError as exc:  # a mode the settings disable
+            raise RequestError.invalid_params({"message": str(exc)}) from None
         self._mode = self.session.permission_mode
 
     def advertise_commands(self) -> None:
@@ -234,15 +185,10 @@ class AcpSession:
             )
             for name, desc, hint in BUILTIN_COMMANDS
         ]
-        custom = self.session.parts.extra.get("commands")
-        for command in custom.sorted() if custom is not None else ():
-            commands.append(
-                AvailableCommand(
-                    name=command.name,
-                    description=command.help,
-                    input={"hint": command.argument_hint} if command.argument_hint else None,  # type: ignore[arg-type]
-                )
-            )
+        commands.extend(
+            AvailableCommand(name=c.name, description=c.help)
+            for c in self.session.custom_commands()
+        )
         self._send(
             AvailableCommandsUpdate(
                 session_update="available_commands_update", available_commands=commands
@@ -274,10 +220,7 @@ class AcpSession:
         await self._outbox.join()
 
     def _tool(self, name: str) -> Any:
-        for tool in self.session.tool_pool_tools:
-            if tool.name == name or name in getattr(tool, "aliases", ()):
-                return tool
-        return None
+        return self.adapter.tools.get(name) if self.adapter is not None else None
 
     def _on_event(self, event: EngineEvent) -> None:
         match event:
@@ -285,30 +228,14 @@ class AcpSession:
                 self._send(u.message_chunk(event.text))
             case ThinkingDelta():
                 self._send(u.thought_chunk(event.text))
-            case ToolQueued():
-                view = u.ToolView(self._tool(event.name), event.name, event.input)
-                self._views[event.tool_use_id] = view
-                self._send(view.start(event.tool_use_id))
-            case ToolStarted():
-                self._send(u.status_update(event.tool_use_id, "in_progress"))
-            case ToolProgressed():
-                self._progress(event)
-            case ToolFinished():
-                known = self._views.pop(event.tool_use_id, None)
-                view = known or u.ToolView(None, event.outcome.tool_name, event.outcome.input)
-                self._output.pop(event.tool_use_id, None)
-                outcome = event.outcome
-                self._send(
-                    view.finished(
-                        event.tool_use_id, outcome.result_block, outcome.is_error, outcome.data
-                    )
-                )
+            case ToolCallUpdated():
+                self._tool_call(event)
             case PermissionRequested():
-                prompt = event.prompt
-                view = self._views.get(prompt.tool_use_id) or u.ToolView(
-                    prompt.tool, prompt.tool_name, prompt.input
+                question = event.question
+                view = self._views.get(question.tool_use_id) or u.ToolView(
+                    self._tool(question.tool_name), question.tool_name, question.input
                 )
-                self._spawn(self._ask(prompt, view))
+                self._spawn(self._ask(question, view))
             case AppEvent(payload=TodoListChanged() as changed):
                 self._send(u.plan(changed.todos))
             case ErrorOccurred():
@@ -321,23 +248,30 @@ class AcpSession:
                 pass
         self._check_mode()
 
-    def _progress(self, event: ToolProgressed) -> None:
-        progress = event.progress
-        terminal = progress.data.get(TERMINAL_KEY) if progress.data else None
-        if isinstance(terminal, str):
+    def _tool_call(self, event: ToolCallUpdated) -> None:
+        call = event.view
+        if event.change == "queued":
+            view = u.ToolView(self._tool(call.name), call.name, call.input, call.title)
+            self._views[call.tool_use_id] = view
+            self._send(view.start(call.tool_use_id))
+        elif event.change == "started":
+            self._send(u.status_update(call.tool_use_id, "in_progress"))
+        elif event.change == "progressed" and event.output:
             self._send(
                 u.status_update(
-                    event.tool_use_id, "in_progress", content=[u.terminal_content(terminal)]
+                    call.tool_use_id, "in_progress", content=[u.text_content(call.output_tail)]
                 )
             )
-        elif progress.output:
-            shown = (self._output.get(event.tool_use_id, "") + progress.output)[
-                -u.MAX_SHOWN_CHARS :
-            ]
-            self._output[event.tool_use_id] = shown
-            self._send(
-                u.status_update(event.tool_use_id, "in_progress", content=[u.text_content(shown)])
-            )
+        elif event.change == "finished":
+            known = self._views.pop(call.tool_use_id, None)
+            view = known or u.ToolView(self._tool(call.name), call.name, call.input, call.title)
+            self._send(view.finished(call))
+
+    def _terminal_shown(self, tool_use_id: str, terminal_id: str) -> None:
+        """A call's command runs in the client's terminal: the tool call shows it live."""
+        self._send(
+            u.status_update(tool_use_id, "in_progress", content=[u.terminal_content(terminal_id)])
+        )
 
     def _check_mode(self) -> None:
         if self.session is None:
@@ -354,7 +288,7 @@ class AcpSession:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _ask(self, prompt: Any, view: u.ToolView) -> None:
+    async def _ask(self, question: PermissionQuestion, view: u.ToolView) -> None:
         async def ask(tool_call: Any, options: Any) -> Any:
             await self.flush()  # the tool call first, then the question about it
             return await self.conn.request_permission(
@@ -362,18 +296,18 @@ class AcpSession:
             )
 
         try:
-            await answer(prompt, view, ask)
+            await answer(question, view, ask)
         finally:
             # Whatever happened, the question is answered: a rejection unless someone won.
-            from app.acp.permission import rejected
-
-            prompt.resolver.resolve(rejected())
+            question.answer(rejected())
             self._check_mode()
 
     # -- turns ------------------------------------------------------------------------------------
 
-    async def replay(self, messages: Sequence[Mapping[str, Any]]) -> None:
-        for update in u.replay(messages, self.session.tool_pool_tools):
+    async def replay(self) -> None:
+        """A resumed session's history as updates, all sent before session/load answers."""
+        tools = self.adapter.tools if self.adapter is not None else {}
+        for update in u.replay(self.session.history(), tools):
             self._send(update)
         await self.flush()
 

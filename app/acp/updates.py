@@ -7,7 +7,6 @@ shows up with the right kind and title without a change here.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -27,9 +26,16 @@ from acp.schema import (
     UserMessageChunk,
 )
 
-from app.engine.compact_prompt import SUMMARY_INTRO
+from app.engine.api import (
+    AssistantMessage,
+    CompactionFinished,
+    EngineEvent,
+    ToolCallUpdated,
+    ToolCallView,
+    TurnStarted,
+    message_text,
+)
 from tools.files.common import PathArgument
-from tools.files.diff import FileChange
 from tools.todo_write import Todo
 
 Content = ContentToolCallContent | FileEditToolCallContent | TerminalToolCallContent
@@ -83,10 +89,13 @@ def terminal_content(terminal_id: str) -> TerminalToolCallContent:
 class ToolView:
     """How one call is shown: title, kind, the files it touches and the change it proposes."""
 
-    def __init__(self, tool: Any, name: str, tool_input: Mapping[str, Any]) -> None:
+    def __init__(
+        self, tool: Any, name: str, tool_input: Mapping[str, Any], summary: str = ""
+    ) -> None:
         self.name = name
         self.input = dict(tool_input)
-        self.title = name
+        # The engine's summary, for a tool this front end does not know (an MCP server's).
+        self.title = f"{name} {summary}".strip()
         self.kind: ToolKind = "other"
         self.path: str | None = None
         parsed: Any = None
@@ -134,20 +143,19 @@ class ToolView:
             raw_input=self.input,
         )
 
-    def finished(
-        self, tool_use_id: str, result_block: Mapping[str, Any], is_error: bool, data: Any = None
-    ) -> ToolCallProgress:
+    def finished(self, call: ToolCallView) -> ToolCallProgress:
         """The end of the call: its result as the model got it, or for an edit, the diff."""
         content: list[Content] = []
-        if isinstance(data, FileChange) and not is_error:
+        result = call.result
+        if result is not None and result.kind == "diff":
             content.extend(self.proposed() or [])
-        shown = result_text(result_block)
+        shown = result.summary if result is not None else ""
         if shown and not content:
             content.append(text_content(shown))
         return ToolCallProgress(
             session_update="tool_call_update",
-            tool_call_id=tool_use_id,
-            status="failed" if is_error else "completed",
+            tool_call_id=call.tool_use_id,
+            status="completed" if call.status == "done" else "failed",
             content=content or None,
             raw_output=shown,
         )
@@ -166,21 +174,6 @@ def _title(tool: Any, parsed: Any, name: str) -> str:
     return f"{label} {summary}".strip() if summary else label
 
 
-def result_text(block: Mapping[str, Any]) -> str:
-    """The text of a tool_result block (images and other blocks are named, not shown)."""
-    content = block.get("content")
-    if isinstance(content, str):
-        return content
-    parts: list[str] = []
-    for item in content or []:
-        if isinstance(item, Mapping):
-            if item.get("type") == "text":
-                parts.append(str(item.get("text", "")))
-            else:
-                parts.append(f"[{item.get('type', 'content')}]")
-    return "\n".join(parts)
-
-
 def status_update(tool_use_id: str, status: Any, **fields: Any) -> ToolCallProgress:
     return ToolCallProgress(
         session_update="tool_call_update", tool_call_id=tool_use_id, status=status, **fields
@@ -195,52 +188,27 @@ def plan(todos: Sequence[Todo]) -> AgentPlanUpdate:
     )
 
 
-def _blocks(message: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    content = message.get("content")
-    if isinstance(content, str):
-        return [{"type": "text", "text": content}]
-    return [b for b in content or [] if isinstance(b, Mapping)]
-
-
-def replay(messages: Iterable[Mapping[str, Any]], tools: Iterable[Any]) -> list[SessionUpdate]:
-    """A stored conversation as the updates a live one sent (session/load): the user's words, the
-    answers, the thinking, and each tool call finished with its recorded result."""
-    by_name = {t.name: t for t in tools}
-    messages = list(messages)
-    results: dict[str, Mapping[str, Any]] = {}
-    for message in messages:
-        if message.get("role") == "user":
-            for block in _blocks(message):
-                if block.get("type") == "tool_result":
-                    results[str(block.get("tool_use_id", ""))] = block
+def replay(events: Iterable[EngineEvent], tools: Mapping[str, Any]) -> list[SessionUpdate]:
+    """A resumed conversation (the session's history, as events) as the updates a live one
+    sent (session/load): the user's words, the answers, and each tool call with its result."""
     out: list[SessionUpdate] = []
-    for message in messages:
-        role = message.get("role")
-        for block in _blocks(message):
-            kind = block.get("type")
-            if kind == "text":
-                value = str(block.get("text", ""))
-                if role == "user" and value.startswith("<system-reminder>"):
-                    continue  # lathe's own context, not what the user wrote
-                if role == "user" and value.startswith(SUMMARY_INTRO):
-                    # A compaction boundary: what is above it was summarised for the model.
-                    out.append(message_chunk("\n(conversation compacted)\n"))
-                    continue
-                if value.strip():
-                    out.append(user_chunk(value) if role == "user" else message_chunk(value))
-            elif kind == "thinking" and role == "assistant":
-                out.append(thought_chunk(str(block.get("thinking", ""))))
-            elif kind == "tool_use":
-                tool_id = str(block.get("id", ""))
-                raw = block.get("input")
-                name = str(block.get("name", ""))
-                view = ToolView(by_name.get(name), name, raw if isinstance(raw, Mapping) else {})
-                out.append(view.start(tool_id))
-                result = results.get(tool_id)
-                if result is not None:
-                    out.append(view.finished(tool_id, result, bool(result.get("is_error"))))
+    views: dict[str, ToolView] = {}
+    for event in events:
+        if isinstance(event, TurnStarted):
+            out.append(user_chunk(event.prompt))
+        elif isinstance(event, AssistantMessage):
+            value = message_text(event.message)
+            if value.strip():
+                out.append(message_chunk(value))
+        elif isinstance(event, CompactionFinished):
+            out.append(message_chunk("\n(conversation compacted)\n"))
+        elif isinstance(event, ToolCallUpdated):
+            call = event.view
+            view = views.get(call.tool_use_id)
+            if view is None:
+                view = ToolView(tools.get(call.name), call.name, call.input, call.title)
+                views[call.tool_use_id] = view
+                out.append(view.start(call.tool_use_id))
+            if call.finished:
+                out.append(view.finished(call))
     return out
-
-
-def dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)

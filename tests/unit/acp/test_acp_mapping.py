@@ -20,18 +20,19 @@ from app.acp.client_fs import ClientFiles, ClientReadTool
 from app.acp.permission import decision_for, question_for
 from app.acp.session import prompt_text, stop_reason
 from app.acp.updates import ToolView
+from app.engine.api import PermissionQuestion
 from app.engine.events import TurnEnded
-from app.execution.interfaces import PermissionPrompt
+from app.execution.resolve_once import ResolveOnce
 from tools.base import ToolContext
 from tools.bash import BashTool
 from tools.interaction import Question, QuestionOption, QuestionsRequest
 from tools.read import ReadInput, ReadTool
 
 
-def bash_prompt(suggestions: tuple[str, ...] = ("Bash(npm test:*)",)) -> PermissionPrompt:
+def bash_prompt(suggestions: tuple[str, ...] = ("Bash(npm test:*)",)) -> PermissionQuestion:
     tool_input = {"command": "npm test"}
-    return PermissionPrompt(
-        BashTool(), "Bash", "b1", tool_input, "needs permission", None, suggestions
+    return PermissionQuestion(
+        "b1", "Bash", "npm test", tool_input, "needs permission", None, suggestions, ResolveOnce()
     )
 
 
@@ -43,7 +44,7 @@ def chosen(option_id: str) -> RequestPermissionResponse:
 
 def test_answers_map_to_the_dialogs_decisions():
     prompt = bash_prompt()
-    question = question_for(prompt, ToolView(prompt.tool, "Bash", prompt.input))
+    question = question_for(prompt, ToolView(BashTool(), "Bash", prompt.input))
     assert question is not None
     assert [o.kind for o in question.options] == ["allow_once", "allow_always", "reject_once"]
     once = decision_for(prompt, question, chosen("allow_once"))
@@ -64,25 +65,25 @@ def test_answers_map_to_the_dialogs_decisions():
 )
 def test_anything_but_an_offered_allow_is_a_rejection(response):
     prompt = bash_prompt()
-    question = question_for(prompt, ToolView(prompt.tool, "Bash", prompt.input))
+    question = question_for(prompt, ToolView(BashTool(), "Bash", prompt.input))
     assert question is not None
     assert decision_for(prompt, question, response).behavior == "deny"
 
 
 def test_no_always_without_a_rule_to_save():
     prompt = bash_prompt(suggestions=())
-    question = question_for(prompt, ToolView(prompt.tool, "Bash", prompt.input))
+    question = question_for(prompt, ToolView(BashTool(), "Bash", prompt.input))
     assert question is not None
     assert [o.kind for o in question.options] == ["allow_once", "reject_once"]
     assert decision_for(prompt, question, chosen("allow_always")).behavior == "deny"
 
 
 def test_questions_are_not_asked_of_a_client_that_cannot_show_them():
-    prompt = bash_prompt()
-    prompt.interaction = QuestionsRequest(
-        (Question("Which?", "Pick", (QuestionOption("a", "A"),)),)
-    )
-    assert question_for(prompt, ToolView(prompt.tool, "Bash", prompt.input)) is None
+    from dataclasses import replace
+
+    asks = QuestionsRequest((Question("Which?", "Pick", (QuestionOption("a", "A"),)),))
+    prompt = replace(bash_prompt(), interaction=asks)
+    assert question_for(prompt, ToolView(BashTool(), "Bash", prompt.input)) is None
 
 
 def test_stop_reasons():
@@ -186,6 +187,7 @@ async def test_client_edits_need_a_read_of_the_buffer_as_it_is_now(tmp_path: Pat
 def test_replay_shows_what_the_live_session_showed():
     from app.acp.updates import replay
     from app.engine.compact_prompt import SUMMARY_INTRO
+    from app.engine.replay import replay_events
 
     messages = [
         {
@@ -214,15 +216,32 @@ def test_replay_shows_what_the_live_session_showed():
             ],
         },
     ]
-    out = replay(messages, [BashTool()])
+    # The session's history (app.engine.replay) is what session/load replays.
+    out = replay(replay_events(messages, [BashTool()]), {"Bash": BashTool()})
     assert [x.session_update for x in out] == [
         "agent_message_chunk",
         "user_message_chunk",
-        "agent_thought_chunk",
         "agent_message_chunk",
         "tool_call",
         "tool_call_update",
     ]
-    assert out[1].content.text == "run it" and out[3].content.text == "Running."
-    assert out[4].kind == "execute" and out[4].title == "Bash false"
-    assert out[5].status == "failed" and out[5].content[0].content.text == "Exit code 1"
+    assert out[1].content.text == "run it" and out[2].content.text == "Running."
+    assert out[3].kind == "execute" and out[3].title == "Bash false"
+    assert out[4].status == "failed" and out[4].content[0].content.text == "Exit code 1"
+
+
+async def test_the_first_answer_wins_a_late_client_answer_changes_nothing():
+    from app.acp.permission import answer
+
+    async def allow(tool_call, options):
+        return chosen("allow_once")
+
+    question = bash_prompt()
+    await answer(question, ToolView(BashTool(), "Bash", question.input), allow)
+    assert question.resolver.value is not None and question.resolver.value.behavior == "allow"
+
+    cancelled = bash_prompt()
+    assert cancelled.abort()  # session/cancel got there first
+    await answer(cancelled, ToolView(BashTool(), "Bash", cancelled.input), allow)
+    assert cancelled.resolver.value is not None
+    assert cancelled.resolver.value.reason.kind == "abort"
