@@ -169,11 +169,10 @@ class AcpSession:
     def set_mode(self, mode: str) -> None:
         if mode not in {m.id for m in self.modes().available_modes}:
             raise RequestError.invalid_params({"message": f"unknown or disabled mode {mode!r}"})
-        try:
-            self.session.set_permission_mode(mode)
-        except ValueError as exc:  # a mode the settings disable
-            raise RequestError.invalid_params({"message": str(exc)}) from None
+        self.session.set_permission_mode(mode)
         self._mode = self.session.permission_mode
+        if self._mode != mode:  # a policy keeps bypassPermissions off
+            raise RequestError.invalid_params({"message": f"mode {mode!r} is disabled here"})
 
     def advertise_commands(self) -> None:
         """available_commands_update: lathe's headless commands and the custom ones."""

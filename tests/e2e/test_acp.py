@@ -82,9 +82,15 @@ async def test_prompt_streams_text_and_thinking(fake_api, repo):
             )
         ]
     )
+    policy = repo.parent / "policy.toml"
+    policy.write_text("[permissions]\ndisable_bypass_mode = true\n")
+    env = env_for(fake_api, LATHE_POLICY_FILE=str(policy))
     client = RecordingClient()
-    async with asyncio.timeout(TIMEOUT), lathe_acp(client, repo, env_for(fake_api)) as (conn, _):
+    async with asyncio.timeout(TIMEOUT), lathe_acp(client, repo, env) as (conn, _):
         session_id = await start(conn, repo)
+        # A policy that disables bypassPermissions: set_mode refuses it, the mode stays.
+        with pytest.raises(RequestError):
+            await conn.set_session_mode(session_id=session_id, mode_id="bypassPermissions")
         response = await conn.prompt(session_id=session_id, prompt=[text_block("hi")])
         assert response.stop_reason == "end_turn"
         chunks = client.of("agent_message_chunk")
