@@ -374,7 +374,8 @@ async def test_client_files_and_terminal(fake_api, repo):
             await asyncio.sleep(0.02)
         await conn.cancel(session_id=session_id)
         assert (await asyncio.wait_for(turn, 20)).stop_reason == "cancelled"
-        assert client.terminals["term-2"].returncode == -9
+        # Killed, not left to sleep its 30 s out.
+        assert await asyncio.wait_for(client.terminals["term-2"].wait(), 10) == -9
         assert client.tool_updates("b2")[-1].status == "failed"
     assert sorted(tool_results(repo, session_id)) == ["b1", "b2", "e1", "r1"]
 
