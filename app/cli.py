@@ -45,6 +45,7 @@ class CliOptions:
     bare: bool = False
     # The Claude Agent SDK's flags (app/protocol/flags.py).
     sdk: ProtocolOptions = field(default_factory=ProtocolOptions)
+    acp: bool = False
 
 
 class UsageError(Exception):
@@ -147,6 +148,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="simple mode: only the Bash, Read and Edit tools (like LATHE_SIMPLE=1)",
     )
     add_protocol_flags(parser)
+    parser.add_argument(
+        "--acp", action="store_true", help="speak the Agent Client Protocol on stdin/stdout"
+    )
     parser.add_argument("--version", action="version", version=f"lathe {__version__}")
     return parser
 
@@ -177,7 +181,10 @@ def parse_args(argv: Sequence[str]) -> CliOptions:
         continue_session=ns.continue_session,
         include_partial_messages=ns.include_partial_messages,
         bare=ns.bare,
+        acp=ns.acp,
     )
+    if opts.acp and (ns.print_prompt is not None or positional):
+        raise UsageError("--acp takes no prompt: the client sends prompts over the protocol")
     if ns.print_prompt is not None:
         opts.print_mode = True
         opts.prompt = ns.print_prompt or positional
@@ -228,12 +235,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     from app.model import lazy_sdk
 
     lazy_sdk.install()  # before anything imports the SDK: see app/model/lazy_sdk.py
+    if opts.acp:
+        from app.acp.server import run_acp
+
+        return run_acp(opts)
     if opts.sdk.streaming_input or (opts.output_format == "stream-json" and opts.sdk.verbose):
         from app.protocol.run import run_protocol
 
         return run_protocol(opts)
     if opts.print_mode:
-        from app.compose import run_print
+        from app.compose_print import run_print
 
         return run_print(opts)
     from app.compose_tui import run_tui

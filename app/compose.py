@@ -11,13 +11,11 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from app.cli import CliOptions
 from app.config import CliOverrides, load_settings
 from app.config.hooks import hook_sources_from_settings, parse_hook_sources
 from app.config.paths import config_dir, project_dir, state_dir
-from app.engine.api import SessionPort
 from app.engine.events import EngineEvent
 from app.engine.options import EngineOptions
 from app.engine.prompter import EventPrompter
@@ -41,6 +39,10 @@ from app.state_cleanup import clean_state_at_start
 from tools.base import Tool, ToolContext
 from tools.process.child_env import clear_env_files, set_passthrough, set_session_env
 from tools.registry import assemble_tool_pool, get_all_base_tools, get_tools
+
+if TYPE_CHECKING:
+    # The command line's parsed options, for annotations only: engine_options reads them.
+    from app.cli import CliOptions
 
 
 def engine_options(opts: CliOptions | EngineOptions) -> EngineOptions:
@@ -93,13 +95,15 @@ def build_session(
     trusted: bool | None = None,
     ask_user: bool | None = None,
     sdk_transport: Callable[[str], Any] | None = None,
+    adapt_tool: Callable[[Tool[Any]], Tool[Any]] | None = None,
 ) -> SessionSetup:
     """A session ready to run. `interactive` is the TUI's start (trust asked, the demo model
     without credentials, broken settings left to a dialog); `-p` and the protocol front ends
     are not. `ask_user` (default: `interactive`) makes permission questions PermissionRequested
     events a front end answers; without it, what would need asking is denied, saying how to
     allow it. A `prompter` given replaces both. `sdk_transport` opens the streams of an
-    `{"type": "sdk"}` MCP server (a server inside the program driving lathe)."""
+    `{"type": "sdk"}` MCP server (a server inside the program driving lathe). `adapt_tool` sees
+    each built-in tool and returns the one to offer (ACP's client-backed Read, Edit, Write, Bash)."""
     opts = engine_options(options)
     environ = os.environ if env is None else env
     start = Path(cwd or os.getcwd()).resolve()
@@ -149,6 +153,8 @@ def build_session(
         raise SetupError(str(exc)) from None
 
     base = get_all_base_tools()
+    if adapt_tool is not None:
+        base = [adapt_tool(t) for t in base]
     builtins = get_tools(decider, base_tools=base, simple=True if opts.bare else None)
     builtins = [*_narrow_tools(builtins, opts.tools, warnings), *opts.extra_tools]
     pool = assemble_tool_pool(builtins, (), decider)
@@ -290,14 +296,3 @@ def _with_option_servers(
         for spec in specs:
             out.servers = [s for s in out.servers if s.name != spec.name] + [spec]
     return out
-
-
-def run_print(opts: CliOptions) -> int:
-    """`lathe -p`: the headless front end on a non-interactive session."""
-    from app.headless import HeadlessRun, run_headless
-
-    def build(sink: Callable[[EngineEvent], None]) -> tuple[SessionPort, list[str]]:
-        setup = build_session(opts, interactive=False, sink=sink)
-        return setup.session, setup.warnings
-
-    return run_headless(HeadlessRun(opts.prompt or "", opts.output_format), build)

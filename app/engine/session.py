@@ -159,7 +159,8 @@ class Session:
 
         rules = self.parts.rules
         if rules is not None:
-            rules.set_context(replace(rules.context, mode=parse_mode(mode)))
+            # with_mode: a policy that disables bypassPermissions keeps it off (the mode stays).
+            rules.set_context(rules.context.with_mode(parse_mode(mode)))
 
     @property
     def running(self) -> bool:

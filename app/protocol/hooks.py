@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from app.hooks.config import HOOK_EVENTS, HookHandler, Matcher
+from app.config.hooks import HOOK_EVENTS, HookHandler, Matcher
 from app.hooks.process import RawHookRun
 from app.hooks.runner import CommandHookRunner
 from app.protocol.control import ControlChannel, ControlError

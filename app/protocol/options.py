@@ -11,14 +11,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from app.cli import CliOptions
 from app.compose import engine_options
 from app.engine.options import EngineOptions
 from app.model.request import INTRO
 from app.protocol.flags import ProtocolOptions
 from tools.base import CanUseTool, JsonSchemaTool, ProgressCallback, ToolContext, ToolResult
+
+if TYPE_CHECKING:
+    # The parsed command line, for annotations only: the face layer above calls in with it.
+    from app.cli import CliOptions
 
 # What the model is told when the SDK passes `--system-prompt ""` (its default: no preset).
 SDK_DEFAULT_INTRO = (

@@ -15,10 +15,9 @@ import json
 import os
 import sys
 from collections.abc import Mapping
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from app import __version__
-from app.cli import CliOptions
 from app.engine.api import (
     EngineEvent,
     PermissionRequested,
@@ -43,6 +42,10 @@ from app.protocol.wire import (
     control_response,
     system_line,
 )
+
+if TYPE_CHECKING:
+    # The parsed command line, for annotations only: the face layer above calls in with it.
+    from app.cli import CliOptions
 
 HEADLESS_COMMANDS = {"compact": "Compact the conversation", "context": "Show the context usage"}
 

@@ -1,0 +1,247 @@
+"""The ACP front end's pure parts: permission answers, stop reasons, prompt text, and the
+client-read window, which must give the model exactly what Read gives from disk."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from acp.schema import (
+    AllowedOutcome,
+    DeniedOutcome,
+    EmbeddedResourceContentBlock,
+    RequestPermissionResponse,
+    ResourceContentBlock,
+    TextContentBlock,
+    TextResourceContents,
+)
+
+from app.acp.client_fs import ClientFiles, ClientReadTool
+from app.acp.permission import decision_for, question_for
+from app.acp.session import prompt_text, stop_reason
+from app.acp.updates import ToolView
+from app.engine.api import PermissionQuestion
+from app.engine.events import TurnEnded
+from app.execution.resolve_once import ResolveOnce
+from tools.base import ToolContext
+from tools.bash import BashTool
+from tools.interaction import Question, QuestionOption, QuestionsRequest
+from tools.read import ReadInput, ReadTool
+
+
+def bash_prompt(suggestions: tuple[str, ...] = ("Bash(npm test:*)",)) -> PermissionQuestion:
+    tool_input = {"command": "npm test"}
+    return PermissionQuestion(
+        "b1", "Bash", "npm test", tool_input, "needs permission", None, suggestions, ResolveOnce()
+    )
+
+
+def chosen(option_id: str) -> RequestPermissionResponse:
+    return RequestPermissionResponse(
+        outcome=AllowedOutcome(outcome="selected", option_id=option_id)
+    )
+
+
+def test_answers_map_to_the_dialogs_decisions():
+    prompt = bash_prompt()
+    question = question_for(prompt, ToolView(BashTool(), "Bash", prompt.input))
+    assert question is not None
+    assert [o.kind for o in question.options] == ["allow_once", "allow_always", "reject_once"]
+    once = decision_for(prompt, question, chosen("allow_once"))
+    assert once.behavior == "allow" and not once.extra.get("always")
+    always = decision_for(prompt, question, chosen("allow_always"))
+    assert always.behavior == "allow" and always.extra["always"] is True
+    assert always.suggestions == ("Bash(npm test:*)",)
+    assert decision_for(prompt, question, chosen("reject_once")).behavior == "deny"
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        None,  # the client failed or went away
+        RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled")),
+        chosen("allow_always_and_forever"),  # never offered
+    ],
+)
+def test_anything_but_an_offered_allow_is_a_rejection(response):
+    prompt = bash_prompt()
+    question = question_for(prompt, ToolView(BashTool(), "Bash", prompt.input))
+    assert question is not None
+    assert decision_for(prompt, question, response).behavior == "deny"
+
+
+def test_no_always_without_a_rule_to_save():
+    prompt = bash_prompt(suggestions=())
+    question = question_for(prompt, ToolView(BashTool(), "Bash", prompt.input))
+    assert question is not None
+    assert [o.kind for o in question.options] == ["allow_once", "reject_once"]
+    assert decision_for(prompt, question, chosen("allow_always")).behavior == "deny"
+
+
+def test_questions_are_not_asked_of_a_client_that_cannot_show_them():
+    from dataclasses import replace
+
+    asks = QuestionsRequest((Question("Which?", "Pick", (QuestionOption("a", "A"),)),))
+    prompt = replace(bash_prompt(), interaction=asks)
+    assert question_for(prompt, ToolView(BashTool(), "Bash", prompt.input)) is None
+
+
+def test_stop_reasons():
+    def ended(subtype, stop=None, is_error=False):
+        return TurnEnded(stop, "", is_error, subtype, 1)
+
+    assert stop_reason(ended("success", "end_turn"), False) == "end_turn"
+    assert stop_reason(ended("success", "end_turn"), True) == "cancelled"
+    assert stop_reason(ended("interrupted"), False) == "cancelled"
+    assert stop_reason(ended("error_max_turns", is_error=True), False) == "max_turn_requests"
+    assert stop_reason(ended("success", "max_tokens"), False) == "max_tokens"
+    assert stop_reason(ended("success", "refusal"), False) == "refusal"
+    assert stop_reason(ended("error_during_execution", is_error=True), False) is None
+
+
+def test_prompt_text_keeps_links_and_embedded_context():
+    blocks = [
+        TextContentBlock(type="text", text="look at"),
+        ResourceContentBlock(type="resource_link", name="a.py", uri="file:///src/a.py"),
+        EmbeddedResourceContentBlock(
+            type="resource",
+            resource=TextResourceContents(uri="file:///src/b.py", text="print(1)"),
+        ),
+    ]
+    assert prompt_text(blocks) == (
+        'look at\n@/src/a.py\n<context ref="file:///src/b.py">\nprint(1)\n</context>'
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "offset", "limit"),
+    [
+        ("alpha\nbeta\n", None, None),
+        ("no final newline", None, None),
+        ("", None, None),
+        ("a\nb\nc\nd\n", 2, 2),
+        ("a\nb\n", 9, None),
+        ("x" * 5000 + "\nshort\n", None, None),
+        ("crlf\r\nline\r\n", None, None),
+    ],
+)
+async def test_a_buffer_reads_as_the_same_file_on_disk_reads(tmp_path: Path, text, offset, limit):
+    path = tmp_path / "f.txt"
+    path.write_bytes(text.encode())
+    context = ToolContext(
+        cwd=str(tmp_path), project_dir=str(tmp_path), working_dirs=(str(tmp_path),)
+    )
+    args = ReadInput(file_path=str(path), offset=offset, limit=limit)
+
+    async def from_buffer(p: str) -> str:
+        assert p == str(path)
+        return text
+
+    local = await ReadTool().call(args, context, None, {}, lambda p: None)  # type: ignore[arg-type]
+    client = ClientReadTool(ClientFiles(from_buffer, None))
+    remote = await client.call(args, context, None, {}, lambda p: None)  # type: ignore[arg-type]
+    assert remote.data == local.data
+
+
+async def test_client_edits_need_a_read_of_the_buffer_as_it_is_now(tmp_path: Path):
+    from app.acp.client_fs import ClientEditTool
+    from tools.base import ToolError
+    from tools.edit import EditInput
+    from tools.files.readstate import CHANGED, NOT_READ
+
+    path = tmp_path / "f.txt"
+    path.write_text("one\n")
+    buffers = {str(path): "one\ntwo\n"}
+    written: list[str] = []
+
+    async def read(p: str) -> str:
+        return buffers[p]
+
+    async def write(p: str, text: str) -> None:
+        written.append(text)
+        buffers[p] = text
+
+    files = ClientFiles(read, write)
+    context = ToolContext(
+        cwd=str(tmp_path), project_dir=str(tmp_path), working_dirs=(str(tmp_path),)
+    )
+    edit = EditInput(file_path=str(path), old_string="two", new_string="2")
+    noop = lambda p: None  # noqa: E731
+
+    with pytest.raises(ToolError, match=NOT_READ):
+        await ClientEditTool(files).call(edit, context, None, {}, noop)  # type: ignore[arg-type]
+    await ClientReadTool(files).call(ReadInput(file_path=str(path)), context, None, {}, noop)  # type: ignore[arg-type]
+    buffers[str(path)] = "one\ntwo\nthree\n"  # the user typed in the editor since
+    with pytest.raises(ToolError, match=CHANGED[:20]):
+        await ClientEditTool(files).call(edit, context, None, {}, noop)  # type: ignore[arg-type]
+    await ClientReadTool(files).call(ReadInput(file_path=str(path)), context, None, {}, noop)  # type: ignore[arg-type]
+    result = await ClientEditTool(files).call(edit, context, None, {}, noop)  # type: ignore[arg-type]
+    assert written == ["one\n2\nthree\n"] and result.data.kind == "update"
+    assert path.read_text() == "one\n"  # the editor writes its file, not lathe
+    # Lathe's own write counts as read: a second edit needs no new Read.
+    again = EditInput(file_path=str(path), old_string="three", new_string="3")
+    await ClientEditTool(files).call(again, context, None, {}, noop)  # type: ignore[arg-type]
+    assert written[-1] == "one\n2\n3\n"
+
+
+def test_replay_shows_what_the_live_session_showed():
+    from app.acp.updates import replay
+    from app.engine.compact_prompt import SUMMARY_INTRO
+    from app.engine.replay import replay_events
+
+    messages = [
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": "<system-reminder>x</system-reminder>"}],
+        },
+        {"role": "user", "content": [{"type": "text", "text": SUMMARY_INTRO + "we did things"}]},
+        {"role": "user", "content": "run it"},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "thinking", "thinking": "hmm", "signature": "s"},
+                {"type": "text", "text": "Running."},
+                {"type": "tool_use", "id": "b1", "name": "Bash", "input": {"command": "false"}},
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "b1",
+                    "content": "Exit code 1",
+                    "is_error": True,
+                }
+            ],
+        },
+    ]
+    # The session's history (app.engine.replay) is what session/load replays.
+    out = replay(replay_events(messages, [BashTool()]), {"Bash": BashTool()})
+    assert [x.session_update for x in out] == [
+        "agent_message_chunk",
+        "user_message_chunk",
+        "agent_message_chunk",
+        "tool_call",
+        "tool_call_update",
+    ]
+    assert out[1].content.text == "run it" and out[2].content.text == "Running."
+    assert out[3].kind == "execute" and out[3].title == "Bash false"
+    assert out[4].status == "failed" and out[4].content[0].content.text == "Exit code 1"
+
+
+async def test_the_first_answer_wins_a_late_client_answer_changes_nothing():
+    from app.acp.permission import answer
+
+    async def allow(tool_call, options):
+        return chosen("allow_once")
+
+    question = bash_prompt()
+    await answer(question, ToolView(BashTool(), "Bash", question.input), allow)
+    assert question.resolver.value is not None and question.resolver.value.behavior == "allow"
+
+    cancelled = bash_prompt()
+    assert cancelled.abort()  # session/cancel got there first
+    await answer(cancelled, ToolView(BashTool(), "Bash", cancelled.input), allow)
+    assert cancelled.resolver.value is not None
+    assert cancelled.resolver.value.reason.kind == "abort"
