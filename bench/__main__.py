@@ -3,6 +3,8 @@
 `uv run python -m bench` runs all; `uv run python -m bench executor permissions` runs those named.
 `uv run python -m bench cc_compare [options]` is separate (it runs two agents for minutes): the
 side-by-side permission table against Claude Code, see bench/cc_compare/run.py.
+`uv run python -m bench cc_faults` is the side-by-side table under faults and long sessions
+(issues 12 and 14), see bench/cc_faults/run.py.
 """
 
 from __future__ import annotations
@@ -20,6 +22,10 @@ def main(argv: list[str]) -> int:
         from bench.cc_compare.run import main as cc_compare
 
         return cc_compare(argv[1:])
+    if argv[:1] == ["cc_faults"]:
+        from bench.cc_faults.run import main as cc_faults
+
+        return cc_faults(argv[1:])
     import bench
 
     names = sorted(

@@ -1,0 +1,1 @@
+"""Side-by-side runs of lathe and Claude Code under faults and long sessions (run.py)."""
