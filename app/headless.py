@@ -11,6 +11,7 @@ turn as Ctrl+C does, so the transcript stays valid for `--continue` (app/exit_si
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import signal
 import sys
@@ -188,6 +189,12 @@ async def _main(opts: HeadlessRun, build: SessionBuilder, out: IO[str], err: IO[
             except (NotImplementedError, RuntimeError):
                 pass
     stopped = signals.received is not None
+    lost = _transcript_loss(session)
+    if lost is not None and not result.is_error:
+        # The work happened but a --continue would not see it: that is no success.
+        result = dataclasses.replace(
+            result, result_text=lost, is_error=True, subtype="error_during_execution"
+        )
     obj = result_object(session, result, started, interrupted=stopped)
     if stopped and signals.received != signal.SIGINT:
         obj["result"] = obj["result"] if result.result_text else f"Stopped by {signals.name}"
@@ -198,7 +205,9 @@ async def _main(opts: HeadlessRun, build: SessionBuilder, out: IO[str], err: IO[
         # API errors and blocked prompts are told on stderr as they happen; this end is not an
         # event, and in text mode stdout stays empty, so exit 1 would otherwise come unexplained.
         printer.note(f"lathe: {result.result_text}")
-    if stopped and signals.received != signal.SIGINT:
+    if lost is not None:
+        printer.note(f"lathe: {lost}")
+    elif stopped and signals.received != signal.SIGINT:
         printer.note(f"lathe: stopped by {signals.name}; the conversation is saved (--continue)")
     if opts.output_format == "text":
         if not result.is_error and not stopped:
@@ -208,6 +217,21 @@ async def _main(opts: HeadlessRun, build: SessionBuilder, out: IO[str], err: IO[
     if signals.received is not None:
         return exit_code(signals.received)
     return 1 if result.is_error else 0
+
+
+def _transcript_loss(session: object) -> str | None:
+    """The error to end with when transcript lines could not be written, else None.
+
+    SessionPort has no field for it yet (SessionStatus would be its place), so the writer is
+    looked up on the session behind the port; a port without one reports nothing lost."""
+    writer = getattr(getattr(session, "parts", None), "transcript", None)
+    lost = getattr(writer, "lost", 0)
+    if not lost:
+        return None
+    return (
+        f"{writer.first_loss}; {lost} transcript line(s) not saved, so --continue would "
+        "not see this run's work"
+    )
 
 
 async def _run(session: SessionPort, prompt: str) -> TurnEnded:

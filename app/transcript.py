@@ -99,6 +99,10 @@ class TranscriptWriter:
         self.last_uuid = last_uuid
         self.lock = lock  # released by close()
         self.failure: str | None = None  # the last write that could not be kept
+        # Lines lost over the writer's life and the first reason: a run that could not keep its
+        # transcript (a full disk) must not end as a success, even if a later write got through.
+        self.lost = 0
+        self.first_loss: str | None = None
         self._fh: Any = None
 
     def _open(self) -> Any:
@@ -117,18 +121,23 @@ class TranscriptWriter:
             fh = self._open()
             offset = fh.seek(0, os.SEEK_END)
         except OSError as exc:
-            self.failure = f"cannot write transcript {self.path}: {exc.strerror or exc}"
-            return False
+            return self._lose(exc)
         try:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         except OSError as exc:
-            self.failure = f"cannot write transcript {self.path}: {exc.strerror or exc}"
             self._cut_back(offset)
-            return False
+            return self._lose(exc)
         self.failure = None
         return True
+
+    def _lose(self, exc: OSError) -> bool:
+        self.failure = f"cannot write transcript {self.path}: {exc.strerror or exc}"
+        self.lost += 1
+        if self.first_loss is None:
+            self.first_loss = self.failure
+        return False
 
     def _cut_back(self, offset: int) -> None:
         fh, self._fh = self._fh, None

@@ -31,6 +31,7 @@ def kill9(agent: str, reps: int, seed: int = 12) -> tuple[str, float]:
     rng = random.Random(seed)
     lost = bad = 0
     p1_kept = 0
+    phases: dict[str, int] = {}
     for i in range(reps):
         fake = FaultFake().start()
         try:
@@ -38,11 +39,25 @@ def kill9(agent: str, reps: int, seed: int = 12) -> tuple[str, float]:
             started = time.monotonic()
             run(h, fake.url, f"bash:{BIG}; echo P0-{i}")
             span = time.monotonic() - started
+            first = fake.seen()[0].at - started if fake.seen() else 0.0
             proc = spawn(h, fake.url, f"bash:{BIG}; echo P1-{i}", cont=True)
-            time.sleep(rng.uniform(0.05, span))
+            t1 = time.monotonic()
+            if i % 2:
+                # Odd reps: a moment after the request left, i.e. while the tool runs or its long
+                # result is being written; even reps: any moment of the run.
+                while time.monotonic() - t1 < 30 and not any(
+                    not has_all(s, [f"P1-{i}"]) for s in fake.seen()
+                ):
+                    time.sleep(0.005)
+                time.sleep(rng.uniform(0.0, max(0.05, span - first)))
+            else:
+                time.sleep(rng.uniform(0.05, span))
             proc.send_signal(signal.SIGKILL)
             proc.communicate()
             p1_sent = any(not has_all(s, [f"P1-{i}"]) for s in fake.seen())
+            answered = sum(1 for s in fake.seen() if s.kind == "results") > 1
+            phase = "after result sent" if answered else "during tool" if p1_sent else "start-up"
+            phases[phase] = phases.get(phase, 0) + 1
             run(h, fake.url, f"bash:echo P2-{i}", cont=True)
             run(h, fake.url, f"say P3-{i}", cont=True)
             final = last_main(fake)
@@ -53,7 +68,11 @@ def kill9(agent: str, reps: int, seed: int = 12) -> tuple[str, float]:
             bad += invalid(fake)
         finally:
             fake.stop()
-    text = f"{reps} kills: prompts lost {lost}, invalid requests {bad} (P1 reached fake & kept {p1_kept})"
+    where = ", ".join(f"{k} {v}" for k, v in sorted(phases.items()))
+    text = (
+        f"{reps} kills ({where}): prompts lost {lost}, invalid requests {bad}, "
+        f"killed prompt kept {p1_kept}"
+    )
     return text, float(lost * 10 + bad * 10)
 
 
