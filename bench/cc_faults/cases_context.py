@@ -13,8 +13,9 @@ from bench.cc_faults.agents import Home, run
 from bench.cc_faults.evidence import invalid, last_main
 from bench.cc_faults.fake import SUMMARY_MARK, Fault, FaultFake, texts_of, user_texts
 
-# Both agents are pinned to one 200k-window model, so shares of the window compare.
-MODEL = "claude-sonnet-4-5"
+# Both agents are pinned to one 200k-window model, so shares of the window compare (Claude Code
+# 2.1.332 never auto-compacts claude-sonnet-4-5: its /context shows no autocompact buffer for it).
+MODEL = "claude-sonnet-4-6"
 WINDOW = 200_000
 
 

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from bench.cc_faults.agents import Home, finish, pids_with, reap, run, spawn
-from bench.cc_faults.evidence import has_all, invalid, last_main, transcript_state
+from bench.cc_faults.evidence import answered_calls, has_all, invalid, last_main, transcript_state
 from bench.cc_faults.fake import Fault, FaultFake
 
 BIG = "seq 1 300000"  # a ~2 MB tool result: its transcript line takes a while to write
@@ -132,15 +132,14 @@ def drop_after_tool_use(agent: str, reps: int) -> tuple[str, float]:
             side = h.root / "side.txt"
             done = run(h, fake.url, f"bash:echo ran >> {side}", timeout=180)
             count = len(side.read_text().splitlines()) if side.exists() else 0
-            first = fake.state.tool_ids[0] if fake.state.tool_ids else ""
-            text = "".join(p.read_text(errors="replace") for p in h.transcripts())
-            recorded = first in text and "ran" in text
+            answered = answered_calls(h.transcripts()) & set(fake.state.tool_ids)
             results = [s for s in fake.seen() if s.kind == "results"]
             runs.append(
-                f"side effect x{count}, first call in transcript {'yes' if recorded else 'no'}, "
-                f"exit {done.code}, result sent {len(results)}"
+                f"side effect x{count}, tool_use blocks streamed {len(fake.state.tool_ids)}, "
+                f"with a result in transcript {len(answered)}, results sent {len(results)}, "
+                f"exit {done.code}"
             )
-            worst = max(worst, abs(count - 1) * 10 + (0 if recorded else 5))
+            worst = max(worst, abs(count - 1) * 10 + abs(len(answered) - count) * 10)
         finally:
             fake.stop()
     uniq = sorted(set(runs))

@@ -39,6 +39,19 @@ def transcript_state(files: list[Path]) -> dict[str, int]:
     return {"lines": lines, "bad": bad, "dangling": len(uses - results), "files": len(files)}
 
 
+def answered_calls(files: list[Path]) -> set[str]:
+    """tool_use ids that have a tool_result in the transcript files."""
+    uses: set[str] = set()
+    results: set[str] = set()
+    for f in files:
+        for raw in f.read_bytes().splitlines():
+            try:
+                _walk(json.loads(raw), uses, results)
+            except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+                continue
+    return uses & results
+
+
 def has_all(seen: Seen, marks: list[str]) -> list[str]:
     """The marks missing from the request's user texts."""
     text = "\n".join(user_texts(seen.body))

@@ -260,3 +260,29 @@ class _FaultHandler(_Handler):
             self._json(200, sse.turn_message(turn, model=model, input_tokens=tokens))
             return
         self._stream(turn, model, tokens)
+
+    def _stream(self, turn: Turn, model: str, input_tokens: int) -> None:
+        """tests/fakeapi's stream (drop and malformed faults only), except that message_delta
+        carries the whole usage as the real API's does: Claude Code reads its context size from
+        it, and a delta with only output_tokens reads as an almost empty context."""
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("transfer-encoding", "chunked")
+        self.end_headers()
+        try:
+            for n, (name, data) in enumerate(
+                sse.turn_events(turn, model=model, input_tokens=input_tokens)
+            ):
+                if turn.drop_after is not None and n >= turn.drop_after:
+                    self._drop()
+                    return
+                if turn.malformed_after is not None and n >= turn.malformed_after:
+                    self._chunk(sse.malformed_event())
+                    break
+                if name == "message_delta":
+                    start = sse.turn_message(turn, model=model, input_tokens=input_tokens)
+                    data = {**data, "usage": dict(start["usage"])}
+                self._chunk(sse.encode(name, data))
+            self.wfile.write(b"0\r\n\r\n")
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True

@@ -183,19 +183,37 @@ def render(old: TextFile, new_text: str) -> bytes:
     start = old.ends[head - 1] if head else len(old.bom)
     stop = old.ends[len(old_lines) - tail - 1] if tail else len(old.raw)
     middle = new_lines[head : len(new_lines) - tail]
-    replaced = old.codecs[head : len(old_lines) - tail]
     prefix = old.raw[:start] if old.raw else old.bom
-    return prefix + _encode_lines(old, middle, replaced) + old.raw[stop:]
+    if len(middle) == len(old_lines) - tail - head:
+        # As many lines as before (replace_all, a one-line edit): line by line, so that an
+        # unchanged line keeps its bytes and a changed one its own encoding; one codec for the
+        # whole span would re-encode (or refuse) the UTF-8 lines between two legacy ones.
+        return prefix + _encode_paired(old, head, middle) + old.raw[stop:]
+    replaced = old.codecs[head : len(old_lines) - tail]
+    return prefix + _encode_lines(old, middle, replaced, head) + old.raw[stop:]
 
 
-def _encode_lines(old: TextFile, lines: list[str], replaced: tuple[str, ...]) -> bytes:
+def _encode_paired(old: TextFile, head: int, middle: list[str]) -> bytes:
+    out = []
+    old_lines = old.lines
+    for k, line in enumerate(middle):
+        i = head + k
+        if line == old_lines[i]:
+            out.append(old.raw[old.ends[i - 1] if i else len(old.bom) : old.ends[i]])
+        else:
+            out.append(_encode_lines(old, [line], (old.codecs[i],), i))
+    return b"".join(out)
+
+
+def _encode_lines(old: TextFile, lines: list[str], replaced: tuple[str, ...], first: int) -> bytes:
+    """`lines` (the new text of old lines first.. on) in the encoding of the lines they replace."""
     if old.encoding in ("mixed", *LEGACY):
         legacy = [c for c in replaced if c != "utf-8"]
         codec = legacy[0] if legacy else ("utf-8" if old.encoding == "mixed" else old.encoding)
     else:
         codec = old.encoding
     out = []
-    for line in lines:
+    for k, line in enumerate(lines):
         if old.line_ending == "\r\n" and line.endswith("\n"):
             line = line[:-1] + "\r\n"
         try:
@@ -204,10 +222,16 @@ def _encode_lines(old: TextFile, lines: list[str], replaced: tuple[str, ...]) ->
             # A mixed file too: encoding the line as UTF-8 instead would change the bytes of
             # its untouched text (é as \xe9 becomes \xc3\xa9), so the change is refused.
             bad = line[exc.start : exc.end]
+            where = (
+                f"Line {first + k + 1} of this file of mixed encodings is {codec}"
+                if old.encoding == "mixed"
+                else f"The file is encoded as {codec}"
+            )
             raise EncodingRefused(
-                f"The file is encoded as {codec} and the new text has characters that {codec} "
-                f"cannot represent ({bad!r}); the rest of the file would be unreadable or "
-                f"re-encoded. Use only characters {codec} has, or convert the file first."
+                f"{where} and the new text has characters that {codec} cannot represent "
+                f"({bad!r}); the rest of the {'line' if old.encoding == 'mixed' else 'file'} "
+                f"would be unreadable or re-encoded. Use only characters {codec} has, or convert "
+                "the file first."
             ) from None
     return b"".join(out)
 

@@ -247,3 +247,43 @@ async def test_random_edits_change_no_byte_outside_the_edited_lines(tmp_path: Pa
         assert load(str(path)).lines[pick].rstrip("\n") == new
     print(f"\nrandom edits={edits}")
     assert edits > 100
+
+
+async def test_replace_all_across_lines_of_both_encodings_keeps_each_lines_encoding(
+    tmp_path: Path,
+) -> None:
+    """One codec for the whole changed span refused the UTF-8 line's "→" as "not cp1252" (and
+    would have re-encoded an unchanged UTF-8 "é" between two changed cp1252 lines)."""
+    context = make_context(tmp_path)
+    path = tmp_path / "m.txt"
+    lines = [
+        "caf\u00e9 x\n".encode("cp1252"),
+        "arrow \u2192 x\n".encode(),
+        "unchanged \u00e9l\u00e8ve\n".encode(),
+        "na\u00efve x\n".encode("cp1252"),
+        b"end\n",
+    ]
+    path.write_bytes(b"".join(lines))
+    await _read(context, path)
+    status, data = await call_tool(
+        EDIT,
+        {"file_path": str(path), "old_string": " x", "new_string": " y", "replace_all": True},
+        context,
+    )
+    assert status == "ok", data
+    assert path.read_bytes() == b"".join(line.replace(b" x\n", b" y\n") for line in lines)
+
+
+async def test_a_refusal_in_a_mixed_file_names_the_line_and_its_encoding(tmp_path: Path) -> None:
+    context = make_context(tmp_path)
+    path = tmp_path / "m.txt"
+    original = "utf8 \u00e9 x\n".encode() + "legacy \u00e9 x\n".encode("cp1252")
+    path.write_bytes(original)
+    await _read(context, path)
+    status, message = await call_tool(
+        EDIT,
+        {"file_path": str(path), "old_string": "x", "new_string": "\u4e2d", "replace_all": True},
+        context,
+    )
+    assert status == "invalid" and "Line 2 of this file of mixed encodings is cp1252" in message
+    assert path.read_bytes() == original
