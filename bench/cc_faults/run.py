@@ -18,6 +18,7 @@ from collections.abc import Callable
 
 from bench.cc_faults import cases_context as ctx
 from bench.cc_faults import cases_faults as flt
+from bench.cc_faults import tui
 
 Row = tuple[str, str, str, str]
 
@@ -35,6 +36,20 @@ def _pair(case: str, fn: Callable[[str], tuple[str, float]]) -> Row:
     lo, ls = fn("lathe")
     co, cs = fn("claude")
     return case, lo, co, _verdict(ls, cs)
+
+
+def _timed(case: str, kind: str, cap: float) -> Row:
+    """Seconds to a retry or an error: within 2 s of each other is the same."""
+    lo, ls = flt.stream_fault("lathe", kind, cap)
+    co, cs = flt.stream_fault("claude", kind, cap)
+    verdict = "same" if abs(ls - cs) < 2.0 else _verdict(ls, cs)
+    return case, lo, co, verdict
+
+
+def _tui_compact(case: str, instructions: str) -> Row:
+    lo, lok = tui.compact("lathe", instructions)
+    co, cok = tui.compact("claude", instructions)
+    return case, lo, co, "same" if lok == cok else ("lathe better" if lok else "lathe worse")
 
 
 def _compact(case: str, instructions: str) -> Row:
@@ -88,13 +103,15 @@ def cases(reps: int, hang_cap: float) -> dict[str, Callable[[], Row]]:
         ),
         "g1": lambda: _compact("g -p /compact", ""),
         "g2": lambda: _compact("g -p '/compact keep the word ZEBRA'", "keep the word ZEBRA"),
+        "g3": lambda: _tui_compact("g TUI /compact", ""),
+        "g4": lambda: _tui_compact("g TUI /compact keep the word ZEBRA", "keep the word ZEBRA"),
         "h": lambda: (
             "h -p /context categories",
             ctx.context_categories("lathe"),
             ctx.context_categories("claude"),
             "differs",
         ),
-        "i": lambda: _auto([0.80, 0.85, 0.90, 0.95, 0.99]),
+        "i": lambda: _auto([0.75, 0.80, 0.82, 0.83, 0.84, 0.85, 0.90]),
         "j": lambda: _pair("j 400 prompt is too long (once)", ctx.too_long),
     }
 

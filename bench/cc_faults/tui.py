@@ -102,7 +102,9 @@ def kill_pane(agent: str, reps: int) -> tuple[str, float]:
         finally:
             p.close()
             fake.stop()
-    return f"{reps}x: Bash started {started}, children left {left}", float(left * 10 + (reps - started) * 100)
+    return f"{reps}x: Bash started {started}, children left {left}", float(
+        left * 10 + (reps - started) * 100
+    )
 
 
 def compact(agent: str, instructions: str) -> tuple[str, bool]:
