@@ -10,6 +10,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tools.abort import AbortSignal
 from tools.process.capture import OutputCapture
@@ -87,6 +88,8 @@ async def run_command(
     os.close(fd)
     stdout = OutputCapture(stdout_spill, memory_limit)
     stderr = OutputCapture(stderr_spill, memory_limit)
+    proc: asyncio.subprocess.Process | None = None
+    pumps: asyncio.Future[Any] | None = None
     try:
         proc = await spawn_shell(wrap_with_pwd_trap(command, pwd_file), cwd)
         pumps = asyncio.gather(
@@ -134,8 +137,21 @@ async def run_command(
             stopped_leftovers=leftovers,
         )
     finally:
+        if pumps is not None and not pumps.done():
+            pumps.cancel()  # cancelled while draining (the session is closing)
+        if proc is not None:
+            close_pipes(proc)
         with contextlib.suppress(OSError):
             os.unlink(pwd_file)
+
+
+def close_pipes(proc: asyncio.subprocess.Process) -> None:
+    """Close the process's pipes now, while the loop runs. A process that left the group (setsid)
+    keeps them open after the group is gone; asyncio would then close them from the transport's
+    __del__ after the loop is closed, printing "RuntimeError: Event loop is closed" at exit."""
+    transport = getattr(proc, "_transport", None)
+    if transport is not None:
+        transport.close()
 
 
 def _read_pwd(pwd_file: str) -> str | None:
