@@ -226,7 +226,7 @@ def _transcript_loss(session: object) -> str | None:
     looked up on the session behind the port; a port without one reports nothing lost."""
     writer = getattr(getattr(session, "parts", None), "transcript", None)
     lost = getattr(writer, "lost", 0)
-    if not lost:
+    if writer is None or not lost:
         return None
     return (
         f"{writer.first_loss}; {lost} transcript line(s) not saved, so --continue would "

@@ -43,13 +43,13 @@ def kill9(agent: str, reps: int, seed: int = 12) -> tuple[str, float]:
             proc = spawn(h, fake.url, f"bash:{BIG}; echo P1-{i}", cont=True)
             t1 = time.monotonic()
             if i % 2:
-                # Odd reps: a moment after the request left, i.e. while the tool runs or its long
-                # result is being written; even reps: any moment of the run.
+                # Odd reps: within 0.5 s of the request leaving, i.e. while the tool runs or its
+                # long result is being written; even reps: any moment of the run.
                 while time.monotonic() - t1 < 30 and not any(
                     not has_all(s, [f"P1-{i}"]) for s in fake.seen()
                 ):
                     time.sleep(0.005)
-                time.sleep(rng.uniform(0.0, max(0.05, span - first)))
+                time.sleep(rng.uniform(0.0, min(0.5, max(0.05, span - first))))
             else:
                 time.sleep(rng.uniform(0.05, span))
             proc.send_signal(signal.SIGKILL)
