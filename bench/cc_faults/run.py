@@ -129,6 +129,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--only", default="", help="comma-separated case keys (a,b1,b2,d,e,f1,...)")
     parser.add_argument("--hang-cap", type=float, default=150.0)
     args = parser.parse_args(argv)
+    # Started under nohup, the agents would inherit an ignored SIGHUP, and lathe keeps a SIGHUP
+    # ignored at start (nohup asked to outlive the terminal): start them as a terminal would.
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
     table = cases(args.reps, args.hang_cap)
     keys = [k for k in args.only.split(",") if k] or list(table)
     rows: list[Row] = []
