@@ -125,7 +125,7 @@ def auto_compact(agent: str, shares: list[float]) -> tuple[str, float | None]:
                 and invalid(fake) == 0
                 and any("I1-next" in "\n".join(user_texts(x.body)) for x in fake.seen()[-2:])
             )
-            seen.append(f"{share:.0%}:{'compact' if compacted else '-'}{'' if ok else '(FAILED)'}")
+            seen.append(f"{share:.1%}:{'compact' if compacted else '-'}{'' if ok else '(FAILED)'}")
             if compacted and first is None:
                 first = share
         finally:

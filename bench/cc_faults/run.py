@@ -95,12 +95,12 @@ def cases(reps: int, hang_cap: float) -> dict[str, Callable[[], Row]]:
             "e two concurrent -p -c, then a third",
             lambda ag: flt.concurrent(ag, max(1, reps // 2)),
         ),
-        "f1": lambda: _pair(
-            "f accepted, never answered", lambda ag: flt.stream_fault(ag, "hang", hang_cap)
+        "c": lambda: _pair(
+            f"c tmux kill-pane of the TUI during Bash ({max(1, reps // 2)} reps)",
+            lambda ag: tui.kill_pane(ag, max(1, reps // 2)),
         ),
-        "f2": lambda: _pair(
-            "f a data: line that is not JSON", lambda ag: flt.stream_fault(ag, "bad_data", 60)
-        ),
+        "f1": lambda: _timed("f accepted, never answered", "hang", hang_cap),
+        "f2": lambda: _timed("f a data: line that is not JSON", "bad_data", 60),
         "g1": lambda: _compact("g -p /compact", ""),
         "g2": lambda: _compact("g -p '/compact keep the word ZEBRA'", "keep the word ZEBRA"),
         "g3": lambda: _tui_compact("g TUI /compact", ""),
@@ -111,7 +111,7 @@ def cases(reps: int, hang_cap: float) -> dict[str, Callable[[], Row]]:
             ctx.context_categories("claude"),
             "differs",
         ),
-        "i": lambda: _auto([0.75, 0.80, 0.82, 0.83, 0.84, 0.85, 0.90]),
+        "i": lambda: _auto([0.80, 0.82, 0.83, 0.835, 0.84, 0.85, 0.90]),
         "j": lambda: _pair("j 400 prompt is too long (once)", ctx.too_long),
     }
 
