@@ -52,6 +52,7 @@ SessionUpdate = (
 # The client shows tool output in the editor: past this it is cut (the model got all of it).
 MAX_SHOWN_CHARS = 20_000
 
+
 def _kind(tool: Tool[Any]) -> ToolKind:
     """The ACP kind from the tool's declarations (never its name): what it may touch."""
     kind = tool.permission_kind

@@ -150,7 +150,9 @@ class CommandHookRunner:
     async def pre_compact(
         self, trigger: str, custom_instructions: str, context: Any = None
     ) -> PreCompactHookResult:
-        fields = {"trigger": trigger, "custom_instructions": custom_instructions}
+        # Claude Code 2.1.332 sends null when the user gave no instructions (measured side by
+        # side: bench/cc_faults case g); hooks test `.custom_instructions == null`.
+        fields = {"trigger": trigger, "custom_instructions": custom_instructions or None}
         return translate_pre_compact(await self._run("PreCompact", trigger, fields, context))
 
     async def permission_request(
