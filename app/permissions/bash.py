@@ -14,6 +14,7 @@ from typing import Literal
 
 from app.config.rules import Rule, path_rule_tools
 from app.permissions.bash_bypass import bash_blind, changes_git, read_blind
+from app.permissions.bash_proven import unproven_program
 from app.permissions.bash_git import git_place_risk, git_reveal_risk
 from app.permissions.bash_hidden import hidden_commands, unknowable
 from app.permissions.bash_paths import (
@@ -50,7 +51,7 @@ from tools.shell import (
 )
 from tools.shell.commands import is_dangerous_var
 from tools.shell.readonly import arith_runs_code, secret_names, takes_path_args
-from tools.shell.risk import option_risk
+from tools.shell.risk import list_read_risk, option_risk
 
 ACCEPT_EDITS_COMMANDS = frozenset({"mkdir", "touch", "mv", "cp", "rmdir", "ln"})
 _MAX_DEPTH = 4
@@ -162,7 +163,12 @@ def decide_bash(
     if pc.mode == "bypassPermissions" and deny_rules.rules:
         # Nothing else stops a command in this mode: one that may be a denied one is not run,
         # nor one running code whose content no rule can see (a script, stdin, a Makefile).
-        why = unknowable(analysis) or _inner_unknowable(forms) or bash_blind(analysis)
+        why = (
+            unknowable(analysis)
+            or _inner_unknowable(forms)
+            or bash_blind(analysis)
+            or unproven_program(f.words for f in forms)
+        )
         if why:
             text = f"the command cannot be checked against the Bash deny rules ({why})"
             return PermissionDecision.deny(text, DecisionReason("check", text, part=command[:200]))
@@ -293,6 +299,10 @@ def _rule_blocker(
             why = git_reveal_risk(words)
             if why:
                 return why
+    if _has_read_deny(pc):
+        why = list_read_risk(words)
+        if why:
+            return f"{why}, which a Read deny rule cannot see"
     for name in secret_names(analysis):
         if "$" + name in part.text or "${" + name + "}" in part.text:
             return f"expands ${name}, which may hold a secret"
@@ -307,6 +317,9 @@ def _read_only_blocker(
         return f"belongs to a command that expands ${secrets[0]}, which may hold a secret"
     if words and _has_read_deny(pc) and words[0] in _REVEALS_NAMES:
         return f"`{words[0]}` can print files a Read deny rule cannot see"
+    why = list_read_risk(words) if _has_read_deny(pc) else ""
+    if why:
+        return f"{why}, which a Read deny rule cannot see"
     return ""
 
 

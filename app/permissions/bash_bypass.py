@@ -19,11 +19,13 @@ from collections.abc import Callable, Iterator
 
 from app.permissions.bash_git import git_reveal_risk, git_subcommand
 from app.permissions.bash_paths import _recursive_deny
+from app.permissions.bash_proven import is_version_query
 from app.permissions.context import PermissionContext
 from app.permissions.pathcheck import deny_below, deny_for
 from tools.shell import ShellAnalysis, SimpleCommand, allow_form, code_reason, strip_wrappers
 from tools.shell.commands import SHELLS, base_name, interpreter_family
 from tools.shell.readonly import NO_PATH_ARGS
+from tools.shell.risk import list_read_risk
 
 _INTERPRETERS = frozenset(
     {"python", "perl", "ruby", "php", "node", "lua", "Rscript", "julia", "tclsh", "wish",
@@ -238,6 +240,8 @@ def bash_blind(analysis: ShellAnalysis) -> str:
     """With a Bash deny rule in bypassPermissions: why some part runs code no rule can see."""
     for part in _parts(analysis):
         words = _words(part)
+        if is_version_query(words):
+            continue
         why = runs_unseen_code(words) or renamed_command(words)
         if why:
             return f"{part.text.strip()[:80]}: {why}"
@@ -260,8 +264,11 @@ def read_blind(
         name = base_name(words[0]) if words else ""
         if words and name not in NO_PATH_ARGS and (part.dynamic or part.has_substitution):
             return f"{text}: names a file only known at run time"
-        if not words:
+        if not words or is_version_query(words):
             continue
+        why = list_read_risk(words)
+        if why:
+            return f"{text}: {why}"
         code = interpreter_family(name) in _INTERPRETERS or code_reason(words)
         why = runs_unseen_code(words) if code else ""
         if why:
