@@ -14,7 +14,7 @@ from typing import Literal
 
 from app.config.rules import Rule, path_rule_tools
 from app.permissions.bash_bypass import bash_blind, changes_git, read_blind
-from app.permissions.bash_proven import unproven_program
+from app.permissions.bash_proven import git_unproven, unproven_program
 from app.permissions.bash_git import git_place_risk, git_reveal_risk
 from app.permissions.bash_hidden import hidden_commands, unknowable
 from app.permissions.bash_paths import (
@@ -168,6 +168,7 @@ def decide_bash(
             or _inner_unknowable(forms)
             or bash_blind(analysis)
             or unproven_program(f.words for f in forms)
+            or _git_unproven(analysis, forms, cwd, pc)
         )
         if why:
             text = f"the command cannot be checked against the Bash deny rules ({why})"
@@ -186,6 +187,23 @@ def decide_bash(
         return _opaque(analysis, pc, list(allow_rules.rules))
     verdicts = _verdicts(analysis, pc, allow_rules, cwd, dirs)
     return _combine(verdicts, pc)
+
+
+def _git_unproven(
+    analysis: ShellAnalysis, forms: list[_Form], cwd: str, pc: PermissionContext
+) -> str:
+    cwd_known = True
+    for part in (*analysis.parts, *analysis.nested):
+        words = allow_form(part.words) or part.words
+        if words and words[0] in ("cd", "pushd", "popd") and (len(words) != 2 or part.dynamic):
+            cwd_known = False
+    return git_unproven(
+        (f.words for f in forms),
+        _cd_dirs(analysis, cwd, pc.home),
+        cwd_known,
+        pc.project_dir,
+        lambda word, c: _expand(word, c, pc.home),
+    )
 
 
 def _proc_secret(analysis: ShellAnalysis, pc: PermissionContext, cwd: str) -> str:

@@ -15,9 +15,10 @@ from __future__ import annotations
 import os
 import re
 import shutil
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 
+from app.permissions.bash_git import git_place_risk
 from tools.shell.commands import base_name
 from tools.shell.optiondata import (
     MODELLED_WRAPPERS,
@@ -92,3 +93,85 @@ def _options(args: tuple[str, ...]) -> list[str]:
         if a.startswith("-") and a != "-":
             out.append(a)
     return out
+
+
+# --- git: the repository chooses programs too ------------------------------------------------
+
+_GIT_MOVES = ("--git-dir", "--work-tree", "--namespace", "--exec-path", "--super-prefix")
+
+
+def git_unproven(
+    readings: Iterable[tuple[str, ...]],
+    cwds: list[str],
+    cwd_known: bool,
+    project: str,
+    expand: Callable[[str, str], tuple[str, ...]],
+) -> str:
+    """Why a git call among these readings may run a program its repository chooses (config
+    keys, hooks, a repository in a subfolder or elsewhere), or "". The folders are every one a
+    `cd` of the command may reach; `git -C DIR` adds DIR."""
+    for words in readings:
+        if not words or base_name(words[0]) != "git":
+            continue
+        if not cwd_known:
+            return "runs git after a `cd` to a folder only known at run time"
+        places = list(cwds)
+        i = 1
+        while i < len(words) and words[i].startswith("-"):
+            opt = words[i]
+            if opt.startswith(_GIT_MOVES):
+                return f"`git {opt}` uses a repository that was not checked"
+            if opt == "-C" or (opt.startswith("-C") and len(opt) > 2):
+                target = words[i + 1] if opt == "-C" and i + 1 < len(words) else opt[2:]
+                moved = [m for c in cwds for m in expand(target, c)]
+                if not moved:
+                    return "`git -C` names a folder only known at run time"
+                places = moved
+                i += 1
+            i += 1
+        for place in places:
+            why = git_place_risk(place, project, False) or _hooks_risk(place)
+            if why:
+                return why
+    return ""
+
+
+def _hooks_risk(cwd: str) -> str:
+    """Hooks installed in the repository git would use from `cwd` (`pre-commit` and the like):
+    git runs them, and they may run anything."""
+    d = os.path.realpath(cwd)
+    while True:
+        dot_git = os.path.join(d, ".git")
+        if os.path.lexists(dot_git):
+            break
+        parent = os.path.dirname(d)
+        if parent == d:
+            return ""
+        d = parent
+    gitdir = dot_git
+    if not os.path.isdir(dot_git):
+        try:
+            with open(dot_git, encoding="utf-8") as fh:
+                line = fh.readline().strip()
+        except (OSError, UnicodeDecodeError):
+            return f"cannot read {dot_git}"
+        gitdir = os.path.join(d, line.removeprefix("gitdir:").strip())
+        try:
+            with open(os.path.join(gitdir, "commondir"), encoding="utf-8") as fh:
+                gitdir = os.path.join(gitdir, fh.read().strip())
+        except FileNotFoundError:
+            pass
+        except (OSError, UnicodeDecodeError):
+            return f"cannot read {gitdir}/commondir"
+    hooks = os.path.join(gitdir, "hooks")
+    try:
+        names = os.listdir(hooks)
+    except FileNotFoundError:
+        return ""
+    except OSError:
+        return f"cannot read {hooks}"
+    for name in sorted(names):
+        path = os.path.join(hooks, name)
+        if not name.endswith(".sample") and os.access(path, os.X_OK) and not os.path.isdir(path):
+            return f"the repository has the hook {name}, which git runs and which may run anything"
+    return ""

@@ -216,3 +216,29 @@ def test_the_allowlist_holds_no_known_runner() -> None:
     assert not (RUNS_NOTHING_ELSE & MODELLED_WRAPPERS)
     for name in ("python3", "bash", "sh", "make", "npm", "prlimit", "setarch", "tmux", "sudo"):
         assert name not in RUNS_NOTHING_ELSE, name
+
+
+def test_bypass_deny_rules_hold_through_the_repository_git_uses(tmp_path: Path) -> None:
+    pc = _pc(tmp_path, "bypassPermissions", (), ("Bash(touch:*)",))
+    project = Path(pc.project_dir)
+    shutil.rmtree(project / ".git", ignore_errors=True)
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    (project / ".git" / "hooks").mkdir(exist_ok=True)
+    (project / "src").mkdir(exist_ok=True)
+    for c in ("git status", "cd src && git status", "git -C src log", "git log | head"):
+        assert bash(pc, c).behavior == "allow", c
+    for c in ("cd $X && git status", "cd && git status", "git --git-dir=x status"):
+        assert bash(pc, c).behavior == "deny", c
+    subprocess.run(["git", "init", "-q", "--bare", "sub/bare"], cwd=project, check=True)
+    for c in ("cd sub/bare && git log", "git -C sub/bare log"):
+        assert bash(pc, c).behavior == "deny", c
+    hook = project / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\ntouch P\n")
+    hook.chmod(0o755)
+    assert bash(pc, "git commit -qm x").behavior == "deny"
+    hook.unlink()
+    assert bash(pc, "git commit -qm x").behavior == "allow"
+    subprocess.run(["git", "config", "core.fsmonitor", "touch P"], cwd=project, check=True)
+    done = subprocess.run(["git", "status"], cwd=project, capture_output=True)
+    assert done.returncode == 0 and (project / "P").exists()  # the trap is real
+    assert bash(pc, "git status").behavior == "deny"
