@@ -14,7 +14,6 @@ from typing import Literal
 
 from app.config.rules import Rule, path_rule_tools
 from app.permissions.bash_bypass import bash_blind, changes_git, read_blind
-from app.permissions.bash_proven import git_unproven, unproven_program
 from app.permissions.bash_git import git_place_risk, git_reveal_risk
 from app.permissions.bash_hidden import hidden_commands, unknowable
 from app.permissions.bash_paths import (
@@ -30,6 +29,7 @@ from app.permissions.bash_paths import (
     _redirect_need,
     _serial,
 )
+from app.permissions.bash_proven import git_unproven, unproven_program
 from app.permissions.context import BashRuleIndex, PermissionContext
 from app.permissions.matching import bash_matches, bash_pattern, canonical
 from app.permissions.messages import PLAN_MODE_MESSAGE, part_reason, rule_reason

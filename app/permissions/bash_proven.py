@@ -75,9 +75,7 @@ def _unproven(words: tuple[str, ...]) -> str:
     if name in MODELLED_WRAPPERS:
         return ""
     if name not in RUNS_NOTHING_ELSE:
-        return (
-            f"`{name}` is not known to start no other program, so a denied one may run under it"
-        )
+        return f"`{name}` is not known to start no other program, so a denied one may run under it"
     risky = RUNS_WITH_OPTION.get(name, ())
     hit = next((a for a in _options(words[1:]) if opt_is(a, risky)), None)
     if hit is not None:

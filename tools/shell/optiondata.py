@@ -249,7 +249,7 @@ RUNS_NOTHING_ELSE = frozenset(
         "uname", "hostname", "which", "type", "basename", "dirname", "seq", "sleep", "nproc",
         "tty", "groups", "arch", "locale", "test", "[", "printenv", "getconf", "join", "shuf",
         "tsort", "numfmt", "factor", "yes", "base64", "base32", "basenc", "xxd", "iconv",
-        "dircolors", "env",
+        "dircolors",
         # file commands
         "mkdir", "rmdir", "rm", "mv", "cp", "ln", "touch", "chmod", "chown", "chgrp", "tee",
         "truncate", "mktemp", "split", "csplit", "dd", "shred", "sync", "unlink", "link",
@@ -263,13 +263,15 @@ RUNS_NOTHING_ELSE = frozenset(
         # network clients that only transfer
         "curl",
         # linters and formatters that load no plugin code
-        "ruff", "black", "isort",
+        "ruff", "black", "isort", "gofmt", "rustfmt", "shellcheck",
+        # no shell escape (unlike dc and some bc: `!` runs a command)
+        "expr", "cal",
     }
 )  # fmt: skip
 # Wrappers whose inner command commands.deny_forms extracts (so the deny rules and this check
 # see it): the wrapper itself starts only that command.
 MODELLED_WRAPPERS = frozenset(
-    {"timeout", "nice", "nohup", "stdbuf", "command", "time", "xargs", "find", "fd", "git"}
+    {"timeout", "nice", "nohup", "stdbuf", "command", "time", "xargs", "find", "fd", "git", "env"}
 )
 # Options with which a program of RUNS_NOTHING_ELSE does start another program.
 RUNS_WITH_OPTION: dict[str, tuple[str, ...]] = {
@@ -281,7 +283,6 @@ RUNS_WITH_OPTION: dict[str, tuple[str, ...]] = {
     "rg": ("--pre", "--hostname-bin"),
     "sort": ("--compress-program",),
     "curl": ("-K", "--config", "--engine"),
-    "env": ("-S", "--split-string"),
 }  # fmt: skip
 # A program given only one of these arguments prints its version or help and starts nothing.
 VERSION_QUERIES = frozenset({"--version", "-V", "--help", "-h"})

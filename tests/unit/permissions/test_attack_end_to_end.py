@@ -109,6 +109,10 @@ ROUND3 = [
 ]
 
 
+BYPASS_ROUND3_ARGS = ["--permission-mode", "bypassPermissions", "--disallowedTools"]
+BYPASS_ROUND3_ARGS += ["Bash(touch:*)", "Read(./secrets/**)"]
+
+
 def test_bypass_round3_wrappers_and_file_lists(tmp_path: Path) -> None:
     files = {"secrets/key.txt": b"LEAK-5ec7e7\n", "list0": b"secrets/key.txt\0",
              "list": b"secrets/key.txt\n"}  # fmt: skip
@@ -116,8 +120,7 @@ def test_bypass_round3_wrappers_and_file_lists(tmp_path: Path) -> None:
     proc = _run(
         tmp_path,
         commands,
-        ["--permission-mode", "bypassPermissions",
-         "--disallowedTools", "Bash(touch:*)", "Read(./secrets/**)"],  # fmt: skip
+        BYPASS_ROUND3_ARGS,
         files,
     )
     assert proc.returncode in (0, 1), proc.stderr

@@ -186,8 +186,15 @@ def test_bypass_with_deny_rules_keeps_everyday_commands(tmp_path: Path) -> None:
     refused = [(c, bash(pc, c).reason) for c in EVERYDAY if bash(pc, c).behavior != "allow"]
     assert not refused, "\n".join(map(repr, refused))
     # What may run project code is refused there, with the reason named (see CHANGELOG.md).
-    for command in ("python3 s.py", "npm test", "make", "pytest -q", "docker ps", "sed -i 1e README.md",
-                    "sed -i 's/a/id/e' README.md"):
+    for command in (
+        "python3 s.py",
+        "npm test",
+        "make",
+        "pytest -q",
+        "docker ps",
+        "sed -i 1e README.md",
+        "sed -i 's/a/id/e' README.md",
+    ):
         d = bash(pc, command)
         assert d.behavior == "deny" and d.reason is not None, command
         assert "cannot be checked against the Bash deny rules" in d.reason.text, command
@@ -207,7 +214,12 @@ def test_list_read_risk_reads_options_as_getopt_does() -> None:
         ("git", "add", "--pathspec-from-file=l"),
     ):
         assert list_read_risk(words), words
-    for words in (("tar", "-cf", "x.tar", "src"), ("sort", "-u", "f"), ("cpio", "-i"), ("zip", "-r", "z", "d")):
+    for words in (
+        ("tar", "-cf", "x.tar", "src"),
+        ("sort", "-u", "f"),
+        ("cpio", "-i"),
+        ("zip", "-r", "z", "d"),
+    ):
         assert not list_read_risk(words), words
 
 
