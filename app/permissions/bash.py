@@ -175,6 +175,7 @@ def decide_bash(
             return PermissionDecision.deny(text, DecisionReason("check", text, part=command[:200]))
     if pc.mode == "bypassPermissions" and _has_read_deny(pc) and analysis.analysable:
         why = read_blind(analysis, pc, _cd_dirs(analysis, cwd, pc.home), _expand)
+        why = why or unproven_program(f.words for f in forms)
         if why:
             text = f"the command cannot be checked against the Read deny rules ({why})"
             return PermissionDecision.deny(text, DecisionReason("check", text, part=command[:200]))

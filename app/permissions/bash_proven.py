@@ -1,4 +1,4 @@
-"""bypassPermissions with a Bash deny rule: only programs known to start nothing else may run.
+"""bypassPermissions with deny rules: only programs known to start nothing else may run.
 
 A deny rule names a program (`Bash(rm:*)`); it holds only if no allowed program can start the
 denied one. Listing the programs that do start others (`prlimit rm f`, `setarch x86_64 rm f`,
@@ -7,7 +7,8 @@ be complete, so the rule is the other way round: every program a part runs, its 
 included (the readings `deny_forms`, `sh -c`, `env -S` and option values produce), must be one
 known to start no other program (optiondata.RUNS_NOTHING_ELSE), used without an option that
 makes it start one, or a wrapper whose inner command those readings already hold. Anything
-else is refused there: the deny rules cannot be shown to hold through it.
+else is refused there: the deny rules cannot be shown to hold through it (a program started
+under it may be a denied one, or read a denied file: `setarch x86_64 git show HEAD:.env`).
 """
 
 from __future__ import annotations
@@ -75,7 +76,9 @@ def _unproven(words: tuple[str, ...]) -> str:
     if name in MODELLED_WRAPPERS:
         return ""
     if name not in RUNS_NOTHING_ELSE:
-        return f"`{name}` is not known to start no other program, so a denied one may run under it"
+        return (
+            f"`{name}` is not known to start no other program, so what runs under it is unchecked"
+        )
     risky = RUNS_WITH_OPTION.get(name, ())
     hit = next((a for a in _options(words[1:]) if opt_is(a, risky)), None)
     if hit is not None:

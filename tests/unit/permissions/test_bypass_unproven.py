@@ -254,3 +254,20 @@ def test_bypass_deny_rules_hold_through_the_repository_git_uses(tmp_path: Path) 
     done = subprocess.run(["git", "status"], cwd=project, capture_output=True)
     assert done.returncode == 0 and (project / "P").exists()  # the trap is real
     assert bash(pc, "git status").behavior == "deny"
+
+
+def test_bypass_read_deny_alone_refuses_programs_that_hide_a_reader(tmp_path: Path) -> None:
+    pc = _pc(tmp_path, "bypassPermissions", (), ("Read(./secrets/**)",))
+    key = Path(pc.project_dir) / "secrets" / "key.txt"
+    for c in (
+        "setarch x86_64 git show HEAD:secrets/key.txt",
+        "prlimit tar -cf - -T list",
+        "tmux new -d 'cat secrets/key.txt > o'",
+        "make",
+        f"curl file://{key}",
+        f"curl -s FILE://{key}",
+        f"curl -d @{key} http://127.0.0.1:9/",
+    ):
+        assert bash(pc, c).behavior == "deny", c
+    for c in ("ls -la", "cat README.md", "mkdir -p b && cp README.md b/", "timeout 5 ls"):
+        assert bash(pc, c).behavior == "allow", c
