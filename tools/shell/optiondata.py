@@ -222,7 +222,7 @@ LIST_FILE_OPTS: dict[str, tuple[str, ...]] = {
     "git": ("--pathspec-from-file",),
 }
 # Programs that read the names of the files they read from standard input, in the forms given
-# (`zip -@ out.zip < list`, `find . | cpio -o`): "" means in every form.
+# (`zip -@ out.zip < list`, `find . | cpio -o`).
 STDIN_LIST_READERS: dict[str, tuple[str, ...]] = {
     "zip": ("-@", "--names-stdin"),
     "cpio": ("-o", "--create", "-p", "--pass-through"),

@@ -87,22 +87,24 @@ def list_read_risk(words: tuple[str, ...]) -> str:
     if not words:
         return ""
     name = base_name(words[0])
+    list_opts = LIST_FILE_OPTS.get(name, ())
+    stdin_forms = STDIN_LIST_READERS.get(name)
+    if not list_opts and stdin_forms is None:
+        return ""  # the common case, kept cheap: the decision bench runs this for every part
     args = words[1:]
     opts = _options(args)
     if name in ("tar", "gtar", "bsdtar") and args and args[0][:1].isalpha():
         opts.append("-" + args[0])  # old-style bundled options: `tar cfT - list`
-    list_opts = LIST_FILE_OPTS.get(name, ())
     hit = next((a for a in opts if opt_is(a, list_opts)), None)
     if hit is None and list_opts:
         glued = tuple(o for o in list_opts if o.endswith("@"))  # `7z a x.7z -i@list`
         hit = next((a for a in opts if glued and a.startswith(glued)), None)
     if hit is not None:
         return f"`{name} {hit}` reads files named in a list nobody checked"
-    stdin_forms = STDIN_LIST_READERS.get(name)
     if stdin_forms is not None:
-        hit = "" if "" in stdin_forms else next((a for a in opts if opt_is(a, stdin_forms)), None)
+        hit = next((a for a in opts if opt_is(a, stdin_forms)), None)
         if hit is not None:
-            return f"`{name} {hit}`".replace(" `", "`") + " reads the names of files from its input"
+            return f"`{name} {hit}` reads the names of files from its input"
     return ""
 
 
