@@ -218,10 +218,12 @@ class _Call:
             return self._error(
                 decision.message or REJECT_MESSAGE,
                 decision=decision,
+                # As Claude Code: the input as the model (or a hook's updatedInput) gave it, not
+                # the parsed form with its defaults filled in (`run_in_background: false`).
                 permission_denial={
                     "tool_name": tool.name,
                     "tool_use_id": self.id,
-                    "tool_input": dict(observable),
+                    "tool_input": dict(updated if updated is not None else self.raw),
                 },
             )
         # Stage 8: settle the input (a user or rule may have edited it on approval).

@@ -29,6 +29,7 @@ from app.permissions.bash_paths import (
     _redirect_need,
     _serial,
 )
+from app.permissions.bash_proven import git_unproven, unproven_program
 from app.permissions.context import BashRuleIndex, PermissionContext
 from app.permissions.matching import bash_matches, bash_pattern, canonical
 from app.permissions.messages import PLAN_MODE_MESSAGE, part_reason, rule_reason
@@ -50,7 +51,7 @@ from tools.shell import (
 )
 from tools.shell.commands import is_dangerous_var
 from tools.shell.readonly import arith_runs_code, secret_names, takes_path_args
-from tools.shell.risk import option_risk
+from tools.shell.risk import list_read_risk, option_risk
 
 ACCEPT_EDITS_COMMANDS = frozenset({"mkdir", "touch", "mv", "cp", "rmdir", "ln"})
 _MAX_DEPTH = 4
@@ -162,12 +163,19 @@ def decide_bash(
     if pc.mode == "bypassPermissions" and deny_rules.rules:
         # Nothing else stops a command in this mode: one that may be a denied one is not run,
         # nor one running code whose content no rule can see (a script, stdin, a Makefile).
-        why = unknowable(analysis) or _inner_unknowable(forms) or bash_blind(analysis)
+        why = (
+            unknowable(analysis)
+            or _inner_unknowable(forms)
+            or bash_blind(analysis)
+            or unproven_program(f.words for f in forms)
+            or _git_unproven(analysis, forms, cwd, pc)
+        )
         if why:
             text = f"the command cannot be checked against the Bash deny rules ({why})"
             return PermissionDecision.deny(text, DecisionReason("check", text, part=command[:200]))
     if pc.mode == "bypassPermissions" and _has_read_deny(pc) and analysis.analysable:
         why = read_blind(analysis, pc, _cd_dirs(analysis, cwd, pc.home), _expand)
+        why = why or unproven_program(f.words for f in forms)
         if why:
             text = f"the command cannot be checked against the Read deny rules ({why})"
             return PermissionDecision.deny(text, DecisionReason("check", text, part=command[:200]))
@@ -180,6 +188,23 @@ def decide_bash(
         return _opaque(analysis, pc, list(allow_rules.rules))
     verdicts = _verdicts(analysis, pc, allow_rules, cwd, dirs)
     return _combine(verdicts, pc)
+
+
+def _git_unproven(
+    analysis: ShellAnalysis, forms: list[_Form], cwd: str, pc: PermissionContext
+) -> str:
+    cwd_known = True
+    for part in (*analysis.parts, *analysis.nested):
+        words = allow_form(part.words) or part.words
+        if words and words[0] in ("cd", "pushd", "popd") and (len(words) != 2 or part.dynamic):
+            cwd_known = False
+    return git_unproven(
+        (f.words for f in forms),
+        _cd_dirs(analysis, cwd, pc.home),
+        cwd_known,
+        pc.project_dir,
+        lambda word, c: _expand(word, c, pc.home),
+    )
 
 
 def _proc_secret(analysis: ShellAnalysis, pc: PermissionContext, cwd: str) -> str:
@@ -293,6 +318,10 @@ def _rule_blocker(
             why = git_reveal_risk(words)
             if why:
                 return why
+    if _has_read_deny(pc):
+        why = list_read_risk(words)
+        if why:
+            return f"{why}, which a Read deny rule cannot see"
     for name in secret_names(analysis):
         if "$" + name in part.text or "${" + name + "}" in part.text:
             return f"expands ${name}, which may hold a secret"
@@ -307,6 +336,9 @@ def _read_only_blocker(
         return f"belongs to a command that expands ${secrets[0]}, which may hold a secret"
     if words and _has_read_deny(pc) and words[0] in _REVEALS_NAMES:
         return f"`{words[0]}` can print files a Read deny rule cannot see"
+    why = list_read_risk(words) if _has_read_deny(pc) else ""
+    if why:
+        return f"{why}, which a Read deny rule cannot see"
     return ""
 
 

@@ -19,11 +19,13 @@ from collections.abc import Callable, Iterator
 
 from app.permissions.bash_git import git_reveal_risk, git_subcommand
 from app.permissions.bash_paths import _recursive_deny
+from app.permissions.bash_proven import is_version_query
 from app.permissions.context import PermissionContext
 from app.permissions.pathcheck import deny_below, deny_for
 from tools.shell import ShellAnalysis, SimpleCommand, allow_form, code_reason, strip_wrappers
-from tools.shell.commands import SHELLS, base_name, interpreter_family
+from tools.shell.commands import SHELLS, base_name, interpreter_family, is_dangerous_var
 from tools.shell.readonly import NO_PATH_ARGS
+from tools.shell.risk import list_read_risk
 
 _INTERPRETERS = frozenset(
     {"python", "perl", "ruby", "php", "node", "lua", "Rscript", "julia", "tclsh", "wish",
@@ -84,10 +86,15 @@ def runs_unseen_code(words: tuple[str, ...]) -> str:
     """Why this command runs code that is not on its command line, or ""."""
     if not words:
         return ""
+    name = base_name(words[0])
+    if name == "env":
+        # `env A=1 cmd`: the inner command is a reading the deny rules and the allowlist see
+        # (bash_proven); only what env itself sets can change what runs (`env PATH=./bin ls`).
+        bad = next((w for w in words[1:] if _env_sets_danger(w)), None)
+        return f"`env {bad}` changes what runs" if bad else ""
     why = code_reason(words)
     if why:
         return why
-    name = base_name(words[0])
     if name in SHELLS:
         return f"`{name}` runs a script whose content is not checked"
     if interpreter_family(name) in _INTERPRETERS:
@@ -100,6 +107,11 @@ def runs_unseen_code(words: tuple[str, ...]) -> str:
         if sub in subs or "" in subs:
             return f"`{name} {sub}`".rstrip("` ") + "` runs code from the project's files"
     return ""
+
+
+def _env_sets_danger(word: str) -> bool:
+    name, eq, _ = word.partition("=")
+    return bool(eq) and name.isidentifier() and is_dangerous_var(name)
 
 
 def changes_git(words: tuple[str, ...], part: SimpleCommand) -> str:
@@ -238,6 +250,8 @@ def bash_blind(analysis: ShellAnalysis) -> str:
     """With a Bash deny rule in bypassPermissions: why some part runs code no rule can see."""
     for part in _parts(analysis):
         words = _words(part)
+        if is_version_query(words):
+            continue
         why = runs_unseen_code(words) or renamed_command(words)
         if why:
             return f"{part.text.strip()[:80]}: {why}"
@@ -247,21 +261,42 @@ def bash_blind(analysis: ShellAnalysis) -> str:
     return ""
 
 
+_ENV_VALUE_OPTS = frozenset({"-u", "--unset", "-C", "--chdir", "-S", "--split-string"})
+
+
+def _unwrap_env(words: tuple[str, ...]) -> tuple[str, ...]:
+    """`env -i A=1 cat f` -> `cat f`: the program env runs is what reads (or `env` alone)."""
+    while words and base_name(words[0]) == "env":
+        i = 1
+        while i < len(words) and (words[i].startswith("-") or "=" in words[i]):
+            if words[i] == "--":
+                i += 1
+                break
+            i += 2 if words[i] in _ENV_VALUE_OPTS else 1
+        if i >= len(words):
+            return words
+        words = words[i:]
+    return words
+
+
 def read_blind(
     analysis: ShellAnalysis, pc: PermissionContext, cwds: list[str], expand: Expand
 ) -> str:
     """With a Read deny rule in bypassPermissions: why some part may read a denied file that
     no check can see (a path known only at run time, content printed under other names)."""
     for part in _parts(analysis):
-        words = _words(part)
+        words = _unwrap_env(_words(part))
         text = part.text.strip()[:80]
         if any(r.dynamic for r in part.redirects):
             return f"{text}: redirects a file named only at run time"
         name = base_name(words[0]) if words else ""
         if words and name not in NO_PATH_ARGS and (part.dynamic or part.has_substitution):
             return f"{text}: names a file only known at run time"
-        if not words:
+        if not words or is_version_query(words):
             continue
+        why = list_read_risk(words)
+        if why:
+            return f"{text}: {why}"
         code = interpreter_family(name) in _INTERPRETERS or code_reason(words)
         why = runs_unseen_code(words) if code else ""
         if why:

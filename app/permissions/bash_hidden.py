@@ -85,6 +85,14 @@ def _after_exec(name: str, words: tuple[str, ...]) -> list[str]:
     return out
 
 
+def _in_place_stripped(args: tuple[str, ...]) -> tuple[str, ...]:
+    """sed's arguments without `-i[SUFFIX]`/`--in-place[=SUFFIX]`/`-s`: editing in place writes
+    the named files but runs nothing, so the program alone decides whether sed runs a command."""
+    return tuple(
+        a for a in args if not (a.startswith(("-i", "--in-place")) or a in ("-s", "--separate"))
+    )
+
+
 def unknowable(analysis: ShellAnalysis) -> str:
     """Why some command this would run cannot be known before it runs, or ""."""
     if not analysis.analysable:
@@ -117,7 +125,7 @@ def _part_unknowable(part: SimpleCommand) -> str:
         return "`exec` with options runs a program under another name"
     if name in ("xargs", "find", "fd") and any("{}" in w for w in _after_exec(name, words)):
         return f"`{name}` runs a command whose name comes from its input"
-    if name == "sed" and not sed_is_plain(words[1:]):
+    if name == "sed" and not sed_is_plain(_in_place_stripped(words[1:])):
         return "its sed program can run the pattern space as a command"
     if name in NAME_EVALUATORS and option_risk(words):
         return "it evaluates an array subscript, which can run any command"

@@ -46,6 +46,9 @@ def _path_args(words: tuple[str, ...]) -> list[str]:
                 value = w[k:]
                 if len(value) > 1 or value == "~":
                     out.append(value)
+    # `curl -d @.env`, `gcc @args`, `-F 'f=@.env'`: a word naming a file the program reads.
+    out.extend(w.split("@", 1)[1] for w in list(out) if "@" in w and w.split("@", 1)[1])
+    out.extend(w[7:] for w in list(out) if w.lower().startswith("file://"))  # `curl file:///x`
     program = _program_operand(words)
     if program is not None and program in out:
         out.remove(program)  # `sed -n '/x/p' f`, `grep /usr f`: a pattern, not a path

@@ -192,3 +192,97 @@ RUNNERS = frozenset(
         "lldb", "perf", "time", "caffeinate", "doas", "sudo", "chroot", "watch",
     }
 )  # fmt: skip
+
+# Options whose value is a file holding the NAMES of files the program then reads (`-` or no
+# value: names read from input). What those files are is known only at run time, so under a
+# Read deny rule no check can see them: such a part is never auto-allowed (bypassPermissions
+# included). The file named by the option is itself a path read (see `_path_args`).
+LIST_FILE_OPTS: dict[str, tuple[str, ...]] = {
+    "sort": ("--files0-from",),
+    "wc": ("--files0-from",),
+    "du": ("--files0-from",),
+    "tar": ("-T", "--files-from"),
+    "gtar": ("-T", "--files-from"),
+    "bsdtar": ("-T", "--files-from"),
+    "rsync": ("--files-from",),
+    "xargs": ("-a", "--arg-file"),
+    "parallel": ("-a", "--arg-file"),
+    "file": ("-f", "--files-from"),
+    "find": ("-files0-from",),
+    "md5sum": ("-c", "--check"),
+    "sha1sum": ("-c", "--check"),
+    "sha224sum": ("-c", "--check"),
+    "sha256sum": ("-c", "--check"),
+    "sha384sum": ("-c", "--check"),
+    "sha512sum": ("-c", "--check"),
+    "b2sum": ("-c", "--check"),
+    "cksum": ("-c", "--check"),
+    "wget": ("-i", "--input-file"),
+    "7z": ("-i@", "-x@"),
+    "git": ("--pathspec-from-file",),
+}
+# Programs that read the names of the files they read from standard input, in the forms given
+# (`zip -@ out.zip < list`, `find . | cpio -o`).
+STDIN_LIST_READERS: dict[str, tuple[str, ...]] = {
+    "zip": ("-@", "--names-stdin"),
+    "cpio": ("-o", "--create", "-p", "--pass-through"),
+    "pax": ("-w",),
+    "afio": ("-o",),
+}
+
+# bypassPermissions with a Bash deny rule: the deny rules can only hold for programs known to
+# start no other program. A part may run there only if every program it runs is in this set, or
+# is a wrapper whose inner command the analysis extracts and checks (MODELLED_WRAPPERS). Anything
+# else (an unknown program, anything that may exec its arguments: prlimit, setpriv, ld.so,
+# tmux, ssh-agent, run-parts, cmake -E env...) is refused there. Some of these run a program
+# when given an option: those options are in RUNS_WITH_OPTION (or CMD_VALUE_OPTS, whose value
+# the deny rules see), and make the part unprovable.
+RUNS_NOTHING_ELSE = frozenset(
+    {
+        # read-only set
+        "ls", "cat", "head", "tail", "wc", "diff", "cmp", "stat", "du", "df", "file", "tree",
+        "realpath", "readlink", "grep", "egrep", "fgrep", "rg", "nl", "od", "hexdump", "cut",
+        "tr", "column", "sha256sum", "sha1sum", "sha224sum", "sha384sum", "sha512sum", "md5sum",
+        "cksum", "b2sum", "strings", "comm", "fmt", "fold", "rev", "tac", "paste", "expand",
+        "unexpand", "look", "lsof", "ps", "free", "uptime", "jq", "sort", "uniq", "sed", "date",
+        "awk", "gawk", "mawk", "nawk", "echo", "printf", "pwd", "true", "false", "whoami", "id",
+        "uname", "hostname", "which", "type", "basename", "dirname", "seq", "sleep", "nproc",
+        "tty", "groups", "arch", "locale", "test", "[", "printenv", "getconf", "join", "shuf",
+        "tsort", "numfmt", "factor", "yes", "base64", "base32", "basenc", "xxd", "iconv",
+        "dircolors",
+        # file commands
+        "mkdir", "rmdir", "rm", "mv", "cp", "ln", "touch", "chmod", "chown", "chgrp", "tee",
+        "truncate", "mktemp", "split", "csplit", "dd", "shred", "sync", "unlink", "link",
+        "gzip", "gunzip", "zcat", "bzip2", "bunzip2", "bzcat", "xz", "unxz", "xzcat", "zstd",
+        "unzstd", "lz4", "unzip", "zip", "tar",
+        # shell builtins that start nothing
+        "cd", "pushd", "popd", "dirs", "export", "unset", "set", "read", "local", "declare",
+        "typeset", "readonly", "shift", "exit", "return", "wait", "jobs", "kill", "umask",
+        "ulimit", "times", "getopts", "let", ":", "break", "continue", "history", "help",
+        "disown", "caller",
+        # network clients that only transfer
+        "curl",
+        # linters and formatters that load no plugin code
+        "ruff", "black", "isort", "gofmt", "rustfmt", "shellcheck",
+        # no shell escape (unlike dc and some bc: `!` runs a command)
+        "expr", "cal",
+    }
+)  # fmt: skip
+# Wrappers whose inner command commands.deny_forms extracts (so the deny rules and this check
+# see it): the wrapper itself starts only that command.
+MODELLED_WRAPPERS = frozenset(
+    {"timeout", "nice", "nohup", "stdbuf", "command", "time", "xargs", "find", "fd", "git", "env"}
+)
+# Options with which a program of RUNS_NOTHING_ELSE does start another program.
+RUNS_WITH_OPTION: dict[str, tuple[str, ...]] = {
+    "awk": ("-f", "--file", "-i", "--include", "-l", "--load", "-E", "--exec"),
+    "gawk": ("-f", "--file", "-i", "--include", "-l", "--load", "-E", "--exec"),
+    "tar": ("--to-command", "--use-compress-program", "-I", "--checkpoint-action",
+            "--info-script", "-F", "--new-volume-script", "--rsh-command", "--rmt-command"),
+    "zip": ("-TT", "--unzip-command"),
+    "rg": ("--pre", "--hostname-bin"),
+    "sort": ("--compress-program",),
+    "curl": ("-K", "--config", "--engine"),
+}  # fmt: skip
+# A program given only one of these arguments prints its version or help and starts nothing.
+VERSION_QUERIES = frozenset({"--version", "-V", "--help", "-h"})

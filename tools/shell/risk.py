@@ -18,7 +18,9 @@ from tools.shell.optiondata import (
     GIT_SAFE_GLOBAL,
     GIT_SHORT_RISK,
     JQ_UNSAFE,
+    LIST_FILE_OPTS,
     NAME_EVALUATORS,
+    STDIN_LIST_READERS,
 )
 
 # Long options that are themselves prefixes of a bad option (getopt would not read them as an
@@ -76,6 +78,33 @@ def option_risk(words: tuple[str, ...]) -> str:
         hit = next((a for a in _options(args) if opt_is(a, bad)), None)
         if hit is not None:
             return f"`{name} {hit}` can run a program or write a file"
+    return ""
+
+
+def list_read_risk(words: tuple[str, ...]) -> str:
+    """Why this command reads files whose names it takes from a file or its input (`tar -T
+    list`, `sort --files0-from=-`, `zip -@ < list`), so that no check sees which, or ""."""
+    if not words:
+        return ""
+    name = base_name(words[0])
+    list_opts = LIST_FILE_OPTS.get(name, ())
+    stdin_forms = STDIN_LIST_READERS.get(name)
+    if not list_opts and stdin_forms is None:
+        return ""  # the common case, kept cheap: the decision bench runs this for every part
+    args = words[1:]
+    opts = _options(args)
+    if name in ("tar", "gtar", "bsdtar") and args and args[0][:1].isalpha():
+        opts.append("-" + args[0])  # old-style bundled options: `tar cfT - list`
+    hit = next((a for a in opts if opt_is(a, list_opts)), None)
+    if hit is None and list_opts:
+        glued = tuple(o for o in list_opts if o.endswith("@"))  # `7z a x.7z -i@list`
+        hit = next((a for a in opts if glued and a.startswith(glued)), None)
+    if hit is not None:
+        return f"`{name} {hit}` reads files named in a list nobody checked"
+    if stdin_forms is not None:
+        hit = next((a for a in opts if opt_is(a, stdin_forms)), None)
+        if hit is not None:
+            return f"`{name} {hit}` reads the names of files from its input"
     return ""
 
 

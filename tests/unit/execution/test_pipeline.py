@@ -187,18 +187,11 @@ async def test_deny_rule_blocks_and_records_denial(fake_tools, ctx):
     deps = PipelineDeps(fake_tools, decider=FixedDecider(DENY_RULE))
     out = await run(deps, ctx, tool_use("t1", "UnsafeSleep", ms=0))
     assert out.is_error and out.result_block["content"] == "Denied by rule X"
+    # As Claude Code: the input as the model sent it, not the parsed form with its defaults.
     assert out.permission_denial == {
         "tool_name": "UnsafeSleep",
         "tool_use_id": "t1",
-        "tool_input": {
-            "ms": 0.0,
-            "fail": False,
-            "progress": 0,
-            "modifier": False,
-            "crash": False,
-            "ignore_abort": False,
-            "path": "",
-        },
+        "tool_input": {"ms": 0},
     }
     assert not out.ran and fake_tools[1].calls == []
 

@@ -32,11 +32,16 @@ ATTACKS = [
 DODGES = ["x=rm; $x victim", "$'\\x72\\x6d' victim", "env -S'rm victim'", "{rm,victim}"]
 
 
-def _run(tmp: Path, commands: list[str], args: list[str]) -> subprocess.CompletedProcess[str]:
+def _run(
+    tmp: Path, commands: list[str], args: list[str], files: dict[str, bytes] | None = None
+) -> subprocess.CompletedProcess[str]:
     project = tmp / "proj"
     project.mkdir()
     subprocess.run(["git", "init", "-q"], cwd=project, check=True)
     (project / "victim").write_text("keep me\n")
+    for name, data in (files or {}).items():
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / name).write_bytes(data)
     script = tmp / "scenario.json"
     turns: list[dict[str, object]] = [
         {
@@ -90,3 +95,47 @@ def test_bypass_mode_keeps_a_bash_deny_rule(tmp_path: Path) -> None:
     )
     assert proc.returncode in (0, 1), proc.stderr
     assert (tmp_path / "proj" / "victim").read_text() == "keep me\n", proc.stdout[-2000:]
+
+
+# Round 3 of the black-box attack: programs that start a denied one, and file lists that name a
+# denied file. Each would leave a sentinel (W*: the denied touch ran; L*: the secret was copied).
+ROUND3 = [
+    "prlimit --nofile=1024 touch W1",
+    "setarch x86_64 touch W2",
+    "/lib64/ld-linux-x86-64.so.2 /usr/bin/touch W3",
+    "sort --files0-from=list0 > L1",
+    "tar -cf - -T list | tar -xOf - > L2",
+    "xargs -a list cat > L3",
+]
+
+
+BYPASS_ROUND3_ARGS = ["--permission-mode", "bypassPermissions", "--disallowedTools"]
+BYPASS_ROUND3_ARGS += ["Bash(touch:*)", "Read(./secrets/**)"]
+
+
+def test_bypass_round3_wrappers_and_file_lists(tmp_path: Path) -> None:
+    files = {"secrets/key.txt": b"LEAK-5ec7e7\n", "list0": b"secrets/key.txt\0",
+             "list": b"secrets/key.txt\n"}  # fmt: skip
+    commands = [*ROUND3, "mkdir made"]
+    proc = _run(
+        tmp_path,
+        commands,
+        BYPASS_ROUND3_ARGS,
+        files,
+    )
+    assert proc.returncode in (0, 1), proc.stderr
+    project = tmp_path / "proj"
+    made = sorted(p.name for p in project.iterdir() if p.name[:1] in "WL" and p.name[1:].isdigit())
+    assert made == [], (made, proc.stdout[-2000:])
+    assert (project / "made").is_dir(), proc.stdout[-2000:]  # bypass still runs the rest
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    # Deny-rule refusals are reported as Claude Code reports them: the input as the model sent it.
+    assert result["permission_denials"] == [
+        {"tool_name": "Bash", "tool_use_id": f"toolu_{i}", "tool_input": {"command": c}}
+        for i, c in enumerate(ROUND3)
+    ]
+    # Without the deny rules the same commands run (so this test can fail).
+    (tmp_path / "free").mkdir()
+    proc = _run(tmp_path / "free", commands, ["--permission-mode", "bypassPermissions"], files)
+    made = sorted(p.name for p in (tmp_path / "free" / "proj").iterdir() if p.name[:1] in "WL")
+    assert made == ["L1", "L2", "L3", "W1", "W2", "W3"], proc.stdout[-2000:]
