@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from types import SimpleNamespace
 
 from app.commands.loader import BUILTIN_COMMAND_NAMES, load_commands
 from tests.tui.conftest import SIZE, ScriptedSession, make_app
+
+
+def _infos(found):  # type: ignore[no-untyped-def]
+    """What Session.custom_commands gives the TUI (the session port), from a CommandSet."""
+    from app.engine.api import CommandInfo
+
+    return tuple(CommandInfo(c.name, c.help) for c in found.sorted())
 
 
 def _session_with_commands(app, tmp_path: Path) -> ScriptedSession:  # type: ignore[no-untyped-def]
@@ -15,7 +21,7 @@ def _session_with_commands(app, tmp_path: Path) -> ScriptedSession:  # type: ign
     (folder / "test.md").write_text("---\ndescription: Run the frontend tests\n---\nGo $0\n")
     session = ScriptedSession(app)
     found = load_commands(tmp_path / "proj", None, BUILTIN_COMMAND_NAMES, {"HOME": str(tmp_path)})
-    session.parts = SimpleNamespace(extra={"commands": found})  # type: ignore[attr-defined]
+    session.custom_commands = lambda: _infos(found)  # type: ignore[attr-defined]
     return session
 
 
@@ -90,7 +96,7 @@ async def test_skills_are_listed_completed_and_in_the_palette(tmp_path: Path) ->
     app = make_app()
     session = ScriptedSession(app)
     found = load_for_session(str(tmp_path / "proj"), env={"HOME": str(tmp_path)})
-    session.parts = SimpleNamespace(extra={"commands": found})  # type: ignore[attr-defined]
+    session.custom_commands = lambda: _infos(found)  # type: ignore[attr-defined]
     app.session = session
     async with app.run_test(size=SIZE) as pilot:
         app.add_custom_commands()
