@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -152,11 +153,21 @@ def build_session(
     except (MissingCredentials, ScenarioError) as exc:
         raise SetupError(str(exc)) from None
 
+    from app.commands.loader import load_for_session
+    from app.skills.catalog import SkillCatalog
+
+    commands = load_for_session(str(project), env=environ)
+    skills = SkillCatalog(commands.skills)
+    skills_text = commands.skills.listing()
     base = get_all_base_tools()
     if adapt_tool is not None:
         base = [adapt_tool(t) for t in base]
     builtins = get_tools(decider, base_tools=base, simple=True if opts.bare else None)
     builtins = [*_narrow_tools(builtins, opts.tools, warnings), *opts.extra_tools]
+    if not skills_text:  # no skill the model may invoke: no Skill tool to offer
+        builtins = [t for t in builtins if t.name != "Skill"]
+    elif not any(t.name == "Skill" for t in builtins):
+        skills_text = ""  # simple mode, --tools or a deny rule took the tool: no listing of it
     pool = assemble_tool_pool(builtins, (), decider)
     # MCP servers connect after the session exists (Session.start_mcp), so a slow one never
     # delays the first frame or, in the TUI, the first prompt.
@@ -192,13 +203,16 @@ def build_session(
         session_id=session_id,
         session_dir=str(state_dir(env) / "sessions" / session_id),
         permissions=decider.view(),
-        options=tool_options(environ),
+        options=replace(tool_options(environ), extra={"skills": skills}),
     )
     intro = opts.intro if opts.intro is not None else INTRO
-    system = build_system(start, project_root=project, config_dir=config_dir(env), intro=intro)
-    from app.commands.loader import load_for_session
-
-    commands = load_for_session(str(project), env=environ)
+    system = build_system(
+        start,
+        project_root=project,
+        config_dir=config_dir(env),
+        intro=intro,
+        skills_text=skills_text,
+    )
     from app.memory.files import load_memory
     from app.memory.nested import NestedMemory
 
@@ -254,8 +268,13 @@ def build_session(
         project_dir=str(project),
         commands=commands,
         nested_memory=NestedMemory(start, loaded_memory),
+        skills=skills,
         rebuild_system=lambda: build_system(
-            start, project_root=project, config_dir=config_dir(env), intro=intro
+            start,
+            project_root=project,
+            config_dir=config_dir(env),
+            intro=intro,
+            skills_text=skills_text,
         ),
         include_partial_messages=opts.include_partial_messages,
         fallback_model=opts.fallback_model,

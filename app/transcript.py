@@ -14,14 +14,14 @@ from __future__ import annotations
 import json
 import os
 import re
-import time
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from app import jsonlimits
+from app import __version__, jsonlimits
 from app.config.paths import state_dir
 from app.session_lock import SessionLock
 from app.transcript_repair import (
@@ -88,12 +88,79 @@ def _whole_record(tail: bytes) -> bool:
         return False
 
 
+# `toolUseResult` beside a tool_result repeats the tool's data; past this it is left out.
+MAX_TOOL_USE_RESULT_CHARS = 100_000
+
+
+def iso_now() -> str:
+    """Claude Code's timestamp: UTC, milliseconds, `Z` (`2026-12-01T12:29:42.992Z`)."""
+    now = datetime.now(UTC)
+    return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
+
+
+def git_branch(folder: str | Path) -> str:
+    """The checked-out branch as `.git/HEAD` names it ("" outside git or detached), read
+    without running git: the transcript's `gitBranch`."""
+    for parent in (Path(folder), *Path(folder).parents):
+        head = parent / ".git" / "HEAD"
+        try:
+            text = head.read_text(encoding="utf-8", errors="replace").strip()
+        except OSError:
+            if (parent / ".git").exists():
+                return ""  # a worktree's `.git` file, or unreadable: no branch claimed
+            continue
+        prefix = "ref: refs/heads/"
+        return text[len(prefix) :] if text.startswith(prefix) else ""
+    return ""
+
+
+def tool_use_result(outcome: Any) -> Any:
+    """A tool call's `toolUseResult`, as Claude Code writes it beside the tool_result: the
+    tool's data (Bash in its hook shape, `{stdout, stderr, interrupted, ...}`), or
+    `Error: TEXT` for a call that failed or was refused."""
+    from pydantic_core import to_jsonable_python
+
+    block = getattr(outcome, "result_block", {})
+    if getattr(outcome, "is_error", False):
+        content = block.get("content", "")
+        if isinstance(content, list):
+            content = "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
+        return f"Error: {content}"
+    data = getattr(outcome, "data", None)
+    shape = getattr(data, "hook_response", None)
+    if callable(shape):
+        try:
+            data = shape()
+        except Exception:  # a broken shape costs the line nothing but this field's shape
+            pass
+    value = to_jsonable_python(data, fallback=str)
+    size = len(json.dumps(value, ensure_ascii=False))
+    if size <= MAX_TOOL_USE_RESULT_CHARS:
+        return value
+    # A large output (a spilled Bash log, an image) is already in the tool_result, budgeted:
+    # the line must not carry it twice, unbudgeted.
+    content = block.get("content", "")
+    if isinstance(content, str) and len(content) <= MAX_TOOL_USE_RESULT_CHARS:
+        return content
+    return f"[{size} characters, not repeated here: see the tool_result]"
+
+
 class TranscriptWriter:
-    """Appends lines to one session's file, durably. Message lines carry a `uuid` and the
-    `parentUuid` of the line before, so a reader can find duplicates and restore the order."""
+    """Appends lines to one session's file, durably, in Claude Code's shape: each message a
+    `user` or `assistant` line with `uuid`, the `parentUuid` of the line before, `sessionId`,
+    `timestamp`, `cwd`, `version`, `gitBranch`, `isSidechain` and `userType`, so Claude Code's
+    readers (and Stop hooks that `select(.type=="assistant")`) read it, and a reader can find
+    duplicates and restore the order."""
 
     def __init__(
-        self, path: Path, last_uuid: str | None = None, lock: SessionLock | None = None
+        self,
+        path: Path,
+        last_uuid: str | None = None,
+        lock: SessionLock | None = None,
+        *,
+        cwd: str = "",
+        git_branch: str = "",
+        is_sidechain: bool = False,
     ) -> None:
         self.path = path
         self.last_uuid = last_uuid
@@ -103,6 +170,10 @@ class TranscriptWriter:
         # transcript (a full disk) must not end as a success, even if a later write got through.
         self.lost = 0
         self.first_loss: str | None = None
+        self.cwd = cwd or os.getcwd()
+        self.git_branch = git_branch
+        self.is_sidechain = is_sidechain
+        self._last_assistant: str | None = None
         self._fh: Any = None
 
     def _open(self) -> Any:
@@ -150,25 +221,89 @@ class TranscriptWriter:
         except OSError:
             pass  # the next load's truncate_torn_tail removes it
 
-    def append_message(self, session_id: str, message: Mapping[str, Any]) -> bool:
-        line_uuid = str(uuid.uuid4())
-        kept = self.append(
-            {
-                "type": "message",
-                "session_id": session_id,
-                "uuid": line_uuid,
-                "parentUuid": self.last_uuid,
-                "timestamp": time.time(),
-                "message": dict(message),
-            }
-        )
+    def _chained(self, session_id: str, kind: str, fields: Mapping[str, Any]) -> dict[str, Any]:
+        """A line in Claude Code's shape, chained after the last one (its uuid not yet kept)."""
+        return {
+            "parentUuid": self.last_uuid,
+            "isSidechain": self.is_sidechain,
+            "type": kind,
+            **fields,
+            "uuid": str(uuid.uuid4()),
+            "timestamp": iso_now(),
+            "userType": "external",
+            "cwd": self.cwd,
+            "sessionId": session_id,
+            "version": __version__,
+            "gitBranch": self.git_branch,
+        }
+
+    def _append_chained(self, record: dict[str, Any]) -> bool:
+        kept = self.append(record)
         if kept:
-            self.last_uuid = line_uuid
+            self.last_uuid = record["uuid"]
+            if record["type"] == "assistant":
+                self._last_assistant = record["uuid"]
         return kept
+
+    def append_message(
+        self,
+        session_id: str,
+        message: Mapping[str, Any],
+        tool_use_result: Any = None,
+        **extra: Any,
+    ) -> bool:
+        """One message as a `user` or `assistant` line. A user message of tool results carries
+        `toolUseResult` (a list, in tool_use order, when the message holds several results)
+        and the uuid of the assistant line it answers."""
+        fields: dict[str, Any] = {"message": dict(message), **extra}
+        if tool_use_result is not None:
+            fields["toolUseResult"] = tool_use_result
+            if self._last_assistant is not None:
+                fields["sourceToolAssistantUUID"] = self._last_assistant
+        role = message.get("role")
+        kind = role if role in ("user", "assistant") else "user"
+        return self._append_chained(self._chained(session_id, kind, fields))
+
+    def append_system(self, session_id: str, subtype: str, content: str, **extra: Any) -> bool:
+        """A `system` line (the session's start, /clear), chained like the messages."""
+        fields = {"subtype": subtype, "content": content, "isMeta": False, "level": "info"}
+        return self._append_chained(self._chained(session_id, "system", {**fields, **extra}))
 
     def append_clear(self, session_id: str) -> bool:
         """/clear: the file keeps what was said, and loading starts again after this line."""
-        return self.append({"type": "clear", "session_id": session_id, "timestamp": time.time()})
+        return self.append_system(session_id, "clear", "Conversation cleared")
+
+    def append_compaction(
+        self,
+        session_id: str,
+        messages: list[dict[str, Any]],
+        metadata: Mapping[str, Any],
+        summary: str = "",
+    ) -> bool:
+        """A compaction as Claude Code 2.1 writes one (measured): a `system` `compact_boundary`
+        line that starts a new chain (`parentUuid` null, `logicalParentUuid` the line before),
+        then the compacted conversation as message lines (the first marked
+        `isCompactSummary`), then a `summary` line. Loading resumes from the boundary."""
+        boundary = self._chained(
+            session_id,
+            "system",
+            {
+                "logicalParentUuid": self.last_uuid,
+                "subtype": "compact_boundary",
+                "content": "Conversation compacted",
+                "isMeta": False,
+                "level": "info",
+                "compactMetadata": dict(metadata),
+            },
+        )
+        boundary["parentUuid"] = None
+        if not self._append_chained(boundary):
+            return False
+        for i, message in enumerate(messages):
+            marks = {"isCompactSummary": True} if i == 0 else {}
+            if not self.append_message(session_id, message, **marks):
+                return False
+        return self.append({"type": "summary", "summary": summary, "leafUuid": self.last_uuid})
 
     def close(self) -> None:
         if self._fh is not None:

@@ -6,9 +6,11 @@ gives up on a whole line when part of it can be kept, and never crashes on one: 
 is a warning naming the line. The repair then makes the conversation one the API accepts, keeping
 every real prompt and tool result it can place.
 
-Lines may be lathe's (`{"type": "message", "message": {...}}`) or Claude Code's (`{"type":
-"user"|"assistant", "uuid", "parentUuid", "message": {...}}`): every rule is keyed on what a line
-has (a uuid, a parentUuid, tool_use ids), never on one shape.
+Lines may be in Claude Code's shape (`{"type": "user"|"assistant", "uuid", "parentUuid",
+"message": {...}}`, `system` lines for the session's start, /clear and `compact_boundary`), which
+lathe writes and Claude Code writes, or in lathe's older one (`{"type": "message", ...}`,
+`session`, `clear`, `compact` lines): every rule is keyed on what a line has (a uuid, a
+parentUuid, tool_use ids), never on one shape.
 """
 
 from __future__ import annotations
@@ -189,6 +191,7 @@ def conversation_of(records: list[dict[str, Any]], where: str) -> Conversation:
     uuids: set[str] = set()
     tool_ids: set[Any] = set()
     last_uuid: str | None = None
+    boundary: tuple[int, list[dict[str, Any]], str] | None = None  # the last compaction's
     for record in records:
         at = f"{where}:{record.pop('_line', '?')}"
         kind = record.get("type")
@@ -199,15 +202,25 @@ def conversation_of(records: list[dict[str, Any]], where: str) -> Conversation:
                 continue
             uuids.add(uuid)
             last_uuid = uuid
-        if kind == "session":
+        subtype = record.get("subtype") if kind == "system" else None
+        if kind == "session" or subtype == "session_start":
             meta.update(record)
-        elif kind == "clear":
+            if "sessionId" in record:
+                meta.setdefault("session_id", record["sessionId"])
+        elif kind == "clear" or subtype == "clear":
             messages = []  # /clear: the model forgot everything before this line, so must a resume
             earlier = []
+            boundary = None
         elif kind == "compact" and isinstance(record.get("messages"), list):
-            # A compaction: the conversation goes on from the summary this line holds.
+            # lathe's older compaction line: the conversation goes on from the summary it holds.
             earlier.extend(messages)
             messages = [m for m in record["messages"] if valid_message(m)]
+            boundary = None
+        elif subtype == "compact_boundary":
+            # Claude Code's (and lathe's) compaction: the lines after it are the conversation.
+            boundary = (len(earlier), list(messages), at)
+            earlier.extend(messages)
+            messages = []
         elif kind in MESSAGE_TYPES and "message" in record:
             found = record.get("message")
             if not valid_message(found):
@@ -220,6 +233,12 @@ def conversation_of(records: list[dict[str, Any]], where: str) -> Conversation:
                 warnings.append(f"{at}: a repeat of an assistant message already read; skipped")
                 continue
             messages.append(message)
+    if boundary is not None and not messages:
+        # A crash between the boundary and the summary after it: go on from before it, which
+        # the next request compacts again, rather than from nothing.
+        cut, messages, at = boundary
+        earlier = earlier[:cut]
+        warnings.append(f"{at}: a compaction with no summary after it; resumed from before it")
     return Conversation(messages, meta, warnings, last_uuid, earlier)
 
 

@@ -65,6 +65,8 @@ class ToolResult:
     data: Any
     is_error: bool = False
     context_modifier: Callable[[ToolContext], ToolContext] | None = None
+    # Blocks that follow the tool_result in the same user message (a skill's instructions).
+    extra_content: tuple[Mapping[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)

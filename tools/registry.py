@@ -35,6 +35,7 @@ _BASE_TOOLS: tuple[tuple[str, str], ...] = (
     ("tools.ask_user_question", "AskUserQuestionTool"),
     ("tools.exit_plan_mode", "ExitPlanModeTool"),
     ("tools.web_search", "WebSearchTool"),
+    ("tools.skill", "SkillTool"),
 )
 
 SIMPLE_MODE_TOOLS = frozenset({"Bash", "Read", "Edit"})

@@ -14,9 +14,16 @@ import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from app.memory.files import claude_user_dir
-from app.memory.frontmatter import FrontmatterError, as_list, as_text, split_frontmatter
+from app.memory.frontmatter import (
+    FrontmatterError,
+    FrontValue,
+    as_list,
+    as_text,
+    split_frontmatter,
+)
 
 MAX_COMMAND_BYTES = 256_000
 # lathe's own slash commands (the TUI's list, app/tui/commands.py; a test keeps them equal):
@@ -50,27 +57,38 @@ class CustomCommand:
     argument_hint: str = ""
     allowed_tools: tuple[str, ...] = ()
     model: str = ""
+    # A skill typed as `/name` (app/skills/loader.py): its body is preceded by its folder.
+    base_dir: str = ""
 
     @property
     def help(self) -> str:
-        desc = self.description or _first_line(self.body) or "custom command"
+        desc = self.description or first_line(self.body) or "custom command"
         hint = f" {self.argument_hint}" if self.argument_hint else ""
-        return f"{desc}{hint} ({self.source})"
+        kind = f"skill, {self.source}" if self.base_dir else self.source
+        return f"{desc}{hint} ({kind})"
 
 
 @dataclass
 class CommandSet:
     commands: dict[str, CustomCommand] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    skills: Any = None  # the session's SkillSet (app/skills/loader.py), when loaded
 
     def get(self, name: str) -> CustomCommand | None:
-        return self.commands.get(name)
+        found = self.commands.get(name)
+        if found is None and self.skills is not None:
+            # A skill's frontmatter name reaches its `/folder-name` command, as in Claude Code.
+            skill = self.skills.get(name)
+            found = self.commands.get(skill.name) if skill is not None else None
+            if found is not None and not found.base_dir:
+                found = None  # a custom command took that name; the alias does not reach it
+        return found
 
     def sorted(self) -> list[CustomCommand]:
         return [self.commands[k] for k in sorted(self.commands)]
 
 
-def _first_line(body: str) -> str:
+def first_line(body: str) -> str:
     for line in body.splitlines():
         line = line.strip().lstrip("#").strip()
         if line:
@@ -79,22 +97,37 @@ def _first_line(body: str) -> str:
 
 
 def command_folders(
-    project_root: Path, config_dir: Path | None, env: Mapping[str, str] | None = None
+    project_root: Path,
+    config_dir: Path | None,
+    env: Mapping[str, str] | None = None,
+    kind: str = "commands",
 ) -> list[tuple[Path, str]]:
-    folders = [(claude_user_dir(env) / "commands", "user")]
+    """The folders of `kind` ("commands", or "skills" for app/skills), lowest precedence first."""
+    folders = [(claude_user_dir(env) / kind, "user")]
     if config_dir is not None:
-        folders.append((config_dir / "commands", "user"))
-    folders.append((project_root / ".claude" / "commands", "project"))
-    folders.append((project_root / ".lathe" / "commands", "project"))
+        folders.append((config_dir / kind, "user"))
+    folders.append((project_root / ".claude" / kind, "project"))
+    folders.append((project_root / ".lathe" / kind, "project"))
     return folders
+
+
+def read_markdown(path: Path) -> tuple[dict[str, FrontValue], str]:
+    """A command or skill file's frontmatter and body; raises FrontmatterError or OSError."""
+    if path.stat().st_size > MAX_COMMAND_BYTES:
+        raise FrontmatterError(f"larger than {MAX_COMMAND_BYTES} bytes")
+    return split_frontmatter(path.read_text(encoding="utf-8", errors="replace"))
 
 
 def parse_command(path: Path, name: str, source: str) -> CustomCommand:
     """One command file; raises FrontmatterError or OSError with the reason it is unusable."""
-    if path.stat().st_size > MAX_COMMAND_BYTES:
-        raise FrontmatterError(f"larger than {MAX_COMMAND_BYTES} bytes")
-    text = path.read_text(encoding="utf-8", errors="replace")
-    fields, body = split_frontmatter(text)
+    fields, body = read_markdown(path)
+    return command_from(fields, body, path, name, source)
+
+
+def command_from(
+    fields: Mapping[str, FrontValue], body: str, path: Path, name: str, source: str
+) -> CustomCommand:
+    """The frontmatter keys commands and skills share, read the same way for both."""
     return CustomCommand(
         name=name,
         path=path,
@@ -146,6 +179,10 @@ def load_for_session(
     env: Mapping[str, str] | None = None,
 ) -> CommandSet:
     from app.config.paths import config_dir
+    from app.skills.loader import add_skill_commands, load_skills
 
     e = os.environ if env is None else env
-    return load_commands(Path(project_root), config_dir(e), builtins, e)
+    commands = load_commands(Path(project_root), config_dir(e), builtins, e)
+    commands.skills = load_skills(Path(project_root), config_dir(e), e)
+    add_skill_commands(commands, builtins)
+    return commands

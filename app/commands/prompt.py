@@ -67,6 +67,18 @@ async def _run_bang(command: str, session: Any) -> str:
     return text
 
 
+async def run_bang_lines(body: str, session: Any) -> str:
+    """Each `!`cmd`` of a command's or skill's body replaced by what running it gave."""
+    parts: list[str] = []
+    last = 0
+    for match in _BANG.finditer(body):
+        parts.append(body[last : match.start()])
+        parts.append(await _run_bang(match.group(1), session))
+        last = match.end()
+    parts.append(body[last:])
+    return "".join(parts)
+
+
 async def expand_prompt(prompt: str, session: Any, commands: CommandSet | None) -> ExpandedPrompt:
     cwd = Path(session.context.cwd)
     hit = match_command(prompt.strip(), commands)
@@ -77,15 +89,10 @@ async def expand_prompt(prompt: str, session: Any, commands: CommandSet | None) 
         )
     command, args = hit
     body = substitute(command.body, args)
+    if command.base_dir:  # a skill: Claude Code names its folder, so its files can be found
+        body = f"Base directory for this skill: {command.base_dir}\n\n{body}"
     expanded = ExpandedPrompt([], command, command.allowed_tools, command.model)
-    parts: list[str] = []
-    last = 0
-    for match in _BANG.finditer(body):
-        parts.append(body[last : match.start()])
-        parts.append(await _run_bang(match.group(1), session))
-        last = match.end()
-    parts.append(body[last:])
-    text = "".join(parts)
+    text = await run_bang_lines(body, session)
     header = (
         f"<command-message>{command.name}</command-message>\n"
         f"<command-name>/{command.name}</command-name>\n"

@@ -1,4 +1,5 @@
-"""A custom command's turn: its `allowed-tools` as allow rules and its `model`, then undone.
+"""A custom command's or skill's turn: its `allowed-tools` as allow rules and its `model`, then
+undone.
 
 Rules are added to the decider's context (a project command's only when the folder is trusted,
 as the project's own allow rules are) with the source "command" and removed when the turn
@@ -9,14 +10,26 @@ does not parse is skipped with a notice; it never widens anything.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from pathlib import Path
+from typing import Any, Protocol
 
-from app.commands.loader import CustomCommand
+
+class Scoped(Protocol):
+    """A custom command or a skill: what its scope reads."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def path(self) -> Path: ...
+    @property
+    def source(self) -> str: ...
+    @property
+    def allowed_tools(self) -> tuple[str, ...]: ...
+    @property
+    def model(self) -> str: ...
 
 
-def enter_command_scope(
-    command: CustomCommand, session: Any, notices: list[str]
-) -> Callable[[], None]:
+def enter_command_scope(command: Scoped, session: Any, notices: list[str]) -> Callable[[], None]:
     from app.config.rules import Rule, RuleError, parse_rule
 
     decider = session.parts.rules

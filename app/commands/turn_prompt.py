@@ -1,4 +1,5 @@
-"""The glue between a typed prompt and a turn: expand it, scope a command's rules and model."""
+"""The glue between a typed prompt and a turn: expand it, scope a command's (or a skill's) rules
+and model to the turn."""
 
 from __future__ import annotations
 
@@ -21,11 +22,16 @@ async def run_expanded_turn(
     hit = match_command(prompt.strip(), commands)
     notices: list[str] = []
     leave = enter_command_scope(hit[0], session, notices) if hit else None
+    skills = session.parts.skills
+    if skills is not None:  # a Skill call during this turn scopes its rules to the turn
+        skills.begin_turn(session)
     try:
         expanded = await expand_prompt(prompt, session, commands)
         for text in [*notices, *expanded.notices]:
             session.emit(Notice(text, "warning"))
         return await run_turn(session, prompt, abort, expanded.content)
     finally:
+        if skills is not None:
+            skills.end_turn()
         if leave is not None:
             leave()

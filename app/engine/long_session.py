@@ -117,17 +117,14 @@ def replace_messages(
         session.parts.system = rebuild()
     transcript = session.parts.transcript
     if transcript is not None:
-        transcript.append(
-            {
-                "type": "compact",
-                "session_id": session.session_id,
-                "timestamp": time.time(),
-                "trigger": record.get("trigger"),
-                "tokens_before": record.get("tokens"),
-                "summary": record.get("summary"),
-                "messages": messages,
-            }
-        )
+        metadata = {"trigger": record.get("trigger"), "preTokens": record.get("tokens")}
+        summary = record.get("summary")
+        if not transcript.append_compaction(
+            session.session_id, messages, metadata, summary if isinstance(summary, str) else ""
+        ):
+            session.emit(
+                Notice(f"{transcript.failure}; a resume would miss this compaction", "warning")
+            )
 
 
 class TurnGuard:

@@ -8,7 +8,7 @@ the headless printer) pass a sink that receives every EngineEvent and call `run_
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from app.mcp.manager import McpManager
     from app.memory.nested import NestedMemory
     from app.permissions import RuleDecider
+    from app.skills.catalog import SkillCatalog
     from tools.decisions import PermissionDecision
 
 # A system prompt or a message: the API's JSON, block by block.
@@ -72,6 +73,8 @@ class SessionParts:
     settings: Settings | None = None
     project_dir: str = ""
     commands: CommandSet | None = None
+    # The skills the Skill tool loads; a turn hands it the session so a skill's rules last the turn.
+    skills: SkillCatalog | None = None
     nested_memory: NestedMemory | None = None
     # Compaction rebuilds the system prompt, re-reading the memory files from disk.
     rebuild_system: Callable[[], list[Json]] | None = None
@@ -286,12 +289,16 @@ class Session:
 
         self.emit(AppEvent(payload))
 
-    def append(self, message: Mapping[str, Any]) -> None:
-        """Add a message to the conversation and to the transcript, durably."""
+    def append(self, message: Mapping[str, Any], results: Sequence[Any] = ()) -> None:
+        """Add a message to the conversation and to the transcript, durably. `results` are the
+        tool calls (CallOutcome) a message of tool results answers: the transcript line carries
+        their data as Claude Code's `toolUseResult`."""
         record = dict(message)
         self.messages.append(record)
         writer = self.parts.transcript
-        if writer is not None and not writer.append_message(self.session_id, record):
+        if writer is not None and not writer.append_message(
+            self.session_id, record, _tool_use_result(results)
+        ):
             # The conversation goes on in memory; the user must know a resume would miss this.
             self.emit(Notice(f"{writer.failure}; this message is not saved", level="warning"))
 
@@ -466,3 +473,12 @@ class Session:
             await self.parts.mcp.close()
         if self.parts.transcript is not None:
             self.parts.transcript.close()
+
+
+def _tool_use_result(results: Sequence[Any]) -> Any:
+    from app.transcript import tool_use_result
+
+    if not results:
+        return None
+    shapes = [tool_use_result(r) for r in results]
+    return shapes[0] if len(shapes) == 1 else shapes

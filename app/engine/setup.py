@@ -8,7 +8,6 @@ a part (a malformed rule, a broken user settings file) are returned as warnings.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -24,6 +23,7 @@ from app.transcript import (
     TranscriptWriter,
     find_latest,
     find_session,
+    git_branch,
     load_transcript,
     new_session_id,
     project_transcripts_dir,
@@ -89,7 +89,7 @@ def open_transcript(
     opts: EngineOptions, project: Path, state: Path, start: Path, model: str
 ) -> OpenedTranscript:
     """The session's transcript: the one --continue/--resume names (locked, its torn tail cut,
-    loaded), or a new one with its `session` line."""
+    loaded), or a new one with its `session_start` line."""
     warnings: list[str] = []
     if opts.continue_session or opts.resume:
         path = (
@@ -118,7 +118,13 @@ def open_transcript(
             )
         warnings.extend(resumed.warnings)
         if not opts.fork_session:
-            writer = TranscriptWriter(path, last_uuid=resumed.last_uuid, lock=lock)
+            writer = TranscriptWriter(
+                path,
+                last_uuid=resumed.last_uuid,
+                lock=lock,
+                cwd=str(start),
+                git_branch=git_branch(start),
+            )
             return OpenedTranscript(resumed.session_id, writer, resumed, warnings)
         # --fork-session: the conversation goes on under a new id, in a new transcript holding
         # it; the old session is left as it was (and unlocked: we never write it).
@@ -135,15 +141,10 @@ def open_transcript(
     writer = TranscriptWriter(
         project_transcripts_dir(project) / f"{session_id}.jsonl",
         lock=_lock_session(state, session_id),
+        cwd=str(start),
+        git_branch=git_branch(start),
     )
-    writer.append(
-        {
-            "type": "session",
-            "session_id": session_id,
-            "cwd": str(start),
-            "project": str(project),
-            "model": model,
-            "started": time.time(),
-        }
+    writer.append_system(
+        session_id, "session_start", "lathe session started", project=str(project), model=model
     )
     return OpenedTranscript(session_id, writer, None, warnings)

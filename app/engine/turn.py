@@ -146,7 +146,7 @@ async def run_turn(
                 if queued:
                     session.emit(QueuedPromptsDelivered(tuple(queued)))
             results_message = {"role": "user", "content": user_content}
-            session.append(results_message)
+            session.append(results_message, response.results)
             session.emit(ToolResultsMessage(results_message))
         if response.error is not None and not response.interrupted:
             # Tools of a response that broke for good still had their results recorded above.

@@ -266,6 +266,7 @@ class _Call:
             outcome.context_modifier = result.context_modifier
             return outcome
         data = result.data
+        self.extra.extend(dict(block) for block in result.extra_content)
         post: list[PostToolHookItem]
         if tool.is_mcp:
             # MCP: hooks first, they may rewrite the external server's output; then record.

@@ -1,7 +1,8 @@
 """The `---` frontmatter of command, rule and memory files: the small YAML subset they use.
 
 Supported: `key: value` (quotes stripped; `[a, b]` stays text until read as a list, since
-`argument-hint: [file] [mode]` is text), and `key:` followed by `- item` lines.
+`argument-hint: [file] [mode]` is text), `key:` followed by `- item` lines, and `key:` followed
+by indented `sub: value` lines (a nested mapping, skipped: no caller reads one).
 Anything else between the fences is an error the caller reports as a notice; no PyYAML, because
 these files only ever use flat keys and lists.
 """
@@ -42,17 +43,26 @@ def split_frontmatter(text: str) -> tuple[dict[str, FrontValue], str]:
     if end is None:
         raise FrontmatterError("the frontmatter opened with --- is never closed")
     fields: dict[str, FrontValue] = {}
+    nested: set[str] = set()
     key: str | None = None
     for number, raw in enumerate(lines[1:end], start=2):
         line = raw.rstrip()
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         stripped = line.strip()
+        if key in nested and line[0].isspace():
+            continue  # deeper inside a nested mapping
         if stripped.startswith("- ") or stripped == "-":
             current = fields.get(key) if key else None
             if key is None or not isinstance(current, list):
                 raise FrontmatterError(f"line {number}: a list item outside a list: {stripped!r}")
             current.append(_scalar(stripped[1:]))
+            continue
+        if line[0].isspace() and key is not None and fields.get(key) == [] and _KEY.match(stripped):
+            # A nested mapping (a skill's `metadata:`): no flat key reads it, so it is kept out
+            # of the fields rather than refused.
+            nested.add(key)
+            fields.pop(key, None)
             continue
         if line[0].isspace() and key is not None and isinstance(fields.get(key), str):
             fields[key] = f"{fields[key]} {stripped}".strip()  # a folded continuation line

@@ -65,6 +65,7 @@ def build_system(
     config_dir: Path | None = None,
     intro: str = INTRO,
     today: _dt.date | None = None,
+    skills_text: str = "",
 ) -> list[dict[str, Any]]:
     """System prompt blocks; the last one carries the system breakpoint."""
     blocks: list[dict[str, Any]] = [
@@ -77,6 +78,10 @@ def build_system(
     memories = load_memory(cwd, root, config_dir).files
     if memories:
         blocks.append({"type": "text", "text": memory_block_text(memories)})
+    if skills_text:
+        # Claude Code 2.1 sends the skill listing as a system turn at the conversation's start
+        # (measured); the Messages API has no such turn, so it goes here, cached like memory.
+        blocks.append({"type": "text", "text": skills_text})
     blocks[-1]["cache_control"] = dict(EPHEMERAL)
     return blocks
 

@@ -64,11 +64,12 @@ class SlashCommands(AppBase):
     # -- custom commands (.claude/commands; app/commands/loader.py) ------------------------------
     def add_custom_commands(self) -> None:
         """Offer the session's custom commands in `/` completion and the palette."""
-        extra = getattr(getattr(self.session, "parts", None), "extra", None)
-        found = extra.get("commands") if isinstance(extra, dict) else None
-        if found is None:
+        # Through the session port (the parts' `extra` dict it once read is gone): custom
+        # commands and skills alike.
+        listing = getattr(self.session, "custom_commands", None)
+        if not callable(listing):
             return
-        self.custom_commands = [SlashCommand(c.name, c.help) for c in found.sorted()]
+        self.custom_commands = [SlashCommand(c.name, c.help) for c in listing()]
         builtin = [c for c in self.main.prompt.commands if c.name in {b.name for b in COMMANDS}]
         self.main.prompt.commands = builtin + self.custom_commands
 

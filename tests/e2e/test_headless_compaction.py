@@ -144,9 +144,9 @@ def test_todo_list_survives_a_compaction_in_a_later_process(repo: Path) -> None:
     path = find_latest(repo)
     assert path is not None
     records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    compact = [r for r in records if r.get("type") == "compact"]
-    assert compact, "no compaction recorded"
-    kept = json.dumps(compact[-1]["messages"])
+    at = max(i for i, r in enumerate(records) if r.get("subtype") == "compact_boundary")
+    assert records[at + 1].get("isCompactSummary"), "no compaction recorded"
+    kept = json.dumps([r["message"] for r in records[at + 1 :] if "message" in r])
     assert "The todo list (TodoWrite)" in kept
     assert "TODO_PENDING_ALPHA" in kept and "TODO_INPROG_BETA" in kept
 

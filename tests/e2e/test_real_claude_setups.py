@@ -159,8 +159,8 @@ def test_thopter_last_message_reads_the_transcript_a_stop_hook_gets(
     fake_api, project: Path
 ) -> None:
     """telepath-computer/thopter-swarm's Stop helper reads the transcript for the last
-    `type: "assistant"` line. Stop's `last_assistant_message` carries the text either way; the
-    transcript lines reach the helper only in Claude Code's shape (another piece of issue 15)."""
+    `type: "assistant"` line: lathe's transcript lines are in Claude Code's shape, so it finds
+    the answer there as well as in Stop's `last_assistant_message`."""
     script = SETUPS / "telepath-computer-thopter-swarm" / "thopter-last-message.mjs"
     command = (
         'input=$(cat); t=$(echo "$input" | jq -r .transcript_path); '
@@ -176,6 +176,5 @@ def test_thopter_last_message_reads_the_transcript_a_stop_hook_gets(
     assert proc.returncode == 0, proc.stderr
     assert (project / "from_input.txt").read_text().strip() == "the final answer"
     lines = [json.loads(x) for x in (project / "transcript.jsonl").read_text().splitlines()]
-    in_claude_shape = any(line.get("type") == "assistant" for line in lines)
-    got = (project / "from_transcript.txt").read_text()
-    assert got == ("the final answer" if in_claude_shape else "")
+    assert [line["type"] for line in lines] == ["system", "user", "assistant"]
+    assert (project / "from_transcript.txt").read_text() == "the final answer"

@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from types import SimpleNamespace
 
 from app.commands.loader import BUILTIN_COMMAND_NAMES, load_commands
 from tests.tui.conftest import SIZE, ScriptedSession, make_app
+
+
+def _infos(found):  # type: ignore[no-untyped-def]
+    """What Session.custom_commands gives the TUI (the session port), from a CommandSet."""
+    from app.engine.api import CommandInfo
+
+    return tuple(CommandInfo(c.name, c.help) for c in found.sorted())
 
 
 def _session_with_commands(app, tmp_path: Path) -> ScriptedSession:  # type: ignore[no-untyped-def]
@@ -15,7 +21,7 @@ def _session_with_commands(app, tmp_path: Path) -> ScriptedSession:  # type: ign
     (folder / "test.md").write_text("---\ndescription: Run the frontend tests\n---\nGo $0\n")
     session = ScriptedSession(app)
     found = load_commands(tmp_path / "proj", None, BUILTIN_COMMAND_NAMES, {"HOME": str(tmp_path)})
-    session.parts = SimpleNamespace(extra={"commands": found})  # type: ignore[attr-defined]
+    session.custom_commands = lambda: _infos(found)  # type: ignore[attr-defined]
     return session
 
 
@@ -76,3 +82,32 @@ async def test_at_path_completion_in_the_prompt(tmp_path: Path) -> None:
         assert app.main.prompt.text == 'and @"a b.txt" '
         app.main.prompt.load_text("mail me@example")  # not at a word start: no completion
         assert app.main.prompt.completions() == []
+
+
+async def test_skills_are_listed_completed_and_in_the_palette(tmp_path: Path) -> None:
+    """A skill (.claude/skills/NAME/SKILL.md) is `/NAME` like a command, marked as a skill."""
+    from app.commands.loader import load_for_session
+
+    folder = tmp_path / "proj" / ".claude" / "skills" / "release-notes"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(
+        "---\nname: release-notes\ndescription: Draft the release notes\n---\nDraft them.\n"
+    )
+    app = make_app()
+    session = ScriptedSession(app)
+    found = load_for_session(str(tmp_path / "proj"), env={"HOME": str(tmp_path)})
+    session.custom_commands = lambda: _infos(found)  # type: ignore[attr-defined]
+    app.session = session
+    async with app.run_test(size=SIZE) as pilot:
+        app.add_custom_commands()
+        await pilot.press(*"/rele")
+        await pilot.pause()
+        hint = str(app.main.hint.render())
+        assert "/release-notes" in hint and "Draft the release notes (skill, project)" in hint
+        await pilot.press("tab")
+        assert app.main.prompt.text == "/release-notes "
+        await pilot.press(*"v2", "enter")
+        await pilot.pause()
+        assert session.prompts == ["/release-notes v2"]
+        palette = [c.title for c in app.get_system_commands(app.screen)]
+        assert "/release-notes" in palette

@@ -26,6 +26,7 @@ FROZEN_ORDER = [
     "AskUserQuestion",
     "ExitPlanMode",
     "WebSearch",
+    "Skill",
 ]
 
 

@@ -257,7 +257,7 @@ async def test_resume_transcript_ending_with_tool_use(fake_api, repo, monkeypatc
     for line in lines:
         keep.append(line)
         record = json.loads(line)
-        if record.get("type") == "message" and record["message"]["role"] == "assistant":
+        if record.get("type") == "assistant":
             break
     path.write_text("\n".join(keep) + "\n")
     assert load_transcript(path).repaired == 1

@@ -80,8 +80,16 @@ async def test_long_session_compacts_and_completes(fake_api, repo, monkeypatch):
     # The transcript keeps everything and records each boundary; loading resumes compacted.
     path = session.parts.transcript.path
     records = [json.loads(line) for line in path.read_text().splitlines()]
-    assert sum(r["type"] == "compact" for r in records) == len(compactions)
-    assert sum(r["type"] == "message" for r in records) > 100
+    boundaries = [r for r in records if r.get("subtype") == "compact_boundary"]
+    assert len(boundaries) == len(compactions)
+    # Claude Code's shape: a boundary starts a new chain and names the line before it.
+    assert all(b["parentUuid"] is None and b["logicalParentUuid"] for b in boundaries)
+    assert all(b["compactMetadata"]["trigger"] == "auto" for b in boundaries)
+    summaries = [r for r in records if r.get("isCompactSummary")]
+    assert len(summaries) == len(compactions)
+    assert all(first_text(r["message"]).startswith(SUMMARY_INTRO) for r in summaries)
+    assert sum(r["type"] == "summary" for r in records) == len(compactions)
+    assert sum(r["type"] in ("user", "assistant") for r in records) > 100
     loaded = load_transcript(path)
     assert first_text(loaded.messages[0]).startswith(SUMMARY_INTRO)
     assert len(loaded.earlier) > len(loaded.messages)
@@ -104,7 +112,8 @@ async def test_resume_continues_from_the_compacted_state(fake_api, repo, monkeyp
     assert result.result_text == "resumed fine"
     sent = fake_api.bodies()[-1]["messages"]
     assert first_text(sent[0]).startswith(SUMMARY_INTRO)
-    records = session.parts.transcript.path.read_text().count('"type":"message"')
+    text = session.parts.transcript.path.read_text()
+    records = text.count('"type":"user"') + text.count('"type":"assistant"')
     assert len(sent) < records // 2
 
 

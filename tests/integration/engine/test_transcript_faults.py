@@ -115,7 +115,7 @@ def _index(records: list[dict[str, Any]], role: str, needle: str) -> int:
     return next(
         i
         for i, r in enumerate(records)
-        if r.get("type") == "message"
+        if r.get("type") in ("user", "assistant")
         and r["message"]["role"] == role
         and needle in json.dumps(r["message"])
     )
@@ -126,7 +126,7 @@ async def test_duplicated_assistant_line_and_result_line(fake_api, repo, monkeyp
     records = _records(path)
     a = _index(records, "assistant", '"t2"')
     # The same message written twice, with a new timestamp (and, from an old writer, no uuid).
-    again = {**records[a], "timestamp": records[a]["timestamp"] + 1}
+    again = {**records[a], "timestamp": "2099-01-01T00:00:00.000Z"}
     again.pop("uuid")
     records[a + 1 : a + 1] = [again, records[a + 1]]
     _write(path, records)
@@ -173,17 +173,19 @@ async def test_out_of_order_lines_without_and_with_parent_links(fake_api, repo, 
     assert REPAIRED_RESULT not in texts(body) and all(p in texts(body) for p in prompts)
 
 
-async def test_claude_code_shaped_lines_are_read_and_repaired(fake_api, repo, monkeypatch):
+async def test_older_lathe_lines_are_read_and_repaired(fake_api, repo, monkeypatch):
+    """Transcripts written before lathe took Claude Code's shape (`type: message`, a `session`
+    line, float timestamps) still load, damaged ones included."""
     path, prompts = await _real_transcript(fake_api, repo, monkeypatch)
     records = _records(path)
-    shaped = [records[0]] + [
+    assert records[0]["type"] == "system" and records[0]["subtype"] == "session_start"
+    shaped = [{"type": "session", "session_id": records[0]["sessionId"], "cwd": str(repo)}] + [
         {
-            "type": r["message"]["role"],
+            "type": "message",
+            "session_id": r["sessionId"],
             "uuid": r["uuid"],
             "parentUuid": r["parentUuid"],
-            "sessionId": r["session_id"],
-            "timestamp": "2026-01-01T00:00:00Z",
-            "cwd": str(repo),
+            "timestamp": 1767225600.5,
             "message": r["message"],
         }
         for r in records[1:]

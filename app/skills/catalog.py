@@ -1,0 +1,65 @@
+"""The session's skills as the Skill tool sees them (tools/skill.py's SkillCatalog).
+
+Invoking a skill substitutes its arguments as a custom command's are (app/commands/arguments.py)
+and enters its scope (app/commands/scope.py): `allowed-tools` become allow rules and `model` the
+model, until the user's turn ends (`end_turn`, called by app/commands/turn_prompt.py), as Claude
+Code keeps a skill's permissions for the rest of the turn. The scope needs the session, which the
+turn hands over (`begin_turn`); outside a turn a skill loads without its scope and without
+running its `!` lines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from app.commands.arguments import substitute
+from app.commands.scope import enter_command_scope
+from app.skills.loader import Skill, SkillSet
+
+
+def skill_text(skill: Skill, body: str) -> str:
+    """What the model follows: the folder (so it can read the skill's files), then `body` (the
+    skill's body, its arguments substituted and its `!` lines run)."""
+    return f"Base directory for this skill: {skill.base_dir}\n\n{body}"
+
+
+class SkillCatalog:
+    def __init__(self, skills: SkillSet) -> None:
+        self.skills = skills
+        self._session: Any = None
+        self._leave: list[Callable[[], None]] = []
+
+    def lookup(self, name: str) -> Skill | None:
+        return self.skills.get(name)
+
+    async def invoke(self, name: str, args: str) -> str:
+        skill = self.skills.get(name)
+        if skill is None:
+            raise KeyError(name)
+        body = substitute(skill.body, args)
+        session = self._session
+        if session is None:
+            return skill_text(skill, body)
+        if skill.allowed_tools or skill.model:
+            from app.engine.events import Notice
+
+            notices: list[str] = []
+            self._leave.append(enter_command_scope(skill, session, notices))
+            for text in notices:
+                session.emit(Notice(text.replace(f"/{skill.name}:", f"skill {name}:"), "warning"))
+        # `!`cmd`` lines run as they do for `/name` (Claude Code runs them for the tool too,
+        # measured), after the scope is entered: the skill's own allowed-tools cover them.
+        from app.commands.prompt import run_bang_lines
+
+        return skill_text(skill, await run_bang_lines(body, session))
+
+    def begin_turn(self, session: Any) -> None:
+        self._session = session
+
+    def end_turn(self) -> None:
+        """Undo every skill scope this turn entered, newest first."""
+        leave, self._leave = self._leave, []
+        for undo in reversed(leave):
+            undo()
+        self._session = None

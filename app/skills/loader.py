@@ -1,0 +1,171 @@
+"""Finding skills: folders holding a `SKILL.md`, as Claude Code 2.1 reads them (measured).
+
+Folders, lowest precedence first (a later one replaces an earlier skill of the same name, as
+custom commands do): `~/.claude/skills` (or `$CLAUDE_CONFIG_DIR/skills`),
+`$LATHE_CONFIG_DIR/skills`, `<project>/.claude/skills`, `<project>/.lathe/skills`. A skill is
+named by its folder (`skills/pdf/SKILL.md` is `pdf`); a frontmatter `name` that differs is shown
+beside it (`folder (name)`) and also reaches it. Frontmatter read: `description` (else the first
+line of the body), `allowed-tools`, `model`, `argument-hint`, `disable-model-invocation` (not
+offered to the model, the Skill tool refuses it, `/name` still works), `user-invocable: false`
+(no `/name`). A SKILL.md whose frontmatter does not parse is skipped with a notice naming the file
+and line: Claude Code would use it without its frontmatter, which could drop a
+`disable-model-invocation` the author meant; skipping fails closed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from app.commands.loader import (
+    CommandSet,
+    CustomCommand,
+    command_folders,
+    command_from,
+    first_line,
+    read_markdown,
+)
+from app.memory.frontmatter import FrontmatterError, as_text
+
+# Each description is cut here in the listing: the Agent Skills spec caps a description at 1024
+# characters, and the listing is sent with every request.
+MAX_DESCRIPTION = 1024
+LISTING_HEADER = "The following skills are available for use with the Skill tool:"
+_NAME = re.compile(r"^[\w.-]+$")
+
+
+@dataclass(frozen=True)
+class Skill:
+    name: str  # the folder's name
+    path: Path  # its SKILL.md
+    source: str  # "user" or "project"
+    body: str
+    description: str = ""
+    display_name: str = ""  # the frontmatter `name`, when it differs from the folder's
+    argument_hint: str = ""
+    allowed_tools: tuple[str, ...] = ()
+    model: str = ""
+    model_invocable: bool = True
+    user_invocable: bool = True
+
+    @property
+    def base_dir(self) -> Path:
+        return self.path.parent
+
+    def listing_line(self) -> str:
+        shown = f"{self.name} ({self.display_name})" if self.display_name else self.name
+        desc = self.description or first_line(self.body) or "skill"
+        if len(desc) > MAX_DESCRIPTION:
+            desc = desc[: MAX_DESCRIPTION - 1] + "…"
+        return f"- {shown}: {desc}"
+
+    def as_command(self) -> CustomCommand:
+        return CustomCommand(
+            name=self.name,
+            path=self.path,
+            source=self.source,
+            body=self.body,
+            description=self.description,
+            argument_hint=self.argument_hint,
+            allowed_tools=self.allowed_tools,
+            model=self.model,
+            base_dir=str(self.base_dir),
+        )
+
+
+@dataclass
+class SkillSet:
+    skills: dict[str, Skill] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+    def get(self, name: str) -> Skill | None:
+        found = self.skills.get(name.strip().lstrip("/"))
+        if found is not None:
+            return found
+        # The frontmatter name reaches the skill too, as in Claude Code.
+        return next((s for s in self.skills.values() if s.display_name == name), None)
+
+    def sorted(self) -> list[Skill]:
+        return [self.skills[k] for k in sorted(self.skills)]
+
+    def listing(self) -> str:
+        """The text offered to the model (empty when no skill may be invoked by it)."""
+        lines = [s.listing_line() for s in self.sorted() if s.model_invocable]
+        return f"{LISTING_HEADER}\n\n" + "\n".join(lines) if lines else ""
+
+
+def _flag(value: object, default: bool) -> bool:
+    text = as_text(value if isinstance(value, str | list) else None).strip().lower()
+    if text in ("true", "yes", "on", "1"):
+        return True
+    if text in ("false", "no", "off", "0"):
+        return False
+    return default
+
+
+def parse_skill(path: Path, name: str, source: str) -> Skill:
+    """One SKILL.md; raises FrontmatterError or OSError with the reason it is unusable."""
+    fields, body = read_markdown(path)
+    shared = command_from(fields, body, path, name, source)
+    shown = as_text(fields.get("name")).strip()
+    return Skill(
+        name=name,
+        path=path,
+        source=source,
+        body=body,
+        description=shared.description,
+        display_name=shown if shown and shown != name else "",
+        argument_hint=shared.argument_hint,
+        allowed_tools=shared.allowed_tools,
+        model=shared.model,
+        model_invocable=not _flag(fields.get("disable-model-invocation"), False),
+        user_invocable=_flag(fields.get("user-invocable"), True),
+    )
+
+
+def load_skills(
+    project_root: Path, config_dir: Path | None, env: Mapping[str, str] | None = None
+) -> SkillSet:
+    out = SkillSet()
+    for folder, source in command_folders(project_root, config_dir, env, "skills"):
+        try:
+            found = sorted(folder.glob("*/SKILL.md")) if folder.is_dir() else []
+        except OSError as exc:
+            out.problems.append(f"skills folder {folder} unreadable: {exc}")
+            continue
+        for path in found:
+            name = path.parent.name
+            if not _NAME.match(name):
+                out.problems.append(f"skill {path} skipped: {name!r} is not a skill name")
+                continue
+            try:
+                out.skills[name] = parse_skill(path, name, source)
+            except (OSError, FrontmatterError) as exc:
+                out.problems.append(f"skill {path} skipped: {exc}")
+    return out
+
+
+def add_skill_commands(commands: CommandSet, builtins: Collection[str] = ()) -> None:
+    """Each skill a user may invoke becomes `/name` too, unless a command has that name."""
+    skills = commands.skills
+    if not isinstance(skills, SkillSet):
+        return
+    commands.problems.extend(skills.problems)
+    for skill in skills.sorted():
+        if not skill.user_invocable:
+            continue
+        if skill.name in builtins:
+            commands.problems.append(
+                f"skill /{skill.name} ({skill.path}) is not a slash command: "
+                f"/{skill.name} is a built-in command"
+            )
+            continue
+        if skill.name in commands.commands:
+            commands.problems.append(
+                f"skill /{skill.name} ({skill.path}) is not a slash command: the custom command "
+                f"{commands.commands[skill.name].path} has that name"
+            )
+            continue
+        commands.commands[skill.name] = skill.as_command()

@@ -1,0 +1,132 @@
+"""Skill: load a skill's instructions into the turn, as Claude Code 2.1 does (measured).
+
+The result is `Launching skill: NAME`, followed in the same user message by a text block with
+`Base directory for this skill: DIR` and the skill's body (arguments substituted), so the model
+can find the skill's own files. The skills come from the session's catalog
+(`context.options.extra["skills"]`, app/skills/catalog.py), which also applies the skill's
+`allowed-tools` as rules and its `model` for the rest of the turn. A skill without
+`allowed-tools` runs without asking; one with them asks (allow it with `Skill(name)`), as in
+Claude Code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Protocol
+
+from pydantic import Field
+
+from tools.base import (
+    CanUseTool,
+    ProgressCallback,
+    Tool,
+    ToolContext,
+    ToolError,
+    ToolInput,
+    ToolResult,
+)
+from tools.decisions import DecisionReason, PermissionDecision, ValidationResult
+
+
+class SkillEntry(Protocol):
+    @property
+    def name(self) -> str: ...
+    @property
+    def base_dir(self) -> Path: ...
+    @property
+    def allowed_tools(self) -> tuple[str, ...]: ...
+    @property
+    def model_invocable(self) -> bool: ...
+
+
+class SkillCatalog(Protocol):
+    def lookup(self, name: str) -> SkillEntry | None: ...
+
+    async def invoke(self, name: str, args: str) -> str:
+        """The text the model follows; enters the skill's scope for the rest of the turn."""
+        ...
+
+
+class SkillInput(ToolInput):
+    skill: str = Field(
+        description="The name of a skill from the available-skills list. Do not guess names."
+    )
+    args: str | None = Field(default=None, description="Optional arguments for the skill")
+
+
+def _catalog(context: ToolContext) -> SkillCatalog | None:
+    found = context.options.extra.get("skills")
+    return found if found is not None and hasattr(found, "lookup") else None
+
+
+def _name(input: SkillInput) -> str:
+    return input.skill.strip().lstrip("/")
+
+
+def refused_text(name: str) -> str:
+    return (
+        f"Skill {name} cannot be used with Skill tool due to disable-model-invocation. Ask the "
+        f"user to run /{name} themselves — it cannot be invoked via the Skill tool. Do not "
+        "replicate this skill's workflow by other means — it is reserved for explicit user "
+        "invocation."
+    )
+
+
+class SkillTool(Tool[SkillInput]):
+    name = "Skill"
+    search_hint = "load a skill's instructions (a SKILL.md folder) into the turn"
+    input_model = SkillInput
+
+    def summary(self, input: SkillInput) -> str:
+        return _name(input) + (f" {input.args}" if input.args else "")
+
+    def permission_subject(self, input: SkillInput) -> str | None:
+        return _name(input)  # `Skill(name)` rules match the skill's name
+
+    async def validate_input(self, input: SkillInput, context: ToolContext) -> ValidationResult:
+        catalog = _catalog(context)
+        entry = catalog.lookup(_name(input)) if catalog is not None else None
+        if entry is None:
+            return ValidationResult.failure(f"Unknown skill: {_name(input)}", error_code=2)
+        if not entry.model_invocable:
+            return ValidationResult.failure(refused_text(entry.name), error_code=4)
+        return ValidationResult.success()
+
+    async def check_permissions(
+        self, input: SkillInput, context: ToolContext
+    ) -> PermissionDecision:
+        catalog = _catalog(context)
+        entry = catalog.lookup(_name(input)) if catalog is not None else None
+        if entry is not None and not entry.allowed_tools:
+            # Only instructions: nothing runs that the rules would not ask about anyway.
+            text = f"the skill {entry.name} has no allowed-tools, so it runs without asking"
+            return PermissionDecision.allow(DecisionReason("tool", text))
+        # allowed-tools widen what runs unasked: the rules (`Skill(name)`) or the user decide.
+        return PermissionDecision.passthrough(f"Execute skill: {_name(input)}")
+
+    def result_summary(self, data: Any) -> str:
+        return f"Loaded skill {data.get('commandName', '')}" if isinstance(data, dict) else ""
+
+    def to_result_content(self, data: Any) -> str:
+        if isinstance(data, dict):
+            return f"Launching skill: {data.get('commandName', '')}"
+        return str(data)
+
+    async def call(
+        self,
+        input: SkillInput,
+        context: ToolContext,
+        can_use_tool: CanUseTool,
+        parent_message: Mapping[str, Any],
+        on_progress: ProgressCallback,
+    ) -> ToolResult:
+        catalog = _catalog(context)
+        entry = catalog.lookup(_name(input)) if catalog is not None else None
+        if catalog is None or entry is None:
+            raise ToolError(f"Unknown skill: {_name(input)}")
+        text = await catalog.invoke(entry.name, input.args or "")
+        data: dict[str, Any] = {"success": True, "commandName": entry.name}
+        if entry.allowed_tools:
+            data["allowedTools"] = list(entry.allowed_tools)
+        return ToolResult(data=data, extra_content=({"type": "text", "text": text},))
