@@ -168,6 +168,15 @@ def build_session(
         builtins = [t for t in builtins if t.name != "Skill"]
     elif not any(t.name == "Skill" for t in builtins):
         skills_text = ""  # simple mode, --tools or a deny rule took the tool: no listing of it
+    from app.agents.loader import load_for_session as load_agents
+    from tools.agent import AgentTool
+
+    agents = load_agents(str(project), env=environ)
+    warnings.extend(agents.problems)
+    # The Agent tool's description lists the agent types this session knows.
+    builtins = [
+        t.with_agents(agents.summaries()) if isinstance(t, AgentTool) else t for t in builtins
+    ]
     pool = assemble_tool_pool(builtins, (), decider)
     # MCP servers connect after the session exists (Session.start_mcp), so a slow one never
     # delays the first frame or, in the TUI, the first prompt.
@@ -279,6 +288,10 @@ def build_session(
         include_partial_messages=opts.include_partial_messages,
         fallback_model=opts.fallback_model,
         request_extra=opts.request_extra,
+        agents=agents,
+        build_system=lambda intro: build_system(
+            start, project_root=project, config_dir=config_dir(env), intro=intro
+        ),
     )
     session = Session(parts, sink)
     if asking is not None:

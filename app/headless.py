@@ -31,6 +31,7 @@ from app.engine.api import (
     Retrying,
     SessionPort,
     SetupError,
+    SubagentMessage,
     ToolResultsMessage,
     TurnEnded,
 )
@@ -44,6 +45,10 @@ class _Printer:
         self.err = err
         self.session_id = ""
         self.gone = False
+        # A subagent starts when its Agent tool_use block completes, before the assistant
+        # message holding it is whole and printed: its lines wait for that message's line.
+        self._printed_tool_uses: set[str] = set()
+        self._held: list[SubagentMessage] = []
 
     def line(self, obj: dict[str, Any]) -> None:
         self.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n")
@@ -87,6 +92,13 @@ class _Printer:
             self.line(
                 {"type": "assistant", "message": dict(event.message), "session_id": self.session_id}
             )
+            for block in event.message.get("content", []):
+                if isinstance(block, dict) and block.get("type") == "tool_use":
+                    self._printed_tool_uses.add(str(block.get("id", "")))
+            self.flush_subagents(only_printed=True)
+        elif isinstance(event, SubagentMessage):
+            self._held.append(event)
+            self.flush_subagents(only_printed=True)
         elif isinstance(event, ToolResultsMessage):
             self.line(
                 {"type": "user", "message": dict(event.message), "session_id": self.session_id}
@@ -108,6 +120,27 @@ class _Printer:
             self.line(
                 {"type": "stream_event", "event": dict(event.event), "session_id": self.session_id}
             )
+
+    def flush_subagents(self, *, only_printed: bool = False) -> None:
+        """Print held subagent messages (those whose Agent call is printed, or all), in order:
+        each nested under the Agent call that started it (Claude Code's `parent_tool_use_id`,
+        with the agent's id beside it)."""
+        keep: list[SubagentMessage] = []
+        for event in self._held:
+            if only_printed and event.parent_tool_use_id not in self._printed_tool_uses:
+                keep.append(event)
+                continue
+            role = event.message.get("role")
+            self.line(
+                {
+                    "type": "assistant" if role == "assistant" else "user",
+                    "message": dict(event.message),
+                    "parent_tool_use_id": event.parent_tool_use_id,
+                    "agent_id": event.agent_id,
+                    "session_id": self.session_id,
+                }
+            )
+        self._held = keep
 
 
 @dataclass(frozen=True)
@@ -178,6 +211,7 @@ async def _main(opts: HeadlessRun, build: SessionBuilder, out: IO[str], err: IO[
     try:
         if signals.received is None:
             result = await _run(session, opts.prompt or "")
+            result = await _background_turns(session, result, printer, opts, signals, started)
         else:  # a signal while MCP servers started: the model is never asked
             result = TurnEnded(None, "", True, "interrupted", 0)
     finally:
@@ -188,6 +222,7 @@ async def _main(opts: HeadlessRun, build: SessionBuilder, out: IO[str], err: IO[
                 loop.remove_signal_handler(sig)
             except (NotImplementedError, RuntimeError):
                 pass
+    printer.flush_subagents()  # an Agent call whose message never completed (an interrupt)
     stopped = signals.received is not None
     lost = _transcript_loss(session)
     if lost is not None and not result.is_error:
@@ -243,6 +278,30 @@ async def _run(session: SessionPort, prompt: str) -> TurnEnded:
     if command == "/context":
         return TurnEnded(None, "\n".join(session.context_breakdown()), False, "success", 0)
     return await session.run_turn(prompt)
+
+
+async def _background_turns(
+    session: SessionPort,
+    result: TurnEnded,
+    printer: _Printer,
+    opts: HeadlessRun,
+    signals: ExitSignals,
+    started: float,
+) -> TurnEnded:
+    """Agents the model started in the background still run when its turn ends: wait for them,
+    and give each notification a turn of its own, as Claude Code's -p does (stream-json prints
+    a result line per turn; the exit status and the other formats follow the last turn)."""
+    while signals.received is None:
+        if session.pending_notifications:
+            if opts.output_format == "stream-json":
+                printer.flush_subagents()
+                printer.line(result_object(session, result, started))
+            result = await session.run_notification_turn()
+            continue
+        if not session.background_agents_running():
+            break
+        await session.wait_for_notification(0.25)
+    return result
 
 
 def result_object(

@@ -14,13 +14,16 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
-from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from tools.abort import AbortSignal
 from tools.decisions import PermissionDecision, ValidationResult
 from tools.interaction import UserInteraction
+
+if TYPE_CHECKING:
+    from tools.subagent import SubagentRunner
 
 InterruptBehavior = Literal["cancel", "block"]
 # Which family of permission rules judges a call: Bash's command rules, path rules for reading or
@@ -282,6 +285,9 @@ class ToolContext:
     emit: EventSink = _drop_event
     side_query: SideQuery | None = None
     web_search: WebSearcher | None = None
+    # Runs the Agent tool's child conversations; None inside a subagent (no nesting) and
+    # wherever no engine is behind the tools.
+    subagents: SubagentRunner | None = None
     abort: AbortSignal = field(default_factory=AbortSignal)
     tool_use_id: str = ""
     # Free-form state that context modifiers carry between calls (kept small and immutable).

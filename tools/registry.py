@@ -36,6 +36,7 @@ _BASE_TOOLS: tuple[tuple[str, str], ...] = (
     ("tools.exit_plan_mode", "ExitPlanModeTool"),
     ("tools.web_search", "WebSearchTool"),
     ("tools.skill", "SkillTool"),
+    ("tools.agent", "AgentTool"),
 )
 
 SIMPLE_MODE_TOOLS = frozenset({"Bash", "Read", "Edit"})

@@ -33,6 +33,7 @@ from app.engine.events import QueuedPromptsDelivered as QueuedPromptsDelivered
 from app.engine.events import RawStreamEvent as RawStreamEvent
 from app.engine.events import RequestStarted as RequestStarted
 from app.engine.events import Retrying as Retrying
+from app.engine.events import SubagentMessage as SubagentMessage
 from app.engine.events import TextDelta as TextDelta
 from app.engine.events import ThinkingDelta as ThinkingDelta
 from app.engine.events import ToolResultsMessage as ToolResultsMessage
@@ -172,3 +173,20 @@ class SessionPort(Protocol):
     def notify_idle(self, message: str) -> Awaitable[None]: ...
 
     def close(self, reason: str = "exit") -> Awaitable[None]: ...
+
+    # -- background agents (Agent with run_in_background) ------------------------------------------
+    @property
+    def pending_notifications(self) -> bool:
+        """A background agent ended and its notification waits for the model."""
+        ...
+
+    def background_agents_running(self) -> bool: ...
+
+    def wait_for_notification(self, timeout: float) -> Awaitable[None]:
+        """Until a notification is pending or `timeout` seconds pass."""
+        ...
+
+    def run_notification_turn(self) -> Awaitable[TurnEnded]:
+        """A turn whose prompt is the pending notifications (what `-p` does once the user's
+        turn ended with background agents running; the TUI sends them with the next prompt)."""
+        ...

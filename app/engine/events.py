@@ -171,6 +171,18 @@ class CompactionFailed:
     message: str
 
 
+@dataclass(frozen=True)
+class SubagentMessage:
+    """A message of a subagent's conversation (the Agent tool's child), for front ends that show
+    it nested under the Agent call: stream-json prints it with `parent_tool_use_id`. Never part
+    of the session's own conversation."""
+
+    parent_tool_use_id: str
+    agent_id: str
+    agent_type: str
+    message: Mapping[str, Any]
+
+
 EngineEvent = (
     TurnStarted
     | RequestStarted
@@ -193,6 +205,7 @@ EngineEvent = (
     | CompactionStarted
     | CompactionFinished
     | CompactionFailed
+    | SubagentMessage
 )
 
 # What the Session's emit takes: the events above and the executor's, which it turns into views.

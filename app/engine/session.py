@@ -27,6 +27,7 @@ from tools.registry import ToolPool
 from tools.todo_write import todos_from_history
 
 if TYPE_CHECKING:
+    from app.agents.loader import AgentSet
     from app.commands.loader import CommandSet
     from app.config.models import Settings
     from app.engine.api import CommandInfo, SessionStatus
@@ -82,6 +83,11 @@ class SessionParts:
     # --fallback-model (used once when the model is overloaded) and extra request parameters.
     fallback_model: str | None = None
     request_extra: Mapping[str, Any] = field(default_factory=dict)
+    # Subagents: the agent types the Agent tool may start (None: no Agent tool runner, as in a
+    # subagent's own session) and their system prompt (the agent's text in place of lathe's
+    # introduction, then the same environment and memory files).
+    agents: AgentSet | None = None
+    build_system: Callable[[str], list[Json]] | None = None
 
 
 class Session:
@@ -103,6 +109,11 @@ class Session:
             side_query=make_side_query(self),
             web_search=make_web_search(self),
         )
+        if parts.agents is not None and parts.pool.find("Agent") is not None:
+            # The Agent tool's runner; a subagent's own session gets none (no nesting).
+            from app.engine.subagents import SessionSubagents
+
+            self.context = replace(self.context, subagents=SessionSubagents(self, parts.agents))
         self.messages: list[dict[str, Any]] = list(parts.messages)
         resumed_todos = todos_from_history(self.messages)
         if resumed_todos:
@@ -125,6 +136,9 @@ class Session:
         self._pending_context: list[str] = []
         # Prompts sent while a turn runs, and the executor of the batch running now.
         self._queued_prompts: list[str] = []
+        # Results of background agents waiting for the model (app/engine/background_agents.py).
+        self._notifications: list[str] = []
+        self._notified = asyncio.Event()
         self.executor: StreamingToolExecutor | None = None
         self._started_hooks = False
         # Tool calls as the views front ends render (built from the executor's events).
@@ -396,6 +410,57 @@ class Session:
         if self.executor is not None:
             self.executor.interrupt_for_user_message()
         return True
+
+    # -- background agents --------------------------------------------------------------------
+
+    def deliver_notification(self, text: str, summary: str) -> None:
+        """A background agent ended: its notification goes to the model with the next request
+        of a running turn (after that batch's results), else with the next turn."""
+        self._notifications.append(text)
+        self.emit(Notice(summary))
+        self._notified.set()
+
+    def take_notifications(self) -> list[str]:
+        taken, self._notifications = self._notifications, []
+        return taken
+
+    @property
+    def pending_notifications(self) -> bool:
+        return bool(self._notifications)
+
+    def background_agents_running(self) -> bool:
+        return any(
+            getattr(t, "kind", "") == "agent" and t.status == "running"
+            for t in self.context.background.all()
+        )
+
+    async def wait_for_notification(self, timeout: float) -> None:  # noqa: ASYNC109
+        """Until a notification is pending or `timeout` seconds pass."""
+        if self._notifications:
+            return
+        self._notified.clear()
+        try:
+            await asyncio.wait_for(self._notified.wait(), timeout)
+        except TimeoutError:
+            pass
+
+    async def run_notification_turn(self) -> TurnEnded:
+        """A turn whose prompt is the pending notifications (headless, after the user's turn
+        ended with background agents still running, as Claude Code's -p goes on)."""
+        from app.engine.turn import run_turn
+
+        if self._turn_abort is not None:
+            raise RuntimeError("a turn is already running")
+        self._turn_abort = AbortController()
+        try:
+            blocks = [{"type": "text", "text": t} for t in self.take_notifications()]
+            result = await run_turn(
+                self, "(background agent notification)", self._turn_abort, blocks
+            )
+        finally:
+            self._turn_abort = None
+        self.last_result = result
+        return result
 
     def take_queued_prompts(self) -> list[str]:
         queued, self._queued_prompts = self._queued_prompts, []

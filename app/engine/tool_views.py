@@ -175,6 +175,7 @@ def question_for(prompt: PermissionPrompt, preview: ToolPreview | None) -> Permi
         preview=preview,
         destructive=_destructive(prompt.tool, prompt.input),
         interaction=prompt.interaction,
+        agent=prompt.agent,
     )
 
 

@@ -78,6 +78,8 @@ async def run_turn(
     started = time.perf_counter()
     session.emit(TurnStarted(prompt))
     content = list(content) if content else [{"type": "text", "text": prompt}]
+    # Background agents that ended since the last request (run_notification_turn took its own).
+    content.extend({"type": "text", "text": t} for t in session.take_notifications())
     for extra in session.take_pending_context():
         content.append({"type": "text", "text": f"<system-reminder>\n{extra}\n</system-reminder>"})
     hooks = session.parts.session_hooks
@@ -143,6 +145,9 @@ async def run_turn(
             elif response.error is None:
                 queued = session.take_queued_prompts()
                 user_content.extend({"type": "text", "text": q} for q in queued)
+                user_content.extend(
+                    {"type": "text", "text": t} for t in session.take_notifications()
+                )
                 if queued:
                     session.emit(QueuedPromptsDelivered(tuple(queued)))
             results_message = {"role": "user", "content": user_content}

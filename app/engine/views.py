@@ -116,6 +116,8 @@ class PermissionQuestion:
     preview: ToolPreview | None = None
     destructive: bool = False
     interaction: UserInteraction | None = None
+    # The subagent whose call this is ("Explore agent"); "" for the session's own calls.
+    agent: str = ""
 
     @property
     def reason_text(self) -> str:

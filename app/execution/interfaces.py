@@ -88,6 +88,8 @@ class PermissionPrompt:
     # disk), computed off the event loop before the question is asked; None: no preview.
     title: str = ""
     preview: ToolPreview | None = None
+    # The subagent whose call this is ("Explore agent"); "" for the session's own calls.
+    agent: str = ""
 
 
 class Prompter(Protocol):

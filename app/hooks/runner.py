@@ -8,6 +8,7 @@ translation layer; nothing here decides anything, and nothing a hook does can ra
 from __future__ import annotations
 
 import asyncio
+import copy
 import dataclasses
 import json
 import os
@@ -83,6 +84,22 @@ class CommandHookRunner:
         self.callback_runner: (
             Callable[[HookHandler, bytes, AbortSignal | None], Awaitable[RawHookRun]] | None
         ) = None
+        # Fields added to every event's stdin (a subagent's `agent_id` and `agent_type`).
+        self.extra_fields: dict[str, Any] = {}
+        # Set for a subagent's runner: (agent_id, agent_type, its transcript path).
+        self.subagent: tuple[str, str, str] | None = None
+
+    def for_agent(
+        self, agent_id: str, agent_type: str, transcript_path: str = ""
+    ) -> CommandHookRunner:
+        """The same hooks for a subagent's conversation, as Claude Code runs them: its tool
+        events' stdin names the agent (`agent_id`, `agent_type`), its end fires SubagentStop
+        instead of Stop, and its prompt (the parent model's, not the user's) no
+        UserPromptSubmit."""
+        child = copy.copy(self)
+        child.extra_fields = {**self.extra_fields, "agent_id": agent_id, "agent_type": agent_type}
+        child.subagent = (agent_id, agent_type, transcript_path)
+        return child
 
     def has_hooks(self, event: HookEvent) -> bool:
         return bool(self.config.for_event(event))
@@ -115,12 +132,24 @@ class CommandHookRunner:
     # --- the engine's events --------------------------------------------------------------------
 
     async def user_prompt_submit(self, prompt: str, context: Any = None) -> PromptHookResult:
+        if self.subagent is not None:
+            return PromptHookResult()
         outputs = await self._run("UserPromptSubmit", None, {"prompt": prompt}, context)
         return translate_user_prompt_submit(outputs)
 
     async def stop(
         self, stop_hook_active: bool, context: Any = None, last_assistant_message: str = ""
     ) -> StopHookResult:
+        if self.subagent is not None:
+            agent_id, agent_type, transcript_path = self.subagent
+            return await self.subagent_stop(
+                agent_id,
+                agent_type,
+                transcript_path,
+                last_assistant_message,
+                stop_hook_active,
+                context,
+            )
         fields = {
             "stop_hook_active": stop_hook_active,
             "last_assistant_message": last_assistant_message,
@@ -281,6 +310,7 @@ class CommandHookRunner:
             "cwd": str(getattr(context, "cwd", None) or self.cwd),
             "permission_mode": mode,
             "hook_event_name": event,
+            **self.extra_fields,
             **fields,
         }
         try:

@@ -20,6 +20,7 @@ from app.engine.api import (
     RawStreamEvent,
     RequestStarted,
     Retrying,
+    SubagentMessage,
     ToolResultsMessage,
     TurnEnded,
 )
@@ -48,6 +49,9 @@ class ProtocolPrinter:
         self.clock = ApiClock()
         self.interrupted_during_tools: bool | None = None
         self.report_state = os.environ.get(SESSION_STATE_ENV, "") not in ("", "0")
+        # A subagent's lines wait for the line holding its Agent call (see app/headless.py).
+        self._printed_tool_uses: set[str] = set()
+        self._held: list[SubagentMessage] = []
 
     def note(self, text: str) -> None:
         try:
@@ -80,6 +84,13 @@ class ProtocolPrinter:
             self.clock.request_ended()
             for line in assistant_lines(event.message, sid):
                 self.writer.line(line)
+            for block in event.message.get("content", []):
+                if isinstance(block, dict) and block.get("type") == "tool_use":
+                    self._printed_tool_uses.add(str(block.get("id", "")))
+            self.flush_subagents(only_printed=True)
+        elif isinstance(event, SubagentMessage):
+            self._held.append(event)
+            self.flush_subagents(only_printed=True)
         elif isinstance(event, ToolResultsMessage):
             self.writer.line(user_line(event.message, sid))
         elif isinstance(event, Interrupted):
@@ -97,6 +108,22 @@ class ProtocolPrinter:
             )
         elif isinstance(event, RawStreamEvent) and self.partial:
             self.writer.line(stream_event_line(event.event, sid))
+
+    def flush_subagents(self, *, only_printed: bool = False) -> None:
+        """A subagent's messages with `parent_tool_use_id` set to its Agent call's id, printed
+        once that call's line is out (or all of them, at the end of a turn)."""
+        keep: list[SubagentMessage] = []
+        for event in self._held:
+            if only_printed and event.parent_tool_use_id not in self._printed_tool_uses:
+                keep.append(event)
+                continue
+            parent = event.parent_tool_use_id
+            if event.message.get("role") == "assistant":
+                for line in assistant_lines(event.message, self.session_id, parent):
+                    self.writer.line(line)
+            else:
+                self.writer.line(user_line(event.message, self.session_id, parent))
+        self._held = keep
 
 
 class TurnMeter:

@@ -151,6 +151,8 @@ class EventRouter(AppBase):
 
     def _tool_call(self, event: ToolCallUpdated) -> None:
         view, screen = event.view, self.main
+        if view.parent_tool_use_id is not None:
+            return  # a subagent's call: its Agent call's row and block show it
         tool_use_id = view.tool_use_id
         match event.change:
             case "queued":

@@ -19,7 +19,7 @@ import socket
 import threading
 import time
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -84,6 +84,9 @@ class FakeAPI:
         # Leniencies for other clients (tests/fakeapi/compat.py); off unless asked for.
         self.accept_system_messages = accept_system_messages
         self.script_model = script_model
+        # Optional: answers a request by its content (None: the script's next turn). Subagents
+        # run side by side, so their requests come in no fixed order.
+        self.router: Callable[[Any], Turn | None] | None = None
         # False: a request offering the server-side web search tool gets the API's 400.
         self.web_search_supported = True
         self.stopping = threading.Event()
@@ -248,7 +251,8 @@ class _Handler(BaseHTTPRequestHandler):
         elif is_side_request(body, self.fake.script_model):
             turn = text_turn(self.fake.final_text)
         else:
-            turn = self.fake.next_turn()
+            routed = self.fake.router(body) if self.fake.router is not None else None
+            turn = routed if routed is not None else self.fake.next_turn()
         if turn.never_answer:
             self._hold()  # accepted, and not even a status line ever comes
             return

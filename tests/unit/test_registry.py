@@ -27,6 +27,7 @@ FROZEN_ORDER = [
     "ExitPlanMode",
     "WebSearch",
     "Skill",
+    "Agent",
 ]
 
 

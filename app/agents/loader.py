@@ -1,0 +1,134 @@
+"""Finding agent definitions: Markdown files with a frontmatter, as Claude Code reads them.
+
+    ---
+    name: code-reviewer
+    description: Reviews changes for bugs and missing tests.
+    tools: Read, Grep, Glob, Bash      # absent: every tool
+    model: sonnet                      # sonnet | opus | haiku | inherit | a model id
+    ---
+    You are a focused code reviewer...  (the body is the system prompt)
+
+Folders, lowest precedence first (a later definition replaces an earlier one of the same name):
+the built-ins, `~/.claude/agents` (or `$CLAUDE_CONFIG_DIR/agents`), `$LATHE_CONFIG_DIR/agents`,
+`<project>/.claude/agents`, `<project>/.lathe/agents`, each searched with its subfolders. A file
+with no frontmatter (a README) is not a definition and is passed over; one whose frontmatter does
+not parse, or lacks `name` or `description`, is skipped with a problem line naming it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from app.agents.definitions import BUILT_IN_AGENTS, AgentDefinition
+from app.memory.files import claude_user_dir
+from app.memory.frontmatter import FrontmatterError, as_list, as_text, split_frontmatter
+from tools.subagent import AgentSummary
+
+MAX_AGENT_BYTES = 256_000
+_NAME = re.compile(r"^[\w.:-]+$")
+
+
+@dataclass
+class AgentSet:
+    agents: dict[str, AgentDefinition] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+    def get(self, name: str) -> AgentDefinition | None:
+        found = self.agents.get(name)
+        if found is None:
+            # Claude Code matches agent types case-sensitively, but a model writing "explore"
+            # for "Explore" means it; only an unambiguous case-insensitive match is taken.
+            folded = [a for k, a in self.agents.items() if k.lower() == name.lower()]
+            found = folded[0] if len(folded) == 1 else None
+        return found
+
+    def all(self) -> list[AgentDefinition]:
+        return list(self.agents.values())
+
+    def summaries(self) -> tuple[AgentSummary, ...]:
+        """The agent types as the Agent tool's description lists them."""
+        return tuple(AgentSummary(a.name, a.description, a.tools_text()) for a in self.all())
+
+
+def agent_folders(
+    project_root: Path, config_dir: Path | None, env: Mapping[str, str] | None = None
+) -> list[tuple[Path, str]]:
+    folders = [(claude_user_dir(env) / "agents", "user")]
+    if config_dir is not None:
+        folders.append((config_dir / "agents", "user"))
+    folders.append((project_root / ".claude" / "agents", "project"))
+    folders.append((project_root / ".lathe" / "agents", "project"))
+    return folders
+
+
+def parse_agent(path: Path, source: str) -> AgentDefinition | None:
+    """One file; None when it has no frontmatter at all. Raises FrontmatterError or OSError
+    with the reason a definition is unusable."""
+    if path.stat().st_size > MAX_AGENT_BYTES:
+        raise FrontmatterError(f"larger than {MAX_AGENT_BYTES} bytes")
+    text = path.read_text(encoding="utf-8", errors="replace").replace("\r\n", "\n")
+    if not text.lstrip("\ufeff").startswith("---"):
+        return None
+    fields, body = split_frontmatter(text.lstrip("\ufeff"))
+    name = as_text(fields.get("name")).strip()
+    description = as_text(fields.get("description")).strip()
+    if not name:
+        raise FrontmatterError("no `name` in its frontmatter")
+    if not _NAME.match(name):
+        raise FrontmatterError(f"{name!r} is not an agent name")
+    if not description:
+        raise FrontmatterError("no `description` in its frontmatter")
+    tools = _tool_list(fields, "tools")
+    model = as_text(fields.get("model")).strip() or None
+    return AgentDefinition(
+        name=name,
+        # Some published agents write their examples with `\n` escapes on one line.
+        description=description.replace("\\n", "\n"),
+        system_prompt=body.strip(),
+        tools=None if tools is None or tools == ["*"] else tuple(tools),
+        disallowed=tuple(_tool_list(fields, "disallowedTools") or ()),
+        model=model,
+        source=source,
+        path=str(path),
+    )
+
+
+def _tool_list(fields: Mapping[str, object], key: str) -> list[str] | None:
+    if key not in fields:
+        return None
+    value = fields[key]
+    if isinstance(value, str | list):
+        return as_list(value)
+    return []
+
+
+def load_agents(
+    project_root: Path, config_dir: Path | None, env: Mapping[str, str] | None = None
+) -> AgentSet:
+    out = AgentSet({a.name: a for a in BUILT_IN_AGENTS})
+    for folder, source in agent_folders(project_root, config_dir, env):
+        try:
+            files = sorted(folder.rglob("*.md")) if folder.is_dir() else []
+        except OSError as exc:
+            out.problems.append(f"agents folder {folder} unreadable: {exc}")
+            continue
+        for path in files:
+            try:
+                definition = parse_agent(path, source)
+            except (OSError, FrontmatterError) as exc:
+                out.problems.append(f"agent {path} skipped: {exc}")
+                continue
+            if definition is not None:
+                out.agents[definition.name] = definition
+    return out
+
+
+def load_for_session(project_root: str, env: Mapping[str, str] | None = None) -> AgentSet:
+    from app.config.paths import config_dir
+
+    e = os.environ if env is None else env
+    return load_agents(Path(project_root), config_dir(e), e)
