@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from app.engine import answers as answers
 from app.engine.events import AppEvent as AppEvent
@@ -55,6 +55,9 @@ from app.engine.views import ToolCallUpdated as ToolCallUpdated
 from app.engine.views import ToolCallView as ToolCallView
 from app.engine.views import ToolPreview as ToolPreview
 from tools.decisions import PermissionDecision
+
+if TYPE_CHECKING:
+    from app.permissions import PermissionContext
 
 EventSink = Callable[[EngineEvent], None]
 
@@ -144,6 +147,11 @@ class SessionPort(Protocol):
     def set_model(self, model: str) -> None: ...
 
     def describe_permissions(self) -> str: ...
+
+    def replace_rules(self, loaded: PermissionContext) -> None:
+        """The settings files' rules, reloaded: they replace the files' part of the rules in
+        force (the mode and the session-only rules stay)."""
+        ...
 
     def custom_commands(self) -> tuple[CommandInfo, ...]: ...
 

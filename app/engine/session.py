@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from app.hooks.runner import CommandHookRunner
     from app.mcp.manager import McpManager
     from app.memory.nested import NestedMemory
-    from app.permissions import RuleDecider
+    from app.permissions import PermissionContext, RuleDecider
     from app.skills.catalog import SkillCatalog
     from tools.decisions import PermissionDecision
 
@@ -82,6 +82,13 @@ class SessionParts:
     # --fallback-model (used once when the model is overloaded) and extra request parameters.
     fallback_model: str | None = None
     request_extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+def live_rules(loaded: PermissionContext, current: PermissionContext) -> PermissionContext:
+    """The files' rules, with the live session's mode and its session-only rules kept."""
+    kept = [r for r in (*current.allow, *current.deny, *current.ask) if r.source == "session"]
+    merged = replace(loaded, mode=current.mode, pre_plan_mode=current.pre_plan_mode)
+    return merged.with_rules(kept) if kept else merged
 
 
 class Session:
@@ -189,6 +196,13 @@ class Session:
 
     def set_sink(self, sink: Callable[[EngineEvent], None]) -> None:
         self._sink = sink
+
+    def replace_rules(self, loaded: PermissionContext) -> None:
+        """Settings files changed: their rules replace the files' part of the rules in force;
+        the session's mode and its session-only rules (an "allow for this session") stay."""
+        rules = self.parts.rules
+        if rules is not None:
+            rules.set_context(live_rules(loaded, rules.context))
 
     def status(self) -> SessionStatus:
         """What a front end shows about the session now (one frozen snapshot)."""

@@ -7,7 +7,6 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
@@ -34,15 +33,13 @@ async def until(condition: Callable[[], bool], timeout: float = 10.0) -> None:
 
 
 def app_with_watch(project: Path) -> tuple[LatheApp, RuleDecider]:
-    # As app.engine.setup builds it: from the files, then the user switched the mode.
+    # As app.compose builds it: from the files, then the user switched the mode.
     loaded = context_from_settings(load_settings(project))
     decider = RuleDecider(replace(loaded, mode="acceptEdits"))
     config = make_config(settings_reloader=SettingsReloader(project))
 
     async def factory(sink: EventSink) -> SessionPort:
-        session = ScriptedSession(app)
-        session.parts = SimpleNamespace(extra={"decider": decider})  # type: ignore[attr-defined]
-        return session
+        return ScriptedSession(app, rules=decider)
 
     app = LatheApp(config, session_factory=factory)
     return app, decider
