@@ -39,7 +39,9 @@ from app.engine.events import ToolResultsMessage as ToolResultsMessage
 from app.engine.events import TurnEnded as TurnEnded
 from app.engine.events import TurnStarted as TurnStarted
 from app.engine.events import UsageUpdated as UsageUpdated
-from app.engine.setup import SetupError as SetupError
+from app.engine.options import SetupError as SetupError
+from app.engine.status_line import StatusLineCommand as StatusLineCommand
+from app.engine.status_line import status_payload as status_payload
 from app.engine.tool_views import MAX_RESULT_CHARS as MAX_RESULT_CHARS
 from app.engine.tool_views import MAX_TAIL_CHARS as MAX_TAIL_CHARS
 from app.engine.tool_views import content_text as content_text

@@ -34,7 +34,7 @@ from themes.loader import ThemeError, ThemeSet, lathe_themes
 from widgets.prompt_input import PromptInput
 
 if TYPE_CHECKING:
-    from app.engine.status_line import StatusLineCommand
+    from app.engine.api import StatusLineCommand
     from widgets.tool_block import ToolBlock
 
 

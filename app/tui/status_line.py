@@ -6,8 +6,7 @@ from __future__ import annotations
 import time
 
 from app import __version__
-from app.engine.api import SessionPort
-from app.engine.status_line import StatusLineCommand, status_payload
+from app.engine.api import SessionPort, StatusLineCommand, status_payload
 from widgets.status_bar import StatusBar, StatusInfo
 
 
