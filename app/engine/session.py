@@ -82,6 +82,8 @@ class SessionParts:
     # --fallback-model (used once when the model is overloaded) and extra request parameters.
     fallback_model: str | None = None
     request_extra: Mapping[str, Any] = field(default_factory=dict)
+    # A subagent's conversation: the Agent tool_use it runs under (its tool-call views say so).
+    parent_tool_use_id: str | None = None
 
 
 def live_rules(loaded: PermissionContext, current: PermissionContext) -> PermissionContext:
@@ -135,7 +137,7 @@ class Session:
         self.executor: StreamingToolExecutor | None = None
         self._started_hooks = False
         # Tool calls as the views front ends render (built from the executor's events).
-        self._calls = ToolCallTracker()
+        self._calls = ToolCallTracker(parts.parent_tool_use_id)
         # Context accounting and compaction (app/engine/long_session.py does the work).
         self.context_config = ContextConfig.from_settings(parts.settings)
         self.context_state = ContextState()

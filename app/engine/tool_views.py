@@ -36,8 +36,10 @@ _PREVIEW_LIMIT = 512 * 1024
 class ToolCallTracker:
     """The calls of a session that have not finished, as views."""
 
-    def __init__(self) -> None:
+    def __init__(self, parent_tool_use_id: str | None = None) -> None:
         self._calls: dict[str, ToolCallView] = {}
+        # A subagent's session: its calls are shown under the Agent call that runs it.
+        self._parent = parent_tool_use_id
 
     def view(self, tool_use_id: str) -> ToolCallView | None:
         return self._calls.get(tool_use_id)
@@ -49,6 +51,7 @@ class ToolCallTracker:
             event.summary,
             dict(event.input),
             concurrency_safe=event.concurrency_safe,
+            parent_tool_use_id=self._parent,
         )
         self._calls[event.tool_use_id] = view
         return ToolCallUpdated(view, "queued")

@@ -115,3 +115,15 @@ def test_edit_and_write_previews_read_the_real_file(tmp_path: Path) -> None:
     assert "/dev/null" in new.text
     other = preview_for(None, "WebFetch", {"url": "https://example.com"}, context)
     assert (other.kind, other.text) == ("text", "url: https://example.com")
+
+
+def test_a_subagents_calls_name_their_parent() -> None:
+    calls = ToolCallTracker(parent_tool_use_id="agent_1")
+    view = calls.queued(ToolQueued("r1", "Read", {}, "a.py", True)).view
+    assert view.parent_tool_use_id == "agent_1"
+    finished = calls.finished(ToolFinished("r1", _done("r1", "x"), 0.1)).view
+    assert finished.parent_tool_use_id == "agent_1"
+    assert (
+        ToolCallTracker().queued(ToolQueued("r2", "Read", {}, "", True)).view.parent_tool_use_id
+        is None
+    )
