@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from app.compose_tui import FileSettingsWatch
 from app.config.loader import load_settings
 from app.permissions import RuleDecider, context_from_settings
 from app.tui.app import LatheApp
@@ -36,7 +37,7 @@ def app_with_watch(project: Path) -> tuple[LatheApp, RuleDecider]:
     # As app.compose builds it: from the files, then the user switched the mode.
     loaded = context_from_settings(load_settings(project))
     decider = RuleDecider(replace(loaded, mode="acceptEdits"))
-    config = make_config(settings_reloader=SettingsReloader(project))
+    config = make_config(settings_watch=FileSettingsWatch(SettingsReloader(project)))
 
     async def factory(sink: EventSink) -> SessionPort:
         return ScriptedSession(app, rules=decider)
@@ -53,8 +54,9 @@ async def test_rules_theme_and_keymap_apply_live(project: Path) -> None:
     app, decider = app_with_watch(project)
     async with app.run_test(size=SIZE) as pilot:
         await until(lambda: app.session is not None)
-        reloader = app.config.settings_reloader
-        assert reloader is not None
+        watch = app.config.settings_watch
+        assert isinstance(watch, FileSettingsWatch)
+        reloader = watch.reloader
         await until(lambda: reloader.state is not None)
         await asyncio.sleep(0.3)  # the watcher is armed
 
