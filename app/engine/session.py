@@ -498,3 +498,10 @@ def _tool_use_result(results: Sequence[Any]) -> Any:
         return None
     shapes = [tool_use_result(r) for r in results]
     return shapes[0] if len(shapes) == 1 else shapes
+
+
+if TYPE_CHECKING:
+    from app.engine.api import SessionPort
+
+    def _is_a_port(session: Session) -> SessionPort:
+        return session  # mypy proves the Session implements the front ends' port
