@@ -35,7 +35,6 @@ from widgets.prompt_input import PromptInput
 
 if TYPE_CHECKING:
     from app.engine.api import StatusLineCommand
-    from widgets.tool_block import ToolBlock
 
 
 class LatheApp(App[int]):
@@ -99,14 +98,6 @@ class LatheApp(App[int]):
     @property
     def waiting_permissions(self) -> int:
         return self.permissions.waiting
-
-    @property
-    def _assistant(self) -> object:
-        return self.router.assistant
-
-    @property
-    def _tool_blocks(self) -> dict[str, ToolBlock]:
-        return self.router.tool_blocks
 
     def handle_engine_event(self, event: EngineEvent | ReplayedHistory) -> None:
         """The session's sink."""
