@@ -16,7 +16,8 @@ from app.compose import cli_overrides, engine_options
 from app.config.paths import config_dir, home_dir, project_dir
 from app.engine.api import Notice, SessionPort
 from app.tui.ports import EventSink, SessionSummary, SettingsReport, TuiConfig
-from app.tui.settings_watch import SettingsChange, SettingsReloader, watch_settings
+from app.config.watch import keymap_from, watch_settings
+from app.permissions.reload import SettingsChange, SettingsReloader
 
 if TYPE_CHECKING:
     from app.config.loader import LoadedSettings
@@ -107,8 +108,6 @@ def make_config(opts: CliOptions, cwd: Path | None = None) -> TuiConfig:
     from app.config.loader import load_settings
 
     try:
-        from app.tui.settings_watch import keymap_from
-
         loaded = load_settings(start, cli)
         merged = loaded.merged()
         theme = merged.theme or theme

@@ -15,7 +15,7 @@ from app.config.loader import load_settings
 from app.permissions import RuleDecider, context_from_settings
 from app.tui.app import LatheApp
 from app.tui.ports import EventSink, SessionPort
-from app.tui.settings_watch import SettingsReloader
+from app.permissions.reload import SettingsReloader
 from tests.tui.conftest import SIZE, ScriptedSession, make_config
 from widgets.message_blocks import NoticeBlock
 
