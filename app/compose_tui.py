@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Literal
 from app.cli import CliOptions
 from app.compose import cli_overrides, engine_options
 from app.config.paths import config_dir, home_dir, project_dir
-from app.engine.api import Notice, SessionPort
-from app.tui.ports import EventSink, SessionSummary, SettingsReport, TuiConfig
 from app.config.watch import keymap_from, watch_settings
+from app.engine.api import Notice, SessionPort
 from app.permissions.reload import SettingsChange, SettingsReloader
+from app.tui.ports import EventSink, SessionSummary, SettingsReport, TuiConfig
 
 if TYPE_CHECKING:
     from app.config.loader import LoadedSettings

@@ -12,7 +12,7 @@ import pytest
 
 from app.engine.api import CommandInfo, SessionStatus
 from app.engine.events import EngineEvent, InternalEvent, Interrupted, TurnEnded, TurnStarted
-from app.engine.tool_views import ToolCallTracker, preview_for, question_for
+from app.engine.tool_views import ToolCallTracker, question_for
 from app.engine.views import PermissionQuestion
 from app.execution.events import ToolFinished, ToolProgressed, ToolQueued, ToolStarted
 from app.execution.interfaces import PermissionPrompt
@@ -74,8 +74,8 @@ class Views:
 
 
 def question(prompt: PermissionPrompt) -> PermissionQuestion:
-    """The question the engine's prompter would announce for `prompt` (preview included)."""
-    return question_for(prompt, preview_for(prompt.tool, prompt.tool_name, prompt.input))
+    """The question the engine's prompter would announce for `prompt`."""
+    return question_for(prompt)
 
 
 @dataclass

@@ -13,9 +13,9 @@ import pytest
 from app.compose_tui import FileSettingsWatch
 from app.config.loader import load_settings
 from app.permissions import RuleDecider, context_from_settings
+from app.permissions.reload import SettingsReloader
 from app.tui.app import LatheApp
 from app.tui.ports import EventSink, SessionPort
-from app.permissions.reload import SettingsReloader
 from tests.tui.conftest import SIZE, ScriptedSession, make_config
 from widgets.message_blocks import NoticeBlock
 

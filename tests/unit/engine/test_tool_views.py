@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.tool_views import ToolCallTracker, preview_for, question_for
+from app.engine.tool_views import ToolCallTracker, question_for
 from app.execution.events import ToolFinished, ToolProgressed, ToolQueued, ToolStarted
 from app.execution.interfaces import PermissionPrompt
 from app.execution.outcome import CallOutcome, error_outcome
 from app.execution.resolve_once import ResolveOnce
-from tools.base import ToolContext, ToolProgress
+from tools.base import ToolContext, ToolPreview, ToolProgress
 from tools.decisions import DecisionReason
 
 
@@ -62,9 +62,9 @@ def test_failed_denied_interrupted_and_diff_results() -> None:
     assert edit.view.result.summary == "The file was updated."
 
 
-def _prompt(name: str, tool_input: dict[str, object]) -> PermissionPrompt:
+def _prompt(name: str, tool_input: dict[str, object], **kw: object) -> PermissionPrompt:
     return PermissionPrompt(
-        tool=None,  # type: ignore[arg-type]
+        tool=kw.pop("tool", None),  # type: ignore[arg-type]
         tool_name=name,
         tool_use_id="t1",
         input=tool_input,
@@ -72,12 +72,13 @@ def _prompt(name: str, tool_input: dict[str, object]) -> PermissionPrompt:
         reason=DecisionReason("mode", "needs approval"),
         suggestions=(f"{name}(x)",),
         summary="x",
+        **kw,  # type: ignore[arg-type]
     )
 
 
 def test_the_question_answers_the_prompt_once_and_tells_its_waiters() -> None:
-    prompt = _prompt("Bash", {"command": "make"})
-    question = question_for(prompt, preview_for(None, "Bash", prompt.input))
+    prompt = _prompt("Bash", {"command": "make"}, preview=ToolPreview("command", "make"))
+    question = question_for(prompt)
     assert [c.id for c in question.choices] == ["allow_once", "allow_always", "deny"]
     assert question.preview is not None and question.preview.kind == "command"
     seen: list[str] = []
@@ -101,20 +102,18 @@ def test_resolve_once_callbacks_fire_once_with_the_value() -> None:
     assert got == [7] and not once.resolve(8) and got == [7]
 
 
-def test_edit_and_write_previews_read_the_real_file(tmp_path: Path) -> None:
+def test_the_question_carries_the_tools_own_preview_of_the_real_file(tmp_path: Path) -> None:
+    from tools.edit import EditTool
+
     (tmp_path / "f.txt").write_text("a\nb\nc\n")
     context = ToolContext(cwd=str(tmp_path), project_dir=str(tmp_path), working_dirs=())
-    edit = preview_for(
-        None, "Edit", {"file_path": "f.txt", "old_string": "b", "new_string": "B"}, context
-    )
-    assert edit.kind == "diff" and edit.path == "f.txt"
-    assert " a\n-b\n+B\n c" in edit.text  # context lines from the file itself
-    write = preview_for(None, "Write", {"file_path": "f.txt", "content": "z\n"}, context)
-    assert "-a" in write.text and "+z" in write.text
-    new = preview_for(None, "Write", {"file_path": "new.txt", "content": "n\n"}, context)
-    assert "/dev/null" in new.text
-    other = preview_for(None, "WebFetch", {"url": "https://example.com"}, context)
-    assert (other.kind, other.text) == ("text", "url: https://example.com")
+    tool = EditTool()
+    raw = {"file_path": str(tmp_path / "f.txt"), "old_string": "b", "new_string": "B"}
+    preview = tool.preview(tool.parse_input(raw), context)
+    question = question_for(_prompt("Edit", raw, tool=tool, preview=preview))
+    assert question.preview is preview and preview is not None and preview.kind == "diff"
+    assert "-b" in preview.text and "+B" in preview.text and " a" in preview.text
+    assert not question.destructive
 
 
 def test_a_subagents_calls_name_their_parent() -> None:
