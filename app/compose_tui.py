@@ -7,14 +7,17 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from app.cli import CliOptions
 from app.compose import cli_overrides, engine_options
 from app.config.paths import config_dir, home_dir, project_dir
+from app.config.watch import keymap_from, watch_settings
 from app.engine.api import Notice, SessionPort
-from app.tui.ports import EventSink, SessionSummary, TuiConfig
+from app.permissions.reload import SettingsChange, SettingsReloader
+from app.tui.ports import EventSink, SessionSummary, SettingsReport, TuiConfig
 
 if TYPE_CHECKING:
     from app.config.loader import LoadedSettings
@@ -105,8 +108,6 @@ def make_config(opts: CliOptions, cwd: Path | None = None) -> TuiConfig:
     from app.config.loader import load_settings
 
     try:
-        from app.tui.settings_watch import keymap_from
-
         loaded = load_settings(start, cli)
         merged = loaded.merged()
         theme = merged.theme or theme
@@ -120,7 +121,6 @@ def make_config(opts: CliOptions, cwd: Path | None = None) -> TuiConfig:
         return settings_report(load_settings(start, cli))
 
     from app.permissions.trust import is_trusted, set_trusted
-    from app.tui.settings_watch import SettingsReloader
 
     return TuiConfig(
         folder=folder_label(start),
@@ -135,7 +135,9 @@ def make_config(opts: CliOptions, cwd: Path | None = None) -> TuiConfig:
         on_trust=lambda folder, yes: set_trusted(folder, yes),
         keymap=keymap,
         progress_placement=placement,
-        settings_reloader=SettingsReloader(project, cli, trusted=lambda: is_trusted(project)),
+        settings_watch=FileSettingsWatch(
+            SettingsReloader(project, cli, trusted=lambda: is_trusted(project))
+        ),
         settings_problems=problems,
         check_settings=check,
     )
@@ -202,3 +204,41 @@ def run_tui(opts: CliOptions) -> int:
         silence_stdio()
         return exit_code(app.exit_signal)
     return result if isinstance(result, int) else 0
+
+
+# -- live settings: the files watched, the rules to the session, a report to the App ----------
+
+
+def report_of(change: SettingsChange) -> SettingsReport:
+    return SettingsReport(
+        theme=change.theme,
+        keymap=None if change.keymap is None else dict(change.keymap),
+        messages=tuple(change.messages),
+        problems=tuple(change.problems),
+    )
+
+
+class FileSettingsWatch:
+    """The TUI's SettingsWatch on the real files (app/tui/ports.py has the protocol)."""
+
+    def __init__(self, reloader: SettingsReloader) -> None:
+        self.reloader = reloader
+
+    async def run(
+        self,
+        session: SessionPort,
+        on_report: Callable[[SettingsReport], None],
+        stop: asyncio.Event,
+    ) -> None:
+        reloader = self.reloader
+        await asyncio.to_thread(reloader.prime)
+
+        async def changed() -> None:
+            change = await asyncio.to_thread(reloader.reload)
+            if change.context is not None:
+                # Merged by the engine with the rules as they are now: the mode or a session
+                # rule may have changed while the files were read.
+                session.replace_rules(change.context)
+            on_report(report_of(change))
+
+        await watch_settings(reloader, changed, stop=stop)

@@ -48,7 +48,7 @@ async def _streaming() -> float:
         start = time.perf_counter()
         for i in range(2000):
             app.handle_engine_event(TextDelta(f"w{i} ", 0))
-        block = app._assistant
+        block = app.router.assistant
         assert block is not None
         await block.settle()
         await pilot.pause()
@@ -169,7 +169,7 @@ async def _long_session() -> tuple[float, float, float, float]:
         for k in range(21):  # the median of 21 appends: one sample is at the mercy of the machine
             t0 = time.perf_counter()
             app.handle_engine_event(VIEWS.queued(ToolQueued(f"x{k}", "Read", {}, "x.py", True)))
-            block = app._tool_blocks[f"x{k}"]
+            block = app.router.tool_blocks[f"x{k}"]
             painted = [False]
             render = block.render
 

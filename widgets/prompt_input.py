@@ -34,11 +34,16 @@ class PromptInput(TextArea):
     PromptInput:focus { border: round $primary; }
     """
 
+    @dataclass
     class Submitted(Message):
-        def __init__(self, prompt_input: PromptInput, value: str) -> None:
-            super().__init__()
-            self.prompt_input = prompt_input
-            self.value = value
+        """The user sent `value` (Enter)."""
+
+        prompt_input: PromptInput
+        value: str
+
+        @property
+        def control(self) -> PromptInput:
+            return self.prompt_input
 
     def __init__(
         self,

@@ -9,7 +9,7 @@ from typing import Literal
 from rich.console import Group, RenderableType
 from rich.text import Text
 from textual.binding import Binding
-from textual.reactive import reactive
+from textual.reactive import var
 from textual.widget import Widget
 
 from widgets.diff_view import render_diff
@@ -124,7 +124,8 @@ class ToolBlock(Widget, can_focus=True):
     """
     BINDINGS = [Binding("enter,space", "toggle_expanded", "Expand", show=False)]
 
-    expanded: reactive[bool] = reactive(False)
+    # Expanded shows up to EXPANDED_LINES of the result; `-expanded` lets a theme style it.
+    expanded: var[bool] = var(False, toggle_class="-expanded")
 
     def __init__(self, state: ToolCallState, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -149,10 +150,12 @@ class ToolBlock(Widget, can_focus=True):
         same_height = set(changes) == {"output_tail"} and had_tail
         self.refresh(layout=not same_height)
 
+    def watch_expanded(self) -> None:
+        self.refresh(layout=True)
+
     # Not `action_toggle`: Textual's DOMNode has that action already (it takes an attribute name).
     def action_toggle_expanded(self) -> None:
         self.expanded = not self.expanded
-        self.refresh(layout=True)
 
     def on_click(self) -> None:
         self.action_toggle_expanded()

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from app.engine import answers as answers
 from app.engine.events import AppEvent as AppEvent
@@ -40,7 +40,9 @@ from app.engine.events import ToolResultsMessage as ToolResultsMessage
 from app.engine.events import TurnEnded as TurnEnded
 from app.engine.events import TurnStarted as TurnStarted
 from app.engine.events import UsageUpdated as UsageUpdated
-from app.engine.setup import SetupError as SetupError
+from app.engine.options import SetupError as SetupError
+from app.engine.status_line import StatusLineCommand as StatusLineCommand
+from app.engine.status_line import status_payload as status_payload
 from app.engine.tool_views import MAX_RESULT_CHARS as MAX_RESULT_CHARS
 from app.engine.tool_views import MAX_TAIL_CHARS as MAX_TAIL_CHARS
 from app.engine.tool_views import content_text as content_text
@@ -56,6 +58,9 @@ from app.engine.views import ToolCallUpdated as ToolCallUpdated
 from app.engine.views import ToolCallView as ToolCallView
 from app.engine.views import ToolPreview as ToolPreview
 from tools.decisions import PermissionDecision
+
+if TYPE_CHECKING:
+    from app.permissions import PermissionContext
 
 EventSink = Callable[[EngineEvent], None]
 
@@ -145,6 +150,11 @@ class SessionPort(Protocol):
     def set_model(self, model: str) -> None: ...
 
     def describe_permissions(self) -> str: ...
+
+    def replace_rules(self, loaded: PermissionContext) -> None:
+        """The settings files' rules, reloaded: they replace the files' part of the rules in
+        force (the mode and the session-only rules stay)."""
+        ...
 
     def custom_commands(self) -> tuple[CommandInfo, ...]: ...
 

@@ -1,4 +1,5 @@
-"""What a front end asks of a new session, in the engine's own terms (not the command line's).
+"""What a front end asks of a new session, in the engine's own terms (not the command line's),
+and the error that says it cannot start.
 
 The composition root (app/compose.py) turns the CLI's options into these; protocol front ends
 (stream-json, ACP) build them from their own messages.
@@ -42,3 +43,7 @@ class EngineOptions:
     setting_sources: tuple[str, ...] | None = None
     fallback_model: str | None = None
     request_extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+class SetupError(Exception):
+    """The session cannot start; the message names the file or flag and the problem."""

@@ -1,8 +1,7 @@
 """The interactive prompter: a permission question becomes an event; the front end answers it.
 
-The pipeline's PermissionPrompt becomes a frozen PermissionQuestion (with its preview, computed
-off the loop: it may read the file an edit changes) announced through the session as
-PermissionRequested; whoever answers resolves it (the dialog, a protocol front end, or Ctrl+C
+The pipeline's PermissionPrompt (with the tool's preview, computed off the loop by the permission
+step) becomes a frozen PermissionQuestion announced through the session as PermissionRequested; whoever answers resolves it (the dialog, a protocol front end, or Ctrl+C
 through the pipeline's abort race). When
 the answer is "always allow", the rules are written to `.lathe/settings.local.toml` and applied to
 the running session before the tool runs. An approved plan (ExitPlanMode) switches the permission
@@ -11,12 +10,11 @@ mode to the one the user picked, also before the tool runs.
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from app.engine.events import Notice, PermissionRequested
-from app.engine.tool_views import preview_for, question_for
+from app.engine.tool_views import question_for
 from app.execution.interfaces import PermissionPrompt
 from app.permissions import PersistError, RuleDecider, allow_for_session, always_allow
 from app.permissions.modes import parse_mode
@@ -39,11 +37,8 @@ class EventPrompter:
         session = self.session
         if session is None:
             raise RuntimeError("EventPrompter.ask before bind()")
-        preview = await asyncio.to_thread(
-            preview_for, prompt.tool, prompt.tool_name, prompt.input, session.context
-        )
         if not prompt.resolver.is_claimed():  # Ctrl+C while the preview was read: no dialog
-            session.emit(PermissionRequested(question_for(prompt, preview)))
+            session.emit(PermissionRequested(question_for(prompt)))
         decision = await prompt.resolver.wait()
         self.remember(decision)
 

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from app.hooks.runner import CommandHookRunner
     from app.mcp.manager import McpManager
     from app.memory.nested import NestedMemory
-    from app.permissions import RuleDecider
+    from app.permissions import PermissionContext, RuleDecider
     from app.skills.catalog import SkillCatalog
     from tools.decisions import PermissionDecision
 
@@ -88,6 +88,15 @@ class SessionParts:
     # introduction, then the same environment and memory files).
     agents: AgentSet | None = None
     build_system: Callable[[str], list[Json]] | None = None
+    # A subagent's conversation: the Agent tool_use it runs under (its tool-call views say so).
+    parent_tool_use_id: str | None = None
+
+
+def live_rules(loaded: PermissionContext, current: PermissionContext) -> PermissionContext:
+    """The files' rules, with the live session's mode and its session-only rules kept."""
+    kept = [r for r in (*current.allow, *current.deny, *current.ask) if r.source == "session"]
+    merged = replace(loaded, mode=current.mode, pre_plan_mode=current.pre_plan_mode)
+    return merged.with_rules(kept) if kept else merged
 
 
 class Session:
@@ -142,7 +151,7 @@ class Session:
         self.executor: StreamingToolExecutor | None = None
         self._started_hooks = False
         # Tool calls as the views front ends render (built from the executor's events).
-        self._calls = ToolCallTracker()
+        self._calls = ToolCallTracker(parts.parent_tool_use_id)
         # Context accounting and compaction (app/engine/long_session.py does the work).
         self.context_config = ContextConfig.from_settings(parts.settings)
         self.context_state = ContextState()
@@ -203,6 +212,13 @@ class Session:
 
     def set_sink(self, sink: Callable[[EngineEvent], None]) -> None:
         self._sink = sink
+
+    def replace_rules(self, loaded: PermissionContext) -> None:
+        """Settings files changed: their rules replace the files' part of the rules in force;
+        the session's mode and its session-only rules (an "allow for this session") stay."""
+        rules = self.parts.rules
+        if rules is not None:
+            rules.set_context(live_rules(loaded, rules.context))
 
     def status(self) -> SessionStatus:
         """What a front end shows about the session now (one frozen snapshot)."""
@@ -547,3 +563,10 @@ def _tool_use_result(results: Sequence[Any]) -> Any:
         return None
     shapes = [tool_use_result(r) for r in results]
     return shapes[0] if len(shapes) == 1 else shapes
+
+
+if TYPE_CHECKING:
+    from app.engine.api import SessionPort
+
+    def _is_a_port(session: Session) -> SessionPort:
+        return session  # mypy proves the Session implements the front ends' port

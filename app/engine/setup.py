@@ -14,6 +14,7 @@ from pathlib import Path
 
 from app.config import SettingsProblem
 from app.engine.options import EngineOptions
+from app.engine.options import SetupError as SetupError
 from app.engine.session import Session
 from app.session_lock import SessionInUse, SessionLock
 from app.state_cleanup import clean_session_leftovers
@@ -30,10 +31,6 @@ from app.transcript import (
     truncate_torn_tail,
 )
 from tools.base import ToolOptions
-
-
-class SetupError(Exception):
-    """The session cannot start; the message names the file or flag and the problem."""
 
 
 def settings_error_text(errors: Sequence[SettingsProblem]) -> str:

@@ -2,14 +2,11 @@
 PermissionPrompts into what front ends render (ToolCallView, PermissionQuestion).
 
 The Session passes every event it emits through a ToolCallTracker; front ends receive only its
-output. Previews read files, so the prompter computes them off the caller's loop
-(`asyncio.to_thread(preview_for, ...)`).
+output.
 """
 
 from __future__ import annotations
 
-import difflib
-import os
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -20,24 +17,23 @@ from app.engine.views import (
     ToolCallStatus,
     ToolCallUpdated,
     ToolCallView,
-    ToolPreview,
 )
 from app.execution.events import ToolFinished, ToolProgressed, ToolQueued, ToolStarted
 from app.execution.interfaces import PermissionPrompt
 from app.execution.outcome import CallOutcome
-from tools.base import Tool, ToolContext
+from tools.base import Tool
 
 MAX_RESULT_CHARS = 20_000
 MAX_TAIL_CHARS = 4_000
-# The dialog shows the change against the file as it is: a few hundred KB at most, read once.
-_PREVIEW_LIMIT = 512 * 1024
 
 
 class ToolCallTracker:
     """The calls of a session that have not finished, as views."""
 
-    def __init__(self) -> None:
+    def __init__(self, parent_tool_use_id: str | None = None) -> None:
         self._calls: dict[str, ToolCallView] = {}
+        # A subagent's session: its calls are shown under the Agent call that runs it.
+        self._parent = parent_tool_use_id
 
     def view(self, tool_use_id: str) -> ToolCallView | None:
         return self._calls.get(tool_use_id)
@@ -49,6 +45,7 @@ class ToolCallTracker:
             event.summary,
             dict(event.input),
             concurrency_safe=event.concurrency_safe,
+            parent_tool_use_id=self._parent,
         )
         self._calls[event.tool_use_id] = view
         return ToolCallUpdated(view, "queued")
@@ -161,8 +158,9 @@ def message_text(message: Mapping[str, Any]) -> str:
 # -- permission questions --------------------------------------------------------------------------
 
 
-def question_for(prompt: PermissionPrompt, preview: ToolPreview | None) -> PermissionQuestion:
-    """The PermissionPrompt as front ends see it; answering it resolves the prompt."""
+def question_for(prompt: PermissionPrompt) -> PermissionQuestion:
+    """The PermissionPrompt as front ends see it; answering it resolves the prompt. Its preview is
+    the tool's own (`Tool.preview`, computed off the loop by the pipeline's permission step)."""
     return PermissionQuestion(
         tool_use_id=prompt.tool_use_id,
         tool_name=prompt.tool_name,
@@ -172,7 +170,7 @@ def question_for(prompt: PermissionPrompt, preview: ToolPreview | None) -> Permi
         reason=prompt.reason,
         suggestions=tuple(prompt.suggestions),
         resolver=prompt.resolver,
-        preview=preview,
+        preview=prompt.preview,
         destructive=_destructive(prompt.tool, prompt.input),
         interaction=prompt.interaction,
         agent=prompt.agent,
@@ -188,59 +186,3 @@ def _destructive(tool: Tool[Any] | None, tool_input: Mapping[str, Any]) -> bool:
         return bool(tool.is_destructive(tool.parse_input(tool_input)))
     except Exception:
         return False
-
-
-def preview_for(
-    tool: Tool[Any] | None,
-    tool_name: str,
-    tool_input: Mapping[str, Any],
-    context: ToolContext | None = None,
-) -> ToolPreview:
-    """What the call will do: Bash's command, Edit's and Write's change as a diff against the
-    file on disk now, else the input key by key. Reads the file: call it off the UI loop."""
-    if tool_name == "Bash" and isinstance(tool_input.get("command"), str):
-        return ToolPreview("command", str(tool_input["command"]), language="bash")
-    path = str(tool_input.get("file_path", ""))
-    where = os.path.join(context.cwd, path) if context is not None and path else path
-    if tool_name == "Edit" and isinstance(tool_input.get("old_string"), str):
-        old_string = str(tool_input["old_string"])
-        new_string = str(tool_input.get("new_string", ""))
-        current = _current_text(where)
-        if current is not None and old_string and old_string in current:
-            count = -1 if tool_input.get("replace_all") else 1
-            new = current.replace(old_string, new_string, count)
-            return ToolPreview("diff", _diff(current, new, path), path)
-        return ToolPreview("diff", _diff(old_string, new_string, path), path)
-    if tool_name == "Write" and isinstance(tool_input.get("content"), str):
-        text = _diff(_current_text(where) or "", str(tool_input["content"]), path)
-        return ToolPreview("diff", text, path)
-    lines = [f"{key}: {_short(value)}" for key, value in tool_input.items()]
-    return ToolPreview("text", "\n".join(lines))
-
-
-def _current_text(path: str) -> str | None:
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read(_PREVIEW_LIMIT + 1)
-    except OSError:
-        return None
-    if len(data) > _PREVIEW_LIMIT or b"\0" in data:
-        return None
-    return data.decode("utf-8", errors="replace").replace("\r\n", "\n")
-
-
-def _diff(old: str, new: str, path: str) -> str:
-    label = path.lstrip("/")
-    lines = difflib.unified_diff(
-        old.splitlines(),
-        new.splitlines(),
-        f"a/{label}" if old else "/dev/null",
-        f"b/{label}",
-        lineterm="",
-    )
-    return "\n".join(lines)
-
-
-def _short(value: Any, limit: int = 200) -> str:
-    text = value if isinstance(value, str) else repr(value)
-    return text if len(text) <= limit else text[:limit] + "…"

@@ -13,32 +13,12 @@ from typing import Any, Literal
 
 from app.engine import answers
 from app.execution.resolve_once import ResolveOnce
+from tools.base import ResultView as ResultView
+from tools.base import ToolPreview as ToolPreview
 from tools.decisions import DecisionReason, PermissionDecision
 from tools.interaction import UserInteraction
 
-# Stand-ins with the exact shape of tools/base.py's ToolPreview and ResultView (the tools'
-# declarations, landing with the api-seams work); front ends import them from here either way.
-
-
-@dataclass(frozen=True)
-class ToolPreview:
-    """What a call will do, shown before it runs: a command, a diff against the file as it is
-    on disk now, or plain text (the input, key by key)."""
-
-    kind: Literal["command", "diff", "text"]
-    text: str
-    path: str | None = None
-    language: str | None = None
-
-
-@dataclass(frozen=True)
-class ResultView:
-    """What a finished call produced, for the screen: a line, a body (text or a diff)."""
-
-    summary: str
-    body: str = ""
-    kind: Literal["text", "diff", "image", "error"] = "text"
-
+# The tools' own declarations (tools/base.py): a preview before a call runs, a result view after.
 
 ToolCallStatus = Literal[
     "queued", "awaiting_approval", "running", "done", "failed", "denied", "interrupted"

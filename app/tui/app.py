@@ -1,39 +1,43 @@
-"""LatheApp: the concerns combined, the bindings, and the session's start after the first paint."""
+"""LatheApp: a switchboard of owned objects (the event router, the permission queue, the turns,
+the slash commands, live settings, the exit watch), the bindings, and the session's start after
+the first paint. It reaches the session only through the engine's SessionPort."""
 
 from __future__ import annotations
 
 import asyncio
 import gc
-from typing import Any
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
 
 from textual import on
+from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.driver import Driver
 from textual.events import AppBlur
+from textual.reactive import reactive
+from textual.screen import Screen
 
-from app.engine.api import SessionPort
-from app.tui.app_base import AppBase
+from app.engine.api import EngineEvent, Notice, PermissionQuestion, SessionPort, UsageUpdated
 from app.tui.commands import COMMANDS, SlashCommands
-from app.tui.context_commands import ContextCommands
+from app.tui.event_router import EventRouter
 from app.tui.exit_watch import ExitWatch
+from app.tui.history import ReplayedHistory
 from app.tui.live_settings import LiveSettings
-from app.tui.permission_queue import PermissionQueue
+from app.tui.permission_queue import Dialog, PermissionQueue
 from app.tui.ports import SessionFactory, TuiConfig
 from app.tui.screens.main import MainScreen
 from app.tui.screens.settings_error import SettingsAnswer, SettingsErrorScreen
 from app.tui.screens.trust import TrustScreen
 from app.tui.turns import TurnControl
+from themes.loader import ThemeError, ThemeSet, lathe_themes
 from widgets.prompt_input import PromptInput
 
+if TYPE_CHECKING:
+    from app.engine.api import StatusLineCommand
 
-class LatheApp(
-    TurnControl,
-    PermissionQueue,
-    LiveSettings,
-    ContextCommands,
-    SlashCommands,
-    ExitWatch,
-    AppBase,
-):
+
+class LatheApp(App[int]):
     TITLE = "lathe"
     # Ctrl+C is three bindings on one key; check_action enables exactly one of them at a time, so
     # the footer names what Ctrl+C will do now.
@@ -46,6 +50,9 @@ class LatheApp(
         Binding("f2", "toggle_mouse", "Mouse", id="toggle_mouse"),
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True, id="quit_now"),
     ]
+    # The one flag of a running turn (or compaction): the footer's Ctrl+C follows it.
+    turn_running: reactive[bool] = reactive(False)
+    mouse_reporting: reactive[bool] = reactive(True)
 
     def __init__(
         self,
@@ -55,13 +62,97 @@ class LatheApp(
         session: SessionPort | None = None,
         **kwargs: Any,
     ) -> None:
-        super().__init__(config or TuiConfig(), **kwargs)
+        super().__init__(**kwargs)
+        self.config = config or TuiConfig()
         self.session_factory = session_factory
-        self.session = session
+        self.session: SessionPort | None = session
+        self.usage: UsageUpdated | None = None
+        self.status_line: StatusLineCommand | None = None
         self.main = MainScreen(self.config, COMMANDS)
-        self.load_themes()
+        self.router = EventRouter(self)
+        self.permissions = PermissionQueue(self)
+        self.turns = TurnControl(self)
+        self.commands = SlashCommands(self)
+        self.settings = LiveSettings(self)
+        self.exit_watch = ExitWatch(self)
+        self.themes = self._load_themes()
         if self.config.keymap:
             self.set_keymap(self.config.keymap)
+
+    # -- what the owned objects and the tests reach ---------------------------------------------
+
+    @property
+    def permission_mode(self) -> str:
+        if self.session is not None:
+            return self.session.permission_mode
+        return self.config.permission_mode
+
+    @property
+    def exit_signal(self) -> int | None:
+        return self.exit_watch.exit_signal
+
+    @property
+    def open_dialog(self) -> Dialog | None:
+        return self.permissions.dialog
+
+    @property
+    def waiting_permissions(self) -> int:
+        return self.permissions.waiting
+
+    def handle_engine_event(self, event: EngineEvent | ReplayedHistory) -> None:
+        """The session's sink."""
+        self.router.handle(event)
+
+    def notice(self, text: str, level: Literal["info", "warning", "error"] = "info") -> None:
+        self.router.handle(Notice(text, level))
+
+    def enqueue_permission(self, question: PermissionQuestion) -> None:
+        self.permissions.enqueue(question)
+
+    def submit_prompt(self, text: str) -> None:
+        self.turns.submit(text)
+
+    def run_slash_command(self, text: str) -> None:
+        self.commands.run(text)
+
+    def add_custom_commands(self) -> None:
+        if self.session is not None:
+            self.commands.add_custom(self.session)
+
+    def stop_settings_watch(self) -> None:
+        self.settings.stop()
+
+    def _load_themes(self) -> ThemeSet:
+        folder = self.config.user_theme_dir
+        themes = lathe_themes(Path(folder) if folder else None)
+        for theme in themes.themes.values():
+            self.register_theme(theme)
+        for error in themes.errors:
+            self.notice(f"Theme file skipped: {error}", "warning")
+        return themes
+
+    def apply_theme(self, name: str) -> bool:
+        try:
+            self.themes.get(name)
+        except ThemeError as exc:
+            self.notice(str(exc), "error")
+            return False
+        self.theme = name
+        return True
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield from self.commands.system_commands()
+
+    def get_driver_class(self) -> type[Driver]:
+        base = super().get_driver_class()
+        if base.__name__ == "LinuxDriver":
+            from app.tui.driver import LatheDriver
+
+            return LatheDriver
+        return base
+
+    # -- lifecycle ----------------------------------------------------------------------------
 
     def get_default_screen(self) -> MainScreen:
         return self.main
@@ -72,7 +163,7 @@ class LatheApp(
         # ~40 ms (on 2 cores), which landing mid-stream or mid-progress holds back a frame.
         self.call_after_refresh(gc.freeze)
         self.apply_theme(self.config.theme)
-        self.start_exit_watch()
+        self.exit_watch.start()
         if self.config.offline_demo:
             self.notice(
                 "Offline demo: no API key is set, so a scripted model tours this repository. "
@@ -124,32 +215,27 @@ class LatheApp(
         # A full collection walks all of it (~90 ms on 2 cores), and one landing mid-stream holds
         # back the frame with the answer's last words; frozen objects are never scanned again.
         gc.freeze()
-        self.main.status_bar.set(
-            model=self.session.model, permission_mode=self.session.permission_mode
-        )
-        self.add_custom_commands()
+        session = self.session
+        self.main.status_bar.set(model=session.model, permission_mode=session.permission_mode)
+        self.commands.add_custom(session)
         from app.tui.status_line import attach_status_line
 
-        self.status_line = attach_status_line(self.main.status_bar, self.session)
-        report = getattr(self.session, "report_context", None)
-        if callable(report):
-            report()  # the meter shows from the start (a resumed session may be well filled)
-        self.start_settings_watch()
+        self.status_line = attach_status_line(self.main.status_bar, session)
+        session.report_context()  # the meter shows from the start (a resumed one may be full)
+        self.settings.start()
         if self.config.initial_prompt:
             self.submit_prompt(self.config.initial_prompt)
-        self._send_queued()
+        self.turns.send_queued()
         await asyncio.sleep(0)
 
     async def on_unmount(self) -> None:
         """Quitting ends the session properly: SessionEnd hooks run, background shells and MCP
         servers stop, the transcript file closes. A slow close never holds the exit long."""
-        status_line = getattr(self, "status_line", None)
-        if status_line is not None:
-            status_line.close()
-        close = getattr(self.session, "close", None)
-        if callable(close):
+        if self.status_line is not None:
+            self.status_line.close()
+        if self.session is not None:
             try:
-                await asyncio.wait_for(close(), 5)
+                await asyncio.wait_for(self.session.close(), 5)
             except Exception:
                 pass
 
@@ -173,6 +259,36 @@ class LatheApp(
             has_text = bool(self.main.prompt.text) if self.main.prompt.is_mounted else False
             return has_text if action == "clear_prompt" else not has_text
         return True
+
+    # -- bindings -----------------------------------------------------------------------------
+    def watch_turn_running(self, running: bool) -> None:
+        self.refresh_bindings()
+        self.turns.arm_idle_notification(not running)
+
+    def action_interrupt(self) -> None:
+        self.turns.interrupt()
+
+    def action_clear_prompt(self) -> None:
+        self.turns.clear_prompt()
+
+    def action_quit_twice(self) -> None:
+        self.turns.quit_twice()
+
+    def action_cycle_mode(self) -> None:
+        self.turns.cycle_mode()
+
+    def action_toggle_mouse(self) -> None:
+        self.mouse_reporting = not self.mouse_reporting
+
+    def watch_mouse_reporting(self, captured: bool) -> None:
+        # With reporting off the terminal's own selection and copy work; lathe still takes keys.
+        # Only terminal drivers have these (not the headless one of tests).
+        method = "_enable_mouse_support" if captured else "_disable_mouse_support"
+        toggle = getattr(self._driver, method, None)
+        if callable(toggle):
+            toggle()
+        if self.main.status_bar.is_mounted:
+            self.main.status_bar.set(mouse_captured=captured)
 
     @on(PromptInput.Submitted)
     def _prompt_submitted(self, event: PromptInput.Submitted) -> None:

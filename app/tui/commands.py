@@ -1,20 +1,24 @@
-"""Slash commands, and the same commands in Textual's command palette."""
+"""Slash commands, and the same commands in Textual's command palette.
+
+The App owns one SlashCommands: the built-in commands (`/context` and `/compact` are in
+context_commands.py), the session's custom commands, and the palette's entries.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable
-from pathlib import Path
-from typing import Literal
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Literal
 
 from textual.app import SystemCommand
-from textual.screen import Screen
 
-from app.engine.events import Notice
-from app.tui.app_base import AppBase
+from app.engine.api import SessionPort
+from app.tui.context_commands import ContextCommands
 from app.tui.screens.resume import ResumeScreen
-from themes.loader import ThemeError, ThemeSet, lathe_themes
 from widgets.prompt_input import SlashCommand
 from widgets.status_bar import human_tokens
+
+if TYPE_CHECKING:
+    from app.tui.app import LatheApp
 
 COMMANDS = (
     SlashCommand("help", "Show the keys and commands"),
@@ -38,108 +42,101 @@ and copy with the terminal) · Ctrl+P command palette
 Commands: """ + " ".join(f"/{c.name}" for c in COMMANDS)
 
 
-class SlashCommands(AppBase):
-    themes: ThemeSet
-
-    def load_themes(self) -> None:
-        folder = self.config.user_theme_dir
-        self.themes = lathe_themes(Path(folder) if folder else None)
-        for theme in self.themes.themes.values():
-            self.register_theme(theme)
-        for error in self.themes.errors:
-            self.notice(f"Theme file skipped: {error}", "warning")
-
-    def apply_theme(self, name: str) -> bool:
-        try:
-            self.themes.get(name)
-        except ThemeError as exc:
-            self.notice(str(exc), "error")
-            return False
-        self.theme = name
-        return True
+class SlashCommands:
+    def __init__(self, app: LatheApp) -> None:
+        self.app = app
+        self.custom: list[SlashCommand] = []
+        self.context = ContextCommands(app)
+        self._handlers: dict[str, Callable[[str], None]] = {
+            "help": self.cmd_help,
+            "clear": self.cmd_clear,
+            "model": self.cmd_model,
+            "permissions": self.cmd_permissions,
+            "resume": self.cmd_resume,
+            "theme": self.cmd_theme,
+            "cost": self.cmd_cost,
+            "context": self.context.cmd_context,
+            "compact": self.context.cmd_compact,
+            "tools": self.cmd_tools,
+            "mcp": self.cmd_mcp,
+            "quit": self.cmd_quit,
+        }
 
     def notice(self, text: str, level: Literal["info", "warning", "error"] = "info") -> None:
-        self.handle_engine_event(Notice(text, level))
+        self.app.notice(text, level)
 
     # -- custom commands (.claude/commands; app/commands/loader.py) ------------------------------
-    def add_custom_commands(self) -> None:
+    def add_custom(self, session: SessionPort) -> None:
         """Offer the session's custom commands in `/` completion and the palette."""
-        # Through the session port (the parts' `extra` dict it once read is gone): custom
-        # commands and skills alike.
-        listing = getattr(self.session, "custom_commands", None)
-        if not callable(listing):
-            return
-        self.custom_commands = [SlashCommand(c.name, c.help) for c in listing()]
-        builtin = [c for c in self.main.prompt.commands if c.name in {b.name for b in COMMANDS}]
-        self.main.prompt.commands = builtin + self.custom_commands
+        self.custom = [SlashCommand(c.name, c.help) for c in session.custom_commands()]
+        prompt = self.app.main.prompt
+        builtin = [c for c in prompt.commands if c.name in {b.name for b in COMMANDS}]
+        prompt.commands = builtin + self.custom
 
-    def is_custom_command(self, text: str) -> bool:
+    def is_custom(self, text: str) -> bool:
         name = text.strip().lstrip("/").partition(" ")[0]
-        return any(c.name == name for c in getattr(self, "custom_commands", ()))
+        return any(c.name == name for c in self.custom)
 
-    def run_slash_command(self, text: str) -> None:
+    def run(self, text: str) -> None:
         name, _, arg = text.lstrip("/").partition(" ")
-        arg = arg.strip()
-        handler = getattr(self, f"cmd_{name}", None)
-        if name not in {c.name for c in COMMANDS} or handler is None:
+        handler = self._handlers.get(name)
+        if handler is None:
             self.notice(f"Unknown command /{name}. Type /help for the list.", "warning")
             return
-        handler(arg)
+        handler(arg.strip())
 
     def cmd_help(self, arg: str) -> None:
         self.notice(HELP_TEXT)
 
     def cmd_clear(self, arg: str) -> None:
         """Start a fresh conversation: the model forgets it too (the transcript keeps it)."""
-        forget = getattr(self.session, "clear", None)
-        if callable(forget) and forget() is False:
+        session = self.app.session
+        if session is not None and not session.clear():
             self.notice("A turn is running: interrupt it first (Esc), then /clear.", "warning")
             return
-        self.main.conversation.clear_blocks()
+        self.app.main.conversation.clear_blocks()
 
     def cmd_model(self, arg: str) -> None:
-        current = self.session.model if self.session else self.config.model
+        session = self.app.session
+        current = session.model if session else self.app.config.model
         if not arg:
             self.notice(f"Model: {current or 'none'}")
             return
-        setter = getattr(self.session, "set_model", None)
-        if not callable(setter):
+        if session is None:
             self.notice("Switching models needs a running session.", "warning")
             return
-        setter(arg)
-        self.main.status_bar.set(model=arg)
+        session.set_model(arg)
+        self.app.main.status_bar.set(model=arg)
         self.notice(f"Model set to {arg}")
 
     def cmd_permissions(self, arg: str) -> None:
-        lines = [f"Permission mode: {self.permission_mode} (Shift+Tab cycles)"]
-        describe = getattr(self.session, "describe_permissions", None)
-        if callable(describe):
-            lines.append(str(describe()))
-        else:
-            lines.append("No rules loaded.")
+        lines = [f"Permission mode: {self.app.permission_mode} (Shift+Tab cycles)"]
+        session = self.app.session
+        lines.append(session.describe_permissions() if session else "No rules loaded.")
         self.notice("\n".join(lines))
 
     def cmd_resume(self, arg: str) -> None:
-        lister = self.config.list_sessions
+        lister = self.app.config.list_sessions
         if lister is None:
             self.notice("No saved sessions to resume.", "warning")
             return
-        self.push_screen(ResumeScreen(list(lister())), self._resume_picked)
+        self.app.push_screen(ResumeScreen(list(lister())), self._resume_picked)
 
     def _resume_picked(self, session_id: str | None) -> None:
-        if session_id and self.config.on_resume is not None:
-            self.config.on_resume(session_id)
+        if session_id and self.app.config.on_resume is not None:
+            self.app.config.on_resume(session_id)
             self.notice(f"Resumed session {session_id}")
 
     def cmd_theme(self, arg: str) -> None:
         if not arg:
-            self.notice(f"Theme: {self.theme}. Available: {', '.join(self.themes.names())}")
+            names = ", ".join(self.app.themes.names())
+            self.notice(f"Theme: {self.app.theme}. Available: {names}")
             return
-        if self.apply_theme(arg):
+        if self.app.apply_theme(arg):
             self.notice(f"Theme set to {arg}")
 
     def cmd_cost(self, arg: str) -> None:
-        u = self.usage
+        u = self.app.usage
         if u is None:
             self.notice("No requests yet: $0.0000")
             return
@@ -150,23 +147,23 @@ class SlashCommands(AppBase):
         )
 
     def cmd_tools(self, arg: str) -> None:
-        names = list(self.session.tool_names) if self.session else []
+        session = self.app.session
+        names = list(session.tool_names) if session else []
         self.notice("Tools: " + (", ".join(names) if names else "none (no session yet)"))
 
     def cmd_mcp(self, arg: str) -> None:
         """`/mcp` lists the servers and their state; `/mcp reconnect NAME` connects one again."""
         words = arg.split()
+        session = self.app.session
         if words[:1] == ["reconnect"] and len(words) == 2:
-            reconnect = getattr(self.session, "reconnect_mcp", None)
-            if not callable(reconnect):
+            if session is None:
                 self.notice("No session yet.", "warning")
                 return
-            self.run_worker(self._reconnect(reconnect, words[1]), exit_on_error=False)
+            self.app.run_worker(self._reconnect(session, words[1]), exit_on_error=False)
             return
-        status = getattr(self.session, "mcp_status", None)
-        servers = [(s["name"], s["status"]) for s in status()] if callable(status) else []
-        if not servers and self.config.mcp_servers:
-            servers = list(self.config.mcp_servers())
+        servers = [(s["name"], s["status"]) for s in session.mcp_status()] if session else []
+        if not servers and self.app.config.mcp_servers:
+            servers = list(self.app.config.mcp_servers())
         if not servers:
             self.notice("No MCP servers configured.")
             return
@@ -176,29 +173,28 @@ class SlashCommands(AppBase):
             + "\n/mcp reconnect NAME connects one again."
         )
 
-    async def _reconnect(self, reconnect: Callable[[str], Awaitable[str]], name: str) -> None:
+    async def _reconnect(self, session: SessionPort, name: str) -> None:
         self.notice(f"Reconnecting {name}…")
         try:
-            self.notice(await reconnect(name))
+            self.notice(await session.reconnect_mcp(name))
         except Exception as exc:
             self.notice(f"Could not reconnect {name}: {exc}", "error")
 
     def cmd_quit(self, arg: str) -> None:
-        self.exit(0)
+        self.app.exit(0)
 
-    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
+    def system_commands(self) -> Iterable[SystemCommand]:
+        """The palette's entries: the built-in commands, then the custom ones."""
         for command in COMMANDS:
             yield SystemCommand(f"/{command.name}", command.help, self._palette(command.name))
-        for command in getattr(self, "custom_commands", ()):
+        for command in self.custom:
             # A custom command is a prompt: the palette sends it (arguments: type it instead).
             yield SystemCommand(
                 f"/{command.name}", command.help, self._palette_prompt(command.name)
             )
 
     def _palette_prompt(self, name: str) -> Callable[[], None]:
-        submit = getattr(self, "submit_prompt", None)
-        return lambda: submit(f"/{name}") if callable(submit) else None
+        return lambda: self.app.submit_prompt(f"/{name}")
 
     def _palette(self, name: str) -> Callable[[], None]:
-        return lambda: self.run_slash_command(f"/{name}")
+        return lambda: self.run(f"/{name}")

@@ -2,42 +2,43 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
-from app.engine.events import ErrorOccurred
-from app.tui.app_base import AppBase
+from app.engine.api import ErrorOccurred, SessionPort
+
+if TYPE_CHECKING:
+    from app.tui.app import LatheApp
 
 
-class ContextCommands(AppBase):
-    turn_running: Any
+class ContextCommands:
+    def __init__(self, app: LatheApp) -> None:
+        self.app = app
 
     def cmd_context(self, arg: str) -> None:
-        describe = getattr(self.session, "context_breakdown", None)
-        if not callable(describe):
-            self.notice("No session yet: the context is empty.")
+        session = self.app.session
+        if session is None:
+            self.app.notice("No session yet: the context is empty.")
             return
-        self.notice("\n".join(describe()))
+        self.app.notice("\n".join(session.context_breakdown()))
 
     def cmd_compact(self, arg: str) -> None:
         """Summarise now; runs like a turn (prompts typed meanwhile wait for it, Esc stops it)."""
-        compact = getattr(self.session, "compact", None)
-        if not callable(compact):
-            self.notice("No session yet: nothing to compact.", "warning")
+        session = self.app.session
+        if session is None:
+            self.app.notice("No session yet: nothing to compact.", "warning")
             return
-        if self.turn_running:
-            self.notice("A turn is running: wait for it (or Esc), then /compact.", "warning")
+        if self.app.turn_running:
+            self.app.notice("A turn is running: wait for it (or Esc), then /compact.", "warning")
             return
-        self.turn_running = True
-        self.run_worker(self._compact(compact, arg), group="turn", exit_on_error=False)
+        self.app.turn_running = True
+        self.app.run_worker(self._compact(session, arg), group="turn", exit_on_error=False)
 
-    async def _compact(self, compact: Any, instructions: str) -> None:
+    async def _compact(self, session: SessionPort, instructions: str) -> None:
         try:
-            await compact(instructions)
+            await session.compact(instructions)
         except Exception as exc:  # the engine reports failures as events; never crash the UI
-            self.handle_engine_event(ErrorOccurred(f"{type(exc).__name__}: {exc}"))
+            self.app.handle_engine_event(ErrorOccurred(f"{type(exc).__name__}: {exc}"))
         finally:
-            self.turn_running = False
-            self.set_activity("")
-            send = getattr(self, "_send_queued", None)
-            if callable(send):
-                send()
+            self.app.turn_running = False
+            self.app.router.set_activity("")
+            self.app.turns.send_queued()

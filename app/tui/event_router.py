@@ -1,4 +1,9 @@
-"""Engine events in, widget calls out: the one place that knows both sides."""
+"""Engine events in, widget calls out: the one place that knows both sides.
+
+The App owns one EventRouter; the session's sink is the App's `handle_engine_event`, which hands
+every event here. It owns the state of what is being drawn: the streaming answer, the tool
+blocks still open, the output tails waiting for a repaint.
+"""
 
 from __future__ import annotations
 
@@ -30,13 +35,13 @@ from app.engine.api import (
     UsageUpdated,
     message_text,
 )
-from app.tui.app_base import AppBase
 from app.tui.history import ReplayedHistory, archived_renderables
 from app.tui.translate import finished_fields, plan_items
 from widgets.message_blocks import NoticeBlock, NoticeLevel, UserBlock
 from widgets.tool_block import ToolBlock, ToolCallState
 
 if TYPE_CHECKING:
+    from app.tui.app import LatheApp
     from widgets.assistant_block import AssistantBlock
 
 INTERRUPTED_TEXT = "Interrupted · tell lathe what to do instead"
@@ -48,36 +53,42 @@ TAIL_HZ = 10
 REPLAY_LIVE_EVENTS = 12
 
 
-class EventRouter(AppBase):
-    _assistant: AssistantBlock | None = None
-    _dirty_tails: set[str]
-    _tail_timer: Timer | None = None
-    # Whether this response's text arrived as deltas: then AssistantMessage adds nothing (its text
-    # is already on screen, possibly split around tool blocks); else it is shown whole.
-    _streamed: bool = False
+class EventRouter:
+    def __init__(self, app: LatheApp) -> None:
+        self.app = app
+        self.assistant: AssistantBlock | None = None
+        self.tool_blocks: dict[str, ToolBlock] = {}
+        self._dirty_tails: set[str] = set()
+        self._tail_timer: Timer | None = None
+        # Whether this response's text arrived as deltas: then AssistantMessage adds nothing (its
+        # text is already on screen, possibly split around tool blocks); else it is shown whole.
+        self._streamed = False
 
-    def handle_engine_event(self, event: EngineEvent | ReplayedHistory) -> None:
+    def set_activity(self, text: str) -> None:
+        self.app.main.status_bar.set(activity=text)
+
+    def handle(self, event: EngineEvent | ReplayedHistory) -> None:
         """The session's sink. Runs on the App's loop; must stay cheap (no awaiting)."""
-        screen = self.main
+        screen = self.app.main
         match event:
             case ReplayedHistory():
                 self._load_history(event.events)
             case TextDelta():
                 self._streamed = True
-                if self._assistant is None:
+                if self.assistant is None:
                     from widgets.assistant_block import AssistantBlock
 
-                    self._assistant = AssistantBlock()
-                    screen.conversation.add_block(self._assistant)
-                self._assistant.feed(event.text)
+                    self.assistant = AssistantBlock()
+                    screen.conversation.add_block(self.assistant)
+                self.assistant.feed(event.text)
             case ToolCallUpdated():
                 self._tool_call(event)
             case TurnStarted():
-                self._assistant = None
+                self.assistant = None
                 screen.conversation.add_block(UserBlock(event.prompt))
                 self.set_activity("thinking…")
             case RequestStarted():
-                self._assistant = None
+                self.assistant = None
                 self._streamed = False
                 if event.model:
                     screen.status_bar.set(model=event.model)
@@ -88,9 +99,9 @@ class EventRouter(AppBase):
                 self._finish_assistant(None if self._streamed else message_text(event.message))
                 self._streamed = False
             case PermissionRequested():
-                self.enqueue_permission(event.question)
+                self.app.permissions.enqueue(event.question)
             case Retrying():
-                self._notice(
+                self.notice(
                     f"Retrying in {_seconds(event.delay_s)} (attempt {event.attempt}): {event.reason}",
                     "retry",
                 )
@@ -102,25 +113,25 @@ class EventRouter(AppBase):
                     cache_read_tokens=event.cache_read_tokens,
                     cost_usd=event.cost_usd,
                 )
-                self.usage = event
+                self.app.usage = event
             case Notice():
-                self._notice(event.text, event.level)
+                self.notice(event.text, event.level)
             case QueuedPromptsDelivered():
                 self._finish_assistant(None)
                 for prompt in event.prompts:
                     screen.conversation.add_block(UserBlock(prompt))
             case ErrorOccurred():
                 self._finish_assistant(None)
-                self._notice(event.message, "error")
+                self.notice(event.message, "error")
             case Interrupted():
                 self._finish_assistant(None)
-                self._notice(INTERRUPTED_TEXT, "interrupt")
-                self.drop_resolved_permissions()
+                self.notice(INTERRUPTED_TEXT, "interrupt")
+                self.app.permissions.drop_resolved()
             case TurnEnded():
                 self._finish_assistant(None)
                 screen.progress.end_turn()
                 self.set_activity("")
-                self.drop_resolved_permissions()
+                self.app.permissions.drop_resolved()
             case ContextUpdated():
                 screen.status_bar.set(context_left=event.left_fraction)
             case CompactionStarted():
@@ -141,7 +152,7 @@ class EventRouter(AppBase):
                 )
                 self.set_activity("")
             case CompactionFailed():
-                self._notice(f"Compaction failed: {event.message}", "error")
+                self.notice(f"Compaction failed: {event.message}", "error")
             case AppEvent():
                 items = plan_items(event.payload)
                 if items is not None:
@@ -150,7 +161,7 @@ class EventRouter(AppBase):
                 pass  # RawStreamEvent: only the headless stream-json printer wants these
 
     def _tool_call(self, event: ToolCallUpdated) -> None:
-        view, screen = event.view, self.main
+        view, screen = event.view, self.app.main
         if view.parent_tool_use_id is not None:
             return  # a subagent's call: its Agent call's row and block show it
         tool_use_id = view.tool_use_id
@@ -158,11 +169,11 @@ class EventRouter(AppBase):
             case "queued":
                 self._finish_assistant(None)
                 new = ToolBlock(ToolCallState(tool_use_id, view.name, view.title))
-                self._tool_blocks[tool_use_id] = new
+                self.tool_blocks[tool_use_id] = new
                 screen.conversation.add_block(new)
                 screen.progress.queued(tool_use_id, view.name, view.title)
             case "started":
-                started = self._tool_blocks.get(tool_use_id)
+                started = self.tool_blocks.get(tool_use_id)
                 if started is not None:
                     started.update_state(status="running")
                 screen.progress.started(tool_use_id, view.started_at or 0.0)
@@ -171,7 +182,7 @@ class EventRouter(AppBase):
                 screen.progress.progressed(
                     tool_use_id, view.progress_text, event.output, view.fraction
                 )
-                block = self._tool_blocks.get(tool_use_id)
+                block = self.tool_blocks.get(tool_use_id)
                 if block is not None and event.output:
                     # The panel shows the newest line at once; the block's tail in the
                     # conversation is repainted at most TAIL_HZ times a second, so 16 busy tools
@@ -181,9 +192,9 @@ class EventRouter(AppBase):
                     ]
                     self._dirty_tails.add(tool_use_id)
                     if self._tail_timer is None:
-                        self._tail_timer = self.set_timer(1 / TAIL_HZ, self._flush_tails)
+                        self._tail_timer = self.app.set_timer(1 / TAIL_HZ, self._flush_tails)
             case "finished":
-                done = self._tool_blocks.pop(tool_use_id, None)
+                done = self.tool_blocks.pop(tool_use_id, None)
                 if done is not None:
                     done.update_state(**finished_fields(view))
                 screen.progress.finished(tool_use_id, view.elapsed or 0.0, view.status != "done")
@@ -194,24 +205,24 @@ class EventRouter(AppBase):
         self._tail_timer = None
         dirty, self._dirty_tails = self._dirty_tails, set()
         for tool_use_id in dirty:
-            block = self._tool_blocks.get(tool_use_id)
+            block = self.tool_blocks.get(tool_use_id)
             if block is not None:
                 block.update_state(output_tail=block.state.output_tail)
 
     def _load_history(self, events: tuple[EngineEvent, ...]) -> None:
         """Old blocks go to the archive as renderables; the newest are shown as live blocks."""
-        conversation = self.main.conversation
+        conversation = self.app.main.conversation
         keep = max(0, len(events) - REPLAY_LIVE_EVENTS)
         # Cut where a block starts, so a tool's queued and finished events stay together.
         while 0 < keep < len(events) and _finishes_a_call(events[keep]):
             keep += 1
         conversation.load_history(archived_renderables(events[:keep]))
         for event in events[keep:]:
-            self.handle_engine_event(event)
+            self.handle(event)
 
     def _finish_assistant(self, full_text: str | None) -> None:
-        block = self._assistant
-        self._assistant = None
+        block = self.assistant
+        self.assistant = None
         if block is not None:
             block.finish(full_text)
         elif full_text:
@@ -219,10 +230,10 @@ class EventRouter(AppBase):
 
             done = AssistantBlock(full_text)
             done.finish()
-            self.main.conversation.add_block(done)
+            self.app.main.conversation.add_block(done)
 
-    def _notice(self, text: str, level: NoticeLevel) -> None:
-        self.main.conversation.add_block(NoticeBlock(text, level))
+    def notice(self, text: str, level: NoticeLevel) -> None:
+        self.app.main.conversation.add_block(NoticeBlock(text, level))
 
 
 def _finishes_a_call(event: EngineEvent) -> bool:

@@ -13,11 +13,12 @@ import asyncio
 import os
 import signal
 import sys
-
-from textual.driver import Driver
+from typing import TYPE_CHECKING
 
 from app.exit_signals import ExitSignals, exit_code, silence_stdio
-from app.tui.app_base import AppBase
+
+if TYPE_CHECKING:
+    from app.tui.app import LatheApp
 
 _WATCHED = (signal.SIGTERM, signal.SIGHUP)
 # How often the terminal is checked. Without it a hung-up terminal reads as end-of-file for ever,
@@ -43,23 +44,20 @@ def _terminal_fd() -> int | None:
     return fd if os.isatty(fd) and terminal_alive(fd) else None
 
 
-class ExitWatch(AppBase):
-    exit_signal: int | None = None
+class ExitWatch:
+    """Owned by the App: the signals and the terminal check that end it."""
 
-    def get_driver_class(self) -> type[Driver]:
-        base = super().get_driver_class()
-        if base.__name__ == "LinuxDriver":
-            from app.tui.driver import LatheDriver
+    def __init__(self, app: LatheApp) -> None:
+        self.app = app
+        self.exit_signal: int | None = None
+        self._exit_signals = ExitSignals(self._stop_for_signal)
+        self._terminal: int | None = None
 
-            return LatheDriver
-        return base
-
-    def start_exit_watch(self) -> None:
+    def start(self) -> None:
         """On the App's loop, once mounted; not in tests' headless runs (no terminal, no signals
         that are ours to take)."""
-        if self.is_headless:
+        if self.app.is_headless:
             return
-        self._exit_signals = ExitSignals(self._stop_for_signal)
         loop = asyncio.get_running_loop()
         for sig in _WATCHED:
             if signal.getsignal(sig) == signal.SIG_IGN:
@@ -71,10 +69,11 @@ class ExitWatch(AppBase):
         fd = _terminal_fd()
         if fd is not None:
             self._terminal = fd
-            self.set_interval(TERMINAL_CHECK_S, self._check_terminal, name="terminal-check")
+            self.app.set_interval(TERMINAL_CHECK_S, self._check_terminal, name="terminal-check")
 
     def _check_terminal(self) -> None:
-        if self.exit_signal is None and not terminal_alive(self._terminal):
+        fd = self._terminal
+        if self.exit_signal is None and fd is not None and not terminal_alive(fd):
             self._exit_signals(int(signal.SIGHUP))
 
     def _stop_for_signal(self, sig: int) -> None:
@@ -82,19 +81,17 @@ class ExitWatch(AppBase):
         if sig == signal.SIGHUP:
             # Nobody can see the screen: writes to it would fail (EIO) and end the run uncleanly.
             silence_stdio()
-        queued = getattr(self, "_queued_prompts", None)
-        if queued is not None:
-            queued.clear()  # no new turn starts after the one being stopped
-        session = self.session
+        self.app.turns.queued.clear()  # no new turn starts after the one being stopped
+        session = self.app.session
         if session is not None:
             session.interrupt()
-        self.run_worker(self._exit_after_turn(sig), group="exit", exit_on_error=False)
+        self.app.run_worker(self._exit_after_turn(sig), group="exit", exit_on_error=False)
 
     async def _exit_after_turn(self, sig: int) -> None:
         # The turn records its synthetic results before the App (and the session) close.
-        for worker in [w for w in self.workers if w.group == "turn"]:
+        for worker in [w for w in self.app.workers if w.group == "turn"]:
             try:
                 await worker.wait()
             except Exception:  # a turn that failed or was cancelled has ended all the same
                 pass
-        self.exit(exit_code(sig), return_code=exit_code(sig))
+        self.app.exit(exit_code(sig), return_code=exit_code(sig))

@@ -5,7 +5,6 @@ than `LATHE_IDLE_NOTIFY_MS` (default 60 s, Claude Code's threshold), Notificatio
 from __future__ import annotations
 
 import os
-from typing import Any
 
 IDLE_MESSAGE = "Claude is waiting for your input"
 DEFAULT_IDLE_MS = 60_000
@@ -17,12 +16,3 @@ def idle_seconds() -> float:
     except ValueError:
         ms = DEFAULT_IDLE_MS
     return max(ms, 1) / 1000
-
-
-def notification_hooks(session: Any) -> Any:
-    """The session's hook runner when it has Notification hooks, else None."""
-    hooks = getattr(getattr(session, "parts", None), "session_hooks", None)
-    has = getattr(hooks, "has_hooks", None)
-    if not callable(has) or not has("Notification"):
-        return None
-    return hooks

@@ -1,83 +1,80 @@
-"""Permission requests appear one at a time; the rest wait in order.
+"""Permission questions appear one at a time; the rest wait in order.
 
-A request that someone else already resolved (Ctrl+C, a hook) is skipped, and an open dialog whose
-request got resolved elsewhere closes itself (PermissionScreen polls its ResolveOnce).
+A question someone else already answered (Ctrl+C, a hook) is skipped, and an open dialog whose
+question got answered elsewhere closes itself (the question tells it: no polling).
 """
 
 from __future__ import annotations
 
 from collections import deque
+from typing import TYPE_CHECKING
 
 from app.engine.api import PermissionQuestion
-from app.tui.app_base import AppBase
 from app.tui.screens.permission import PermissionScreen
 from app.tui.screens.plan_approval import PlanApprovalScreen
 from app.tui.screens.questions import QuestionsScreen
 from tools.decisions import PermissionDecision
 from tools.interaction import PlanApprovalRequest, QuestionsRequest
 
+if TYPE_CHECKING:
+    from app.tui.app import LatheApp
+
 Dialog = PermissionScreen | QuestionsScreen | PlanApprovalScreen
 
 
-class PermissionQueue(AppBase):
-    _waiting: deque[PermissionQuestion]
-    _dialog: Dialog | None = None
+class PermissionQueue:
+    def __init__(self, app: LatheApp) -> None:
+        self.app = app
+        self._waiting: deque[PermissionQuestion] = deque()
+        self.dialog: Dialog | None = None
 
-    def enqueue_permission(self, prompt: PermissionQuestion) -> None:
-        if not hasattr(self, "_waiting"):
-            self._waiting = deque()
-        self._waiting.append(prompt)
+    def enqueue(self, question: PermissionQuestion) -> None:
+        self._waiting.append(question)
         self._show_next()
 
     @property
-    def open_dialog(self) -> Dialog | None:
-        return self._dialog
-
-    def open_dialog_prompt(self) -> PermissionQuestion | None:
-        return self._dialog.prompt if self._dialog is not None else None
+    def open_question(self) -> PermissionQuestion | None:
+        return self.dialog.prompt if self.dialog is not None else None
 
     @property
-    def waiting_permissions(self) -> int:
-        return len(getattr(self, "_waiting", ()))
+    def waiting(self) -> int:
+        return len(self._waiting)
 
     def _show_next(self) -> None:
-        if self._dialog is not None:
+        if self.dialog is not None:
             return
-        waiting: deque[PermissionQuestion] = getattr(self, "_waiting", deque())
-        while waiting:
-            prompt = waiting.popleft()
-            if prompt.resolver.is_claimed():
+        while self._waiting:
+            question = self._waiting.popleft()
+            if question.answered:
                 continue
-            self._dialog = self._dialog_for(prompt)
-            self.push_screen(self._dialog, self._dialog_closed)
-            if not self.app_focus:
+            self.dialog = self._dialog_for(question)
+            self.app.push_screen(self.dialog, self._dialog_closed)
+            if not self.app.app_focus:
                 # The user is in another window: the turn is blocked on them.
-                self.bell()
+                self.app.bell()
             return
 
-    def _dialog_for(self, prompt: PermissionQuestion) -> Dialog:
+    def _dialog_for(self, question: PermissionQuestion) -> Dialog:
         """The dialog for what the tool declared it needs answered (by type, never by name)."""
-        guard, clock = self.config.dialog_key_guard_s, self.config.clock
-        request = prompt.interaction
+        guard, clock = self.app.config.dialog_key_guard_s, self.app.config.clock
+        request = question.interaction
         if isinstance(request, QuestionsRequest):
-            return QuestionsScreen(prompt, request, key_guard_s=guard, clock=clock)
+            return QuestionsScreen(question, request, key_guard_s=guard, clock=clock)
         if isinstance(request, PlanApprovalRequest):
-            return PlanApprovalScreen(prompt, request, key_guard_s=guard, clock=clock)
-        return PermissionScreen(prompt, key_guard_s=guard, clock=clock)
+            return PlanApprovalScreen(question, request, key_guard_s=guard, clock=clock)
+        return PermissionScreen(question, key_guard_s=guard, clock=clock)
 
     def _dialog_closed(self, decision: PermissionDecision | None) -> None:
-        self._dialog = None
+        self.dialog = None
         mode = decision.extra.get("set_mode") if decision is not None else None
         if isinstance(mode, str) and decision is not None and decision.behavior == "allow":
             # The engine switched the mode already (its prompter); the status bar follows.
-            self.config.permission_mode = mode
-            self.main.status_bar.set(permission_mode=mode)
+            self.app.config.permission_mode = mode
+            self.app.main.status_bar.set(permission_mode=mode)
         self._show_next()
 
-    def drop_resolved_permissions(self) -> None:
-        waiting = getattr(self, "_waiting", None)
-        if waiting:
-            self._waiting = deque(p for p in waiting if not p.resolver.is_claimed())
-        dialog = self._dialog
-        if dialog is not None and dialog.prompt.resolver.is_claimed() and dialog.is_current:
+    def drop_resolved(self) -> None:
+        self._waiting = deque(q for q in self._waiting if not q.answered)
+        dialog = self.dialog
+        if dialog is not None and dialog.prompt.answered and dialog.is_current:
             dialog.dismiss(None)

@@ -6,20 +6,42 @@ its events through `LatheApp.handle_engine_event`, which the session gets as its
 
 from __future__ import annotations
 
+import asyncio
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from app.engine.api import EngineEvent, SessionPort
 
 if TYPE_CHECKING:
     from app.tui.history import ReplayedHistory
-    from app.tui.settings_watch import SettingsReloader
 
 # The App's sink: the session's events, and a resumed conversation's history in one piece.
 EventSink = Callable[["EngineEvent | ReplayedHistory"], None]
 SessionFactory = Callable[[EventSink], Awaitable[SessionPort]]
+
+
+@dataclass(frozen=True)
+class SettingsReport:
+    """What a reload of the settings files found, for the screen (the rules went to the session
+    already): a theme or keymap to apply (None: unchanged), what changed, what is broken."""
+
+    theme: str | None = None
+    keymap: Mapping[str, str] | None = None
+    messages: tuple[str, ...] = ()
+    problems: tuple[str, ...] = ()
+
+
+class SettingsWatch(Protocol):
+    """Watches the settings files while the session runs (app/compose_settings.py)."""
+
+    def run(
+        self,
+        session: SessionPort,
+        on_report: Callable[[SettingsReport], None],
+        stop: asyncio.Event,
+    ) -> Awaitable[None]: ...
 
 
 @dataclass(frozen=True)
@@ -62,7 +84,7 @@ class TuiConfig:
     mcp_servers: Callable[[], Sequence[tuple[str, str]]] | None = None
     keymap: dict[str, str] = field(default_factory=dict)
     # Watches the settings files once the session runs (None: no live reload, as in tests).
-    settings_reloader: SettingsReloader | None = None
+    settings_watch: SettingsWatch | None = None
     # Broken settings files (file:line:column: problem, and what is kept from each): the App
     # blocks on a dialog until the user reloads (`check_settings` finds none), exits or goes on.
     settings_problems: tuple[str, ...] = ()

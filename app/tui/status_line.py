@@ -4,24 +4,18 @@ shows (model, mode, tokens, cost) is the command's input; its first line is the 
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from app import __version__
-from app.engine.status_line import StatusLineCommand, status_command, status_payload
+from app.engine.api import SessionPort, StatusLineCommand, status_payload
 from widgets.status_bar import StatusBar, StatusInfo
 
 
-def attach_status_line(bar: StatusBar, session: Any) -> StatusLineCommand | None:
-    parts = getattr(session, "parts", None)
-    extra = getattr(parts, "extra", {}) or {}
-    settings = extra.get("settings")
-    command = status_command(getattr(settings, "status_line", None))
+def attach_status_line(bar: StatusBar, session: SessionPort) -> StatusLineCommand | None:
+    command = session.status_line_command()
     if command is None:
         return None
-    context = getattr(session, "context", None)
-    project = str(extra.get("project_dir") or getattr(context, "project_dir", "") or ".")
-    cwd = str(getattr(context, "cwd", "") or project)
-    transcript = getattr(getattr(parts, "transcript", None), "path", "")
+    status = session.status()
+    project, cwd = status.project_dir, status.cwd or status.project_dir
     started = time.monotonic()
     runner = StatusLineCommand(command, lambda line: bar.set(custom=line), cwd=project)
 
@@ -29,7 +23,7 @@ def attach_status_line(bar: StatusBar, session: Any) -> StatusLineCommand | None
         runner.changed(
             status_payload(
                 session_id=session.session_id,
-                transcript_path=str(transcript),
+                transcript_path=status.transcript_path,
                 cwd=cwd,
                 project_dir=project,
                 model=info.model or session.model,

@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
+from app.engine.api import CommandInfo, SessionStatus
 from app.engine.events import EngineEvent, InternalEvent, Interrupted, TurnEnded, TurnStarted
-from app.engine.tool_views import ToolCallTracker, preview_for, question_for
+from app.engine.tool_views import ToolCallTracker, question_for
 from app.engine.views import PermissionQuestion
 from app.execution.events import ToolFinished, ToolProgressed, ToolQueued, ToolStarted
 from app.execution.interfaces import PermissionPrompt
@@ -73,14 +74,16 @@ class Views:
 
 
 def question(prompt: PermissionPrompt) -> PermissionQuestion:
-    """The question the engine's prompter would announce for `prompt` (preview included)."""
-    return question_for(prompt, preview_for(prompt.tool, prompt.tool_name, prompt.input))
+    """The question the engine's prompter would announce for `prompt`."""
+    return question_for(prompt)
 
 
 @dataclass
 class ScriptedSession:
-    """Stands in for app.engine.session.Session (not written yet): it emits real engine events
-    through the App's sink, in the order a real turn would, and honours interrupt()."""
+    """Stands in for app.engine.session.Session behind the SessionPort: it emits real engine
+    events through the App's sink, in the order a real turn would, and honours interrupt().
+    The real parts a test needs are passed in: a RuleDecider (`rules`), the custom commands, a
+    statusLine command, a hook runner for Notification hooks."""
 
     app: LatheApp
     steps: Sequence[Step] = ()
@@ -93,20 +96,110 @@ class ScriptedSession:
     interrupts: int = 0
     open_prompts: list[PermissionQuestion] = field(default_factory=list)
     views: Views = field(default_factory=Views)
+    rules: Any = None
+    commands: Any = None
+    status_line: str | None = None
+    hooks: Any = None
+    project_dir: str = "/p"
+    transcript_path: str = ""
+    running: bool = False
 
     def emit(self, event: InternalEvent) -> None:
         self.app.handle_engine_event(self.views(event))
 
+    def set_sink(self, sink: Any) -> None:
+        pass
+
+    def status(self) -> SessionStatus:
+        return SessionStatus(
+            self.session_id,
+            self.model,
+            False,
+            self.permission_mode,
+            self.running,
+            self.project_dir,
+            self.project_dir,
+            self.transcript_path,
+            tuple(self.tool_names),
+            (),
+            {},
+            0.0,
+        )
+
     def set_permission_mode(self, mode: str) -> None:
         self.permission_mode = mode
 
-    def interrupt(self) -> None:
+    def set_model(self, model: str) -> None:
+        self.model = model
+
+    def describe_permissions(self) -> str:
+        return "No rules loaded."
+
+    def replace_rules(self, loaded: Any) -> None:
+        from app.engine.session import live_rules
+
+        # The engine's own merge, on the real decider the test holds.
+        self.rules.set_context(live_rules(loaded, self.rules.context))
+
+    def custom_commands(self) -> tuple[CommandInfo, ...]:
+        if self.commands is None:
+            return ()
+        return tuple(CommandInfo(c.name, c.help) for c in self.commands.sorted())
+
+    def status_line_command(self) -> str | None:
+        return self.status_line
+
+    @property
+    def wants_idle_notification(self) -> bool:
+        return self.hooks is not None and self.hooks.has_hooks("Notification")
+
+    async def notify_idle(self, message: str) -> None:
+        await self.hooks.notification(message, "idle_prompt")
+
+    def interrupt(self) -> bool:
         self.interrupts += 1
         for prompt in self.open_prompts:
             prompt.resolver.resolve(
                 PermissionDecision.deny("aborted", DecisionReason("abort", "interrupted"))
             )
         self.interrupted.set()
+        return True
+
+    def answer(self, question: PermissionQuestion, decision: PermissionDecision) -> bool:
+        return question.answer(decision)
+
+    def send_while_running(self, prompt: str) -> bool:
+        return False
+
+    def take_queued_prompts(self) -> list[str]:
+        return []
+
+    async def compact(self, instructions: str = "") -> TurnEnded:
+        return TurnEnded(None, "", False, "success", 0)
+
+    def clear(self) -> bool:
+        return True
+
+    def context_breakdown(self) -> list[str]:
+        return []
+
+    def report_context(self) -> None:
+        pass
+
+    def history(self) -> tuple[EngineEvent, ...]:
+        return ()
+
+    async def start_mcp(self, timeout: float | None = None) -> None:
+        pass
+
+    def mcp_status(self) -> list[dict[str, str]]:
+        return []
+
+    async def reconnect_mcp(self, name: str) -> str:
+        return f"{name}: no such server"
+
+    async def close(self, reason: str = "exit") -> None:
+        pass
 
     async def run_turn(self, prompt: str) -> TurnEnded:
         self.prompts.append(prompt)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from typing import Any
 
 from app.engine.events import (
@@ -17,7 +18,7 @@ from app.execution.events import ToolFinished, ToolProgressed, ToolQueued, ToolS
 from app.execution.interfaces import PermissionPrompt
 from app.tui.app import LatheApp
 from tests.tui.conftest import Views, outcome, question
-from tools.base import ToolProgress
+from tools.base import ToolPreview, ToolProgress
 from tools.decisions import DecisionReason
 from tools.files.diff import FileChange, unified_diff
 from tools.todo_write import Todo, TodoListChanged
@@ -106,6 +107,14 @@ def bash_prompt(**kw: object) -> PermissionQuestion:
     return question(bash_permission(**kw))
 
 
+def diff_of(old: str, new: str, path: str) -> str:
+    """A unified diff as the tools' previews write it."""
+    lines = difflib.unified_diff(
+        old.splitlines(), new.splitlines(), f"a/{path}", f"b/{path}", lineterm=""
+    )
+    return "\n".join(lines)
+
+
 def bash_permission(**kw: object) -> PermissionPrompt:
     return PermissionPrompt(
         tool=None,  # type: ignore[arg-type]
@@ -116,8 +125,13 @@ def bash_permission(**kw: object) -> PermissionPrompt:
         reason=DecisionReason("rule", 'the part "npm run test" is not allowed by any rule'),
         suggestions=("Bash(npm run test:*)",),
         summary="npm run test",
+        preview=ToolPreview("command", "npm run test -- --watch=false", language="bash"),
         **kw,  # type: ignore[arg-type]
     )
+
+
+OLD_THEME = "    return THEMES[name]\n"
+NEW_THEME = "    if name not in THEMES:\n        raise ThemeError(name)\n    return THEMES[name]\n"
 
 
 def edit_prompt() -> PermissionQuestion:
@@ -128,13 +142,16 @@ def edit_prompt() -> PermissionQuestion:
             tool_use_id="e1",
             input={
                 "file_path": "app/themes.py",
-                "old_string": "    return THEMES[name]\n",
-                "new_string": "    if name not in THEMES:\n        raise ThemeError(name)\n    return THEMES[name]\n",
+                "old_string": OLD_THEME,
+                "new_string": NEW_THEME,
             },
             message="Edit needs permission",
             reason=DecisionReason("mode", "edits need approval in default mode"),
             suggestions=("Edit(app/**)",),
             summary="app/themes.py",
+            preview=ToolPreview(
+                "diff", diff_of(OLD_THEME, NEW_THEME, "app/themes.py"), "app/themes.py"
+            ),
         )
     )
 

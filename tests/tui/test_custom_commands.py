@@ -19,10 +19,8 @@ def _session_with_commands(app, tmp_path: Path) -> ScriptedSession:  # type: ign
     folder = tmp_path / "proj" / ".claude" / "commands" / "frontend"
     folder.mkdir(parents=True)
     (folder / "test.md").write_text("---\ndescription: Run the frontend tests\n---\nGo $0\n")
-    session = ScriptedSession(app)
     found = load_commands(tmp_path / "proj", None, BUILTIN_COMMAND_NAMES, {"HOME": str(tmp_path)})
-    session.custom_commands = lambda: _infos(found)  # type: ignore[attr-defined]
-    return session
+    return ScriptedSession(app, commands=found)
 
 
 async def test_listed_completed_and_sent_to_the_model(tmp_path: Path) -> None:

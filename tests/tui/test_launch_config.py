@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.cli import parse_args
-from app.compose_tui import make_config
+from app.compose_tui import FileSettingsWatch, make_config
 
 
 def test_settings_give_theme_keymap_and_placement(project: Path) -> None:
@@ -25,9 +25,10 @@ def test_settings_give_theme_keymap_and_placement(project: Path) -> None:
     assert config.theme == "lathe-steel"
     assert config.keymap == {"cycle_mode": "ctrl+t", "interrupt_esc": "ctrl+g"}
     assert config.progress_placement == "top"
-    assert config.settings_reloader is not None
-    assert extra.resolve() in config.settings_reloader.paths()
-    assert local in config.settings_reloader.paths()
+    watch = config.settings_watch
+    assert isinstance(watch, FileSettingsWatch)
+    assert extra.resolve() in watch.reloader.paths()
+    assert local in watch.reloader.paths()
 
 
 def test_broken_settings_fall_back_to_defaults(project: Path) -> None:

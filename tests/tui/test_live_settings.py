@@ -7,15 +7,15 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
+from app.compose_tui import FileSettingsWatch
 from app.config.loader import load_settings
 from app.permissions import RuleDecider, context_from_settings
+from app.permissions.reload import SettingsReloader
 from app.tui.app import LatheApp
 from app.tui.ports import EventSink, SessionPort
-from app.tui.settings_watch import SettingsReloader
 from tests.tui.conftest import SIZE, ScriptedSession, make_config
 from widgets.message_blocks import NoticeBlock
 
@@ -34,15 +34,13 @@ async def until(condition: Callable[[], bool], timeout: float = 10.0) -> None:
 
 
 def app_with_watch(project: Path) -> tuple[LatheApp, RuleDecider]:
-    # As app.engine.setup builds it: from the files, then the user switched the mode.
+    # As app.compose builds it: from the files, then the user switched the mode.
     loaded = context_from_settings(load_settings(project))
     decider = RuleDecider(replace(loaded, mode="acceptEdits"))
-    config = make_config(settings_reloader=SettingsReloader(project))
+    config = make_config(settings_watch=FileSettingsWatch(SettingsReloader(project)))
 
     async def factory(sink: EventSink) -> SessionPort:
-        session = ScriptedSession(app)
-        session.parts = SimpleNamespace(extra={"decider": decider})  # type: ignore[attr-defined]
-        return session
+        return ScriptedSession(app, rules=decider)
 
     app = LatheApp(config, session_factory=factory)
     return app, decider
@@ -56,8 +54,9 @@ async def test_rules_theme_and_keymap_apply_live(project: Path) -> None:
     app, decider = app_with_watch(project)
     async with app.run_test(size=SIZE) as pilot:
         await until(lambda: app.session is not None)
-        reloader = app.config.settings_reloader
-        assert reloader is not None
+        watch = app.config.settings_watch
+        assert isinstance(watch, FileSettingsWatch)
+        reloader = watch.reloader
         await until(lambda: reloader.state is not None)
         await asyncio.sleep(0.3)  # the watcher is armed
 

@@ -39,7 +39,7 @@ def _broken_project(project: Path) -> Path:
 
 def _app(project: Path, factory=None) -> tuple[LatheApp, list[str]]:
     config = launch.make_config(parse_args([]), cwd=project)
-    config = replace(config, ask_trust_for=None, settings_reloader=None, initial_prompt=None)
+    config = replace(config, ask_trust_for=None, settings_watch=None, initial_prompt=None)
     built: list[str] = []
 
     async def scripted(sink: EventSink) -> SessionPort:

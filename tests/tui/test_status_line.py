@@ -7,7 +7,6 @@ import asyncio
 import json
 from collections.abc import Callable
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
@@ -31,16 +30,15 @@ async def until(condition: Callable[[], bool], timeout: float = 10.0) -> None:
 async def test_status_line_command_drives_the_status_bar(tmp_path: Path) -> None:
     seen = tmp_path / "inputs.jsonl"
     command = f'cat >> "{seen}"; echo >> "{seen}"; printf "\\033[32mmy line\\033[0m\\nsecond\\n"'
-    settings = SimpleNamespace(status_line={"type": "command", "command": command})
     config = make_config()
 
     async def factory(sink: EventSink) -> SessionPort:
-        session = ScriptedSession(app)
-        session.parts = SimpleNamespace(  # type: ignore[attr-defined]
-            extra={"settings": settings, "project_dir": str(tmp_path)},
-            transcript=SimpleNamespace(path=tmp_path / "t.jsonl"),
+        return ScriptedSession(
+            app,
+            status_line=command,
+            project_dir=str(tmp_path),
+            transcript_path=str(tmp_path / "t.jsonl"),
         )
-        return session
 
     app = LatheApp(config, session_factory=factory)
     async with app.run_test(size=SIZE):
@@ -107,9 +105,7 @@ async def test_idle_notification_fires_after_a_turn_when_the_prompt_waits(
     )
 
     async def factory(sink: EventSink) -> SessionPort:
-        session = ScriptedSession(app)
-        session.parts = SimpleNamespace(extra={}, session_hooks=runner)  # type: ignore[attr-defined]
-        return session
+        return ScriptedSession(app, hooks=runner)
 
     app = LatheApp(make_config(), session_factory=factory)
     async with app.run_test(size=SIZE):

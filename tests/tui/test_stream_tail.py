@@ -47,7 +47,7 @@ async def test_a_long_streamed_paragraph_wraps_as_the_whole_paragraph_would() ->
             app.handle_engine_event(TextDelta(fragment, 0))
             if i % 7 == 0:
                 await pilot.pause()
-        block = app._assistant
+        block = app.router.assistant
         assert block is not None
         await block.settle()
         await pilot.pause()
@@ -85,7 +85,7 @@ async def test_a_newline_hands_the_paragraph_back_to_the_parser() -> None:
         ]:
             app.handle_engine_event(TextDelta(fragment, 0))
             await pilot.pause()
-        block = app._assistant
+        block = app.router.assistant
         assert block is not None
         block.finish()
         await scenes.settle(app, pilot)

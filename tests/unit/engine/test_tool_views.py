@@ -1,0 +1,128 @@
+"""The front-end API's views: executor events become frozen ToolCallViews, a PermissionPrompt a
+PermissionQuestion whose answer is the prompt's, and previews read the real file."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from app.engine.tool_views import ToolCallTracker, question_for
+from app.execution.events import ToolFinished, ToolProgressed, ToolQueued, ToolStarted
+from app.execution.interfaces import PermissionPrompt
+from app.execution.outcome import CallOutcome, error_outcome
+from app.execution.resolve_once import ResolveOnce
+from tools.base import ToolContext, ToolPreview, ToolProgress
+from tools.decisions import DecisionReason
+
+
+def _done(tool_use_id: str, text: str, **kw: object) -> CallOutcome:
+    block = {"type": "tool_result", "tool_use_id": tool_use_id, "content": text}
+    return CallOutcome(tool_use_id, "Bash", block, False, **kw)  # type: ignore[arg-type]
+
+
+def test_a_call_from_queued_to_done() -> None:
+    calls = ToolCallTracker()
+    queued = calls.queued(ToolQueued("b1", "Bash", {"command": "ls"}, "ls", False))
+    assert (queued.change, queued.view.status, queued.view.title) == ("queued", "queued", "ls")
+    started = calls.started(ToolStarted("b1", "Bash", 12.5))
+    assert started.view.status == "running" and started.view.started_at == 12.5
+    first = calls.progressed(ToolProgressed("b1", ToolProgress(output="a\n"), 13.0))
+    second = calls.progressed(ToolProgressed("b1", ToolProgress(text="50%", fraction=0.5), 13.1))
+    assert first.output == "a\n" and first.view.output_tail == "a\n"
+    assert second.view.output_tail == "a\n" and second.view.progress_text == "50%"
+    assert second.view.fraction == 0.5 and second.output == ""
+    finished = calls.finished(ToolFinished("b1", _done("b1", "a\nb"), 0.7))
+    view = finished.view
+    assert view.status == "done" and view.finished and view.elapsed == 0.7
+    assert view.result is not None and (view.result.kind, view.result.body) == ("text", "a\nb")
+    assert calls.view("b1") is None  # a finished call is not kept
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        view.status = "failed"  # type: ignore[misc]
+
+
+def test_failed_denied_interrupted_and_diff_results() -> None:
+    calls = ToolCallTracker()
+    failed = calls.finished(ToolFinished("x", error_outcome("x", "Bash", "boom"), 0.1)).view
+    assert failed.status == "failed" and failed.result is not None
+    assert failed.result.kind == "error"
+    stopped = error_outcome("y", "Bash", "stopped", synthetic="user_interrupt")
+    assert calls.finished(ToolFinished("y", stopped, 0.1)).view.status == "interrupted"
+    denied = error_outcome("z", "Bash", "no")
+    denied.permission_denial = {"tool_name": "Bash"}
+    assert calls.finished(ToolFinished("z", denied, 0.1)).view.status == "denied"
+
+    class Change:
+        diff = "--- a/f\n+++ b/f\n-x\n+y"
+
+    edit = calls.finished(ToolFinished("e", _done("e", "The file was updated.", data=Change()), 0))
+    assert edit.view.result is not None and edit.view.result.kind == "diff"
+    assert edit.view.result.body == Change.diff
+    assert edit.view.result.summary == "The file was updated."
+
+
+def _prompt(name: str, tool_input: dict[str, object], **kw: object) -> PermissionPrompt:
+    return PermissionPrompt(
+        tool=kw.pop("tool", None),  # type: ignore[arg-type]
+        tool_name=name,
+        tool_use_id="t1",
+        input=tool_input,
+        message=f"{name} needs permission",
+        reason=DecisionReason("mode", "needs approval"),
+        suggestions=(f"{name}(x)",),
+        summary="x",
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+def test_the_question_answers_the_prompt_once_and_tells_its_waiters() -> None:
+    prompt = _prompt("Bash", {"command": "make"}, preview=ToolPreview("command", "make"))
+    question = question_for(prompt)
+    assert [c.id for c in question.choices] == ["allow_once", "allow_always", "deny"]
+    assert question.preview is not None and question.preview.kind == "command"
+    seen: list[str] = []
+    question.on_answered(lambda decision: seen.append(decision.behavior))
+    assert question.choose("deny", "use cmake")
+    assert not question.choose("allow_once")  # the first answer wins
+    assert seen == ["deny"] and prompt.resolver.value is not None
+    assert prompt.resolver.value.feedback == "use cmake"
+    late: list[str] = []
+    question.on_answered(lambda decision: late.append(decision.behavior))
+    assert late == ["deny"]  # answered already: told at once
+
+
+def test_resolve_once_callbacks_fire_once_with_the_value() -> None:
+    once: ResolveOnce[int] = ResolveOnce()
+    got: list[int] = []
+    once.add_done_callback(got.append)
+    assert once.claim()
+    assert got == []  # claimed is not delivered yet
+    once.set_claimed(7)
+    assert got == [7] and not once.resolve(8) and got == [7]
+
+
+def test_the_question_carries_the_tools_own_preview_of_the_real_file(tmp_path: Path) -> None:
+    from tools.edit import EditTool
+
+    (tmp_path / "f.txt").write_text("a\nb\nc\n")
+    context = ToolContext(cwd=str(tmp_path), project_dir=str(tmp_path), working_dirs=())
+    tool = EditTool()
+    raw = {"file_path": str(tmp_path / "f.txt"), "old_string": "b", "new_string": "B"}
+    preview = tool.preview(tool.parse_input(raw), context)
+    question = question_for(_prompt("Edit", raw, tool=tool, preview=preview))
+    assert question.preview is preview and preview is not None and preview.kind == "diff"
+    assert "-b" in preview.text and "+B" in preview.text and " a" in preview.text
+    assert not question.destructive
+
+
+def test_a_subagents_calls_name_their_parent() -> None:
+    calls = ToolCallTracker(parent_tool_use_id="agent_1")
+    view = calls.queued(ToolQueued("r1", "Read", {}, "a.py", True)).view
+    assert view.parent_tool_use_id == "agent_1"
+    finished = calls.finished(ToolFinished("r1", _done("r1", "x"), 0.1)).view
+    assert finished.parent_tool_use_id == "agent_1"
+    assert (
+        ToolCallTracker().queued(ToolQueued("r2", "Read", {}, "", True)).view.parent_tool_use_id
+        is None
+    )
