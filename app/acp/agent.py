@@ -8,6 +8,7 @@ the folder. No authentication: lathe uses the credentials it finds, as `lathe -p
 from __future__ import annotations
 
 import asyncio
+import os
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -57,7 +58,8 @@ class LatheAgent:
     ) -> InitializeResponse:
         self.caps = client_capabilities
         return InitializeResponse(
-            protocol_version=min(protocol_version, PROTOCOL_VERSION),
+            # The version lathe speaks, whatever was asked: the client decides if it can go on.
+            protocol_version=PROTOCOL_VERSION,
             agent_capabilities=AgentCapabilities(
                 load_session=True,
                 prompt_capabilities=PromptCapabilities(
@@ -102,6 +104,8 @@ class LatheAgent:
         )
 
     async def _open(self, cwd: str, extra_dirs: list[str] | None, resume: str | None) -> AcpSession:
+        for folder in (cwd, *(extra_dirs or [])):
+            _check_folder(folder)
         if self.conn is None:
             raise RequestError.internal_error({"message": "no client connection"})
         session = AcpSession(self.conn, self.caps)
@@ -129,8 +133,14 @@ class LatheAgent:
         additional_directories: list[str] | None = None,
         **kwargs: Any,
     ) -> LoadSessionResponse | None:
-        old = self.sessions.pop(session_id, None)
+        old = self.sessions.get(session_id)
+        if old is not None and old.busy:
+            # Closing it would cancel the running prompt without a word to whoever sent it.
+            raise RequestError.invalid_request(
+                {"message": f"session {session_id!r} is busy: a prompt is running"}
+            )
         if old is not None:
+            del self.sessions[session_id]
             await old.close()  # its lock goes, so the session can be opened again
         session = await self._open(cwd, additional_directories, session_id)
         # The whole history, the part before a compaction too, as the client saw it live.
@@ -171,3 +181,12 @@ class LatheAgent:
             except Exception:
                 pass  # closing the others matters more
         self.sessions.clear()
+
+
+def _check_folder(path: str) -> None:
+    """A session's folder: absolute (ACP requires it; a relative one would be taken from lathe's
+    own working folder) and an existing directory."""
+    if not os.path.isabs(path):
+        raise RequestError.invalid_params({"message": f"cwd must be an absolute path: {path!r}"})
+    if not os.path.isdir(path):
+        raise RequestError.invalid_params({"message": f"no such directory: {path!r}"})

@@ -28,6 +28,9 @@ class TerminalRun:
     truncated: bool
     exit_code: int | None
     signal: str | None
+    # What went wrong talking to the client (its wait or output call failed): the run's end
+    # or its output is unknown, so the call fails saying so rather than report no output.
+    error: str = ""
 
 
 class ClientTerminals:
@@ -84,7 +87,9 @@ class ClientBashTool(BashTool):
             with contextlib.suppress(Exception):
                 await self.terminals.release(terminal_id)
         notes: list[str] = []
-        if timed_out:
+        if run.error:
+            notes.append(run.error)
+        elif timed_out:
             notes.append(f"Command timed out after {format_duration(timeout_ms)}")
         elif aborted:
             notes.append("Command was interrupted")
@@ -96,7 +101,9 @@ class ClientBashTool(BashTool):
             notes.append(f"(output cut to its last {limit} bytes by the editor's terminal)")
         body = run.output.rstrip("\n")
         text = "\n".join(part for part in (body, *notes) if part) or "(No output)"
-        failed = timed_out or aborted or run.signal is not None or run.exit_code != 0
+        failed = (
+            bool(run.error) or timed_out or aborted or run.signal is not None or run.exit_code != 0
+        )
         result = BashResult(
             text=text,
             exit_code=run.exit_code,
@@ -125,17 +132,22 @@ class ClientBashTool(BashTool):
         was_aborted = waiter not in done and not timed_out
         exit_code: int | None = None
         sig: str | None = None
+        errors: list[str] = []
         if waiter in done:
             try:
                 exit_code, sig = waiter.result()
-            except Exception:
-                exit_code, sig = None, None
+            except Exception as exc:
+                errors.append(
+                    f"Could not learn how the command ended in the editor's terminal: {exc}"
+                )
         else:
             waiter.cancel()
             with contextlib.suppress(Exception):
                 await self.terminals.kill(terminal_id)
         try:
             output, truncated = await self.terminals.output(terminal_id)
-        except Exception:
+        except Exception as exc:
             output, truncated = "", False
-        return TerminalRun(output, truncated, exit_code, sig), timed_out, was_aborted
+            errors.append(f"Could not read the command's output from the editor's terminal: {exc}")
+        run = TerminalRun(output, truncated, exit_code, sig, "\n".join(errors))
+        return run, timed_out, was_aborted

@@ -3,8 +3,9 @@
 Standard output carries only the protocol: it is moved to a private descriptor first and fd 1
 pointed at stderr, so nothing else lathe or a library prints (or a child inheriting fd 1) can
 break a JSON-RPC line. Logs and warnings go to stderr, which clients keep as the agent's log.
-SIGINT, SIGTERM and SIGHUP end the connection as a closed stdin does: every session's turn is
-interrupted, its transcript closed, its lock released.
+A closed stdin, SIGINT, SIGTERM and SIGHUP end the connection the same way: every session's turn
+is interrupted (its tool calls get their last update while the connection is still up), its
+transcript closed, its lock released. Lines reach the ACP library through app.acp.wire's filter.
 """
 
 from __future__ import annotations
@@ -37,10 +38,12 @@ async def _serve(opts: CliOptions, protocol_fd: int) -> int:
     from acp.agent.connection import AgentSideConnection
 
     from app.acp.agent import LatheAgent
+    from app.acp.wire import pump
 
     loop = asyncio.get_running_loop()
+    raw = asyncio.StreamReader(limit=STDIO_LIMIT)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(raw), sys.stdin)
     reader = asyncio.StreamReader(limit=STDIO_LIMIT)
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
     out = os.fdopen(protocol_fd, "wb", buffering=0)
     transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, out)
     writer = asyncio.StreamWriter(transport, protocol, None, loop)
@@ -55,6 +58,9 @@ async def _serve(opts: CliOptions, protocol_fd: int) -> int:
         if serving is not None:
             serving.cancel()
 
+    # The end of stdin takes the signals' path (0: not a signal, exit status 0).
+    feeding = asyncio.create_task(pump(raw, reader, writer, lambda: stop(0)))
+
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         loop.add_signal_handler(sig, stop, sig)
     try:
@@ -66,7 +72,8 @@ async def _serve(opts: CliOptions, protocol_fd: int) -> int:
         # Turns are interrupted and end as Ctrl+C ends them (every tool_use answered, the
         # transcript whole) before the connection and its request tasks go.
         await agent.close()
+        feeding.cancel()
         await asyncio.shield(conn.close())
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             loop.remove_signal_handler(sig)
-    return 128 + stopped[0] if stopped else 0
+    return 128 + stopped[0] if stopped and stopped[0] else 0

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import sys
 import threading
 from collections.abc import Sequence
@@ -62,6 +63,7 @@ MODES: tuple[tuple[str, str, str], ...] = (
     ("dontAsk", "Don't Ask", "Refuses whatever would ask"),
     ("bypassPermissions", "Bypass Permissions", "Runs everything without asking"),
 )
+_SURROGATE = re.compile("[\ud800-\udfff]")
 BUILTIN_COMMANDS = (
     ("compact", "Summarise the conversation to free context", "instructions for the summary"),
     ("context", "Show what fills the context window", None),
@@ -87,6 +89,7 @@ class AcpSession:
         self._views: dict[str, u.ToolView] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._mode = "default"
+        self._bypass_off = False
         self._cancelled = False
         self._idle = asyncio.Event()
         self._idle.set()
@@ -103,6 +106,9 @@ class AcpSession:
             raise RequestError.invalid_params({"message": str(exc)}) from None
         self.session = setup.session
         self.session_id = self.session.session_id
+        # A policy's disable_bypass_mode: the mode is not offered, since it cannot be set.
+        rules = getattr(getattr(setup.session, "parts", None), "rules", None)
+        self._bypass_off = bool(getattr(getattr(rules, "context", None), "bypass_disabled", 0))
         self._mode = self.session.permission_mode
         self._writer = asyncio.create_task(self._write_loop())
         await self.session.start_mcp()
@@ -163,7 +169,9 @@ class AcpSession:
 
     def modes(self) -> SessionModeState:
         available = [
-            SessionMode(id=mode, name=name, description=desc) for mode, name, desc in MODES
+            SessionMode(id=mode, name=name, description=desc)
+            for mode, name, desc in MODES
+            if not (mode == "bypassPermissions" and self._bypass_off)
         ]
         return SessionModeState(
             current_mode_id=self.session.permission_mode, available_modes=available
@@ -237,6 +245,10 @@ class AcpSession:
                 view = self._views.get(question.tool_use_id) or u.ToolView(
                     self._tool(question.tool_name), question.tool_name, question.input
                 )
+                if question.tool_use_id in self._views:
+                    # The engine reports a call started before it asks: until the answer, the
+                    # editor shows it waiting, not running.
+                    self._send(u.status_update(question.tool_use_id, "pending"))
                 self._spawn(self._ask(question, view))
             case AppEvent(payload=TodoListChanged() as changed):
                 self._send(u.plan(changed.todos))
@@ -298,13 +310,19 @@ class AcpSession:
             )
 
         try:
-            await answer(question, view, ask)
+            if await answer(question, view, ask) and question.tool_use_id in self._views:
+                self._send(u.status_update(question.tool_use_id, "in_progress"))
         finally:
             # Whatever happened, the question is answered: a rejection unless someone won.
             question.answer(rejected())
             self._check_mode()
 
     # -- turns ------------------------------------------------------------------------------------
+
+    @property
+    def busy(self) -> bool:
+        """A prompt (or a /compact) is being answered."""
+        return not self._idle.is_set()
 
     async def replay(self) -> None:
         """A resumed session's history as updates, all sent before session/load answers."""
@@ -325,6 +343,9 @@ class AcpSession:
 
     async def _prompt(self, blocks: Sequence[Any]) -> PromptResponse:
         text = prompt_text(blocks)
+        if not text.strip():
+            # The API refuses an empty message; say so here, before anything is sent or kept.
+            raise RequestError.invalid_params({"message": "the prompt is empty"})
         command, _, arg = text.strip().partition(" ")
         try:
             if command == "/compact":
@@ -401,4 +422,10 @@ def prompt_text(blocks: Sequence[Any]) -> str:
             if isinstance(body, str):
                 parts.append(f'<context ref="{uri}">\n{body}\n</context>')
         # Images and audio are not offered (promptCapabilities), so none arrive.
-    return "\n".join(parts)
+    return clean_text("\n".join(parts))
+
+
+def clean_text(text: str) -> str:
+    """`text` with each lone surrogate (valid JSON as an escape, not encodable as UTF-8) made
+    U+FFFD, so it can be sent to the API and written to the transcript."""
+    return _SURROGATE.sub("\ufffd", text)

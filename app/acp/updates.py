@@ -204,6 +204,9 @@ def replay(events: Iterable[EngineEvent], tools: Mapping[str, Any]) -> list[Sess
         if isinstance(event, TurnStarted):
             out.append(user_chunk(event.prompt))
         elif isinstance(event, AssistantMessage):
+            thought = _thinking(event.message)
+            if thought.strip():
+                out.append(thought_chunk(thought))
             value = message_text(event.message)
             if value.strip():
                 out.append(message_chunk(value))
@@ -219,3 +222,15 @@ def replay(events: Iterable[EngineEvent], tools: Mapping[str, Any]) -> list[Sess
             if call.finished:
                 out.append(view.finished(call))
     return out
+
+
+def _thinking(message: Mapping[str, Any]) -> str:
+    """The thinking blocks of a message, joined (a live turn streamed them as thoughts)."""
+    content = message.get("content")
+    if not isinstance(content, list):
+        return ""
+    return "".join(
+        str(b.get("thinking", ""))
+        for b in content
+        if isinstance(b, Mapping) and b.get("type") == "thinking"
+    )

@@ -8,6 +8,7 @@ the headless printer) pass a sink that receives every EngineEvent and call `run_
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -397,6 +398,7 @@ class Session:
 
         if self._turn_abort is not None:
             raise RuntimeError("a turn is already running")
+        prompt = encodable(prompt)
         # The controller exists before the SessionStart hooks run: a Ctrl+C while a slow hook
         # runs must interrupt this turn, not be dropped as "idle" and let the turn go on.
         self._turn_abort = AbortController()
@@ -422,7 +424,7 @@ class Session:
         and the prompt goes to the model with this batch's results. False when no turn runs."""
         if self._turn_abort is None:
             return False
-        self._queued_prompts.append(prompt)
+        self._queued_prompts.append(encodable(prompt))
         if self.executor is not None:
             self.executor.interrupt_for_user_message()
         return True
@@ -570,3 +572,13 @@ if TYPE_CHECKING:
 
     def _is_a_port(session: Session) -> SessionPort:
         return session  # mypy proves the Session implements the front ends' port
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def encodable(prompt: str) -> str:
+    """The prompt with each lone surrogate made U+FFFD. JSON lets a client send one ("\\ud800", or
+    argv's surrogate escapes for bytes that are not UTF-8), UTF-8 cannot carry it: kept, it
+    would fail this request and every later one that resends the conversation."""
+    return _LONE_SURROGATE.sub("\ufffd", prompt)
