@@ -17,7 +17,7 @@ from app.acp.client_fs import ClientEditTool, ClientFiles, ClientReadTool, Clien
 from app.acp.client_terminal import ClientBashTool, ClientTerminals
 from app.engine.api import EngineEvent
 from app.engine.setup import SessionSetup
-from tools.base import Tool
+from tools.base import Tool, ToolContext
 from tools.bash import BashTool
 from tools.edit import EditTool
 from tools.read import ReadTool
@@ -41,8 +41,11 @@ class ToolAdapter:
     builder can ask a tool what kind of work a call is) and puts the client-backed twin in the
     place of Read, Edit, Write and Bash where the client offers what the twin needs."""
 
-    def __init__(self, caps: Capabilities) -> None:
+    def __init__(
+        self, caps: Capabilities, running: Callable[[str], None] = lambda _id: None
+    ) -> None:
         self.caps = caps
+        self.running = running
         self.tools: dict[str, Tool[Any]] = {}
 
     def __call__(self, tool: Tool[Any]) -> Tool[Any]:
@@ -57,7 +60,21 @@ class ToolAdapter:
         elif type(tool) is BashTool and terminals is not None:
             twin = ClientBashTool(terminals)
         self.tools[twin.name] = twin
+        self._report_runs(twin)
         return twin
+
+    def _report_runs(self, tool: Tool[Any]) -> None:
+        """`running(tool_use_id)` as the tool's `call` begins: the engine calls it once the
+        call is allowed, so the client sees a call run only when it does."""
+        original = tool.call
+        running = self.running
+
+        async def call(input: Any, context: ToolContext, *args: Any, **kwargs: Any) -> Any:
+            running(context.tool_use_id)
+            return await original(input, context, *args, **kwargs)
+
+        # On this session's instance only (the adapter sees each tool as the session is built).
+        setattr(tool, "call", call)  # noqa: B010
 
 
 def build(

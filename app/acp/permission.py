@@ -133,20 +133,17 @@ def decision_for(
     return rejected()
 
 
-async def answer(prompt: PermissionQuestion, view: ToolView, ask: Ask) -> bool:
-    """Ask the client and answer the question with its answer (unless Ctrl+C's abort won);
-    whether the call was allowed."""
+async def answer(prompt: PermissionQuestion, view: ToolView, ask: Ask) -> None:
+    """Ask the client and answer the question with its answer (unless Ctrl+C's abort won)."""
     question = question_for(prompt, view)
     if question is None:
         prompt.answer(
             PermissionDecision.deny(NO_QUESTIONS, DecisionReason("headless", NO_QUESTIONS))
         )
-        return False
+        return
     response: RequestPermissionResponse | None
     try:
         response = await ask(question.tool_call, question.options)
     except Exception:  # the client failed or went away: nobody allowed it
         response = None
-    decision = decision_for(prompt, question, response)
-    prompt.answer(decision)
-    return decision.behavior == "allow"
+    prompt.answer(decision_for(prompt, question, response))

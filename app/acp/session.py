@@ -98,7 +98,9 @@ class AcpSession:
 
     async def open(self, opts: CliOptions, cwd: str) -> list[str]:
         """Build the engine session in `cwd` (resuming `opts.resume` if set); its warnings."""
-        self.adapter = ToolAdapter(self._capabilities())
+        # in_progress when a call really runs: the engine's "started" comes before the
+        # permission check, and a call waiting for the user's answer is still pending.
+        self.adapter = ToolAdapter(self._capabilities(), self._running)
         adapter = self.adapter
         try:
             setup = await asyncio.to_thread(build, opts, cwd, self.sink, adapter)
@@ -245,10 +247,6 @@ class AcpSession:
                 view = self._views.get(question.tool_use_id) or u.ToolView(
                     self._tool(question.tool_name), question.tool_name, question.input
                 )
-                if question.tool_use_id in self._views:
-                    # The engine reports a call started before it asks: until the answer, the
-                    # editor shows it waiting, not running.
-                    self._send(u.status_update(question.tool_use_id, "pending"))
                 self._spawn(self._ask(question, view))
             case AppEvent(payload=TodoListChanged() as changed):
                 self._send(u.plan(changed.todos))
@@ -268,7 +266,8 @@ class AcpSession:
             view = u.ToolView(self._tool(call.name), call.name, call.input, call.title)
             self._views[call.tool_use_id] = view
             self._send(view.start(call.tool_use_id))
-        elif event.change == "started":
+        elif event.change == "started" and self._tool(call.name) is None:
+            # A tool the adapter did not see (an MCP server's): "started" is all there is.
             self._send(u.status_update(call.tool_use_id, "in_progress"))
         elif event.change == "progressed" and event.output:
             self._send(
@@ -280,6 +279,10 @@ class AcpSession:
             known = self._views.pop(call.tool_use_id, None)
             view = known or u.ToolView(self._tool(call.name), call.name, call.input, call.title)
             self._send(view.finished(call))
+
+    def _running(self, tool_use_id: str) -> None:
+        if tool_use_id in self._views:  # one of this turn's calls (not a subagent's inner one)
+            self._send(u.status_update(tool_use_id, "in_progress"))
 
     def _terminal_shown(self, tool_use_id: str, terminal_id: str) -> None:
         """A call's command runs in the client's terminal: the tool call shows it live."""
@@ -310,8 +313,7 @@ class AcpSession:
             )
 
         try:
-            if await answer(question, view, ask) and question.tool_use_id in self._views:
-                self._send(u.status_update(question.tool_use_id, "in_progress"))
+            await answer(question, view, ask)
         finally:
             # Whatever happened, the question is answered: a rejection unless someone won.
             question.answer(rejected())

@@ -1,6 +1,6 @@
 """A resumed conversation as events: its messages become what a live turn would have sent.
 
-User prompts become TurnStarted, assistant text AssistantMessage, a compaction boundary
+User prompts become TurnStarted, assistant text and thinking AssistantMessage, a compaction boundary
 CompactionFinished, and each tool_use a queued-then-finished tool-call view carrying its
 recorded tool_result, so a resumed session looks like the one that was left.
 """
@@ -72,9 +72,10 @@ def replay_events(
             if text:
                 events.append(TurnStarted(text))
             continue
-        text_blocks = [b for b in blocks if b.get("type") == "text"]
-        if text_blocks:
-            events.append(AssistantMessage({"role": "assistant", "content": text_blocks}))
+        # The thinking too: a front end that showed it live (ACP's thoughts) shows it again.
+        shown = [b for b in blocks if b.get("type") in ("text", "thinking")]
+        if shown:
+            events.append(AssistantMessage({"role": "assistant", "content": shown}))
         for block in blocks:
             if block.get("type") != "tool_use":
                 continue

@@ -221,13 +221,15 @@ def test_replay_shows_what_the_live_session_showed():
     assert [x.session_update for x in out] == [
         "agent_message_chunk",
         "user_message_chunk",
+        "agent_thought_chunk",  # the thinking, as the live turn streamed it
         "agent_message_chunk",
         "tool_call",
         "tool_call_update",
     ]
-    assert out[1].content.text == "run it" and out[2].content.text == "Running."
-    assert out[3].kind == "execute" and out[3].title == "Bash false"
-    assert out[4].status == "failed" and out[4].content[0].content.text == "Exit code 1"
+    assert out[1].content.text == "run it" and out[2].content.text == "hmm"
+    assert out[3].content.text == "Running."
+    assert out[4].kind == "execute" and out[4].title == "Bash false"
+    assert out[5].status == "failed" and out[5].content[0].content.text == "Exit code 1"
 
 
 async def test_the_first_answer_wins_a_late_client_answer_changes_nothing():
@@ -245,3 +247,31 @@ async def test_the_first_answer_wins_a_late_client_answer_changes_nothing():
     await answer(cancelled, ToolView(BashTool(), "Bash", cancelled.input), allow)
     assert cancelled.resolver.value is not None
     assert cancelled.resolver.value.reason.kind == "abort"
+
+
+def test_wire_filter_answers_what_the_library_would_choke_on():
+    from app.acp.wire import check_line
+
+    assert check_line(b'{"jsonrpc":"2.0","id":1,"method":"initialize"}') is None
+    for line, code in [
+        (b"[1,2,3]", -32600),
+        (b"[]", -32600),
+        (b'"str"', -32600),
+        (b"5", -32600),
+        (b"null", -32600),
+        (b"{not json", -32700),
+        (b'{"a":"\xff"}', -32700),  # not UTF-8
+    ]:
+        error = check_line(line)
+        assert error is not None and error["error"]["code"] == code, line
+        assert error["id"] is None and error["jsonrpc"] == "2.0"
+
+
+def test_prompt_text_replaces_lone_surrogates():
+    from app.acp.session import prompt_text
+    from app.engine.session import encodable
+
+    text = prompt_text([TextContentBlock(type="text", text="a\ud800b\udfffc 😀")])
+    assert text == "a\ufffdb\ufffdc 😀"
+    text.encode("utf-8")  # sendable and writable
+    assert encodable("x\udcffy") == "x\ufffdy"  # argv's surrogate escape of a stray byte
