@@ -59,7 +59,10 @@ async def pump(
     of stdin call `on_eof` (the library is not told, so the connection stays up while the
     sessions end and send their last updates)."""
     while True:
-        line = await read_line(raw)
+        try:
+            line = await read_line(raw)
+        except Exception:  # a broken stdin ends the connection as its end does
+            line = b""
         if not line:
             on_eof()
             return

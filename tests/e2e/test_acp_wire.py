@@ -14,7 +14,7 @@ import pytest
 from acp import PROTOCOL_VERSION, RequestError, text_block
 from acp.schema import ClientCapabilities
 
-from app.model.scenario import Block, Turn, text_turn
+from app.model.scenario import Block, Turn, text_turn, tool_use_block, turn_of
 from app.model.scenario import text_block as scripted_text
 from tests.e2e.acp_client import RecordingClient, capabilities, lathe_acp
 from tests.e2e.test_acp import TIMEOUT, bash, env_for, repo, start, tool_results
@@ -257,3 +257,26 @@ async def test_a_policy_without_bypass_does_not_offer_it(fake_api, repo, tmp_pat
         assert "bypassPermissions" not in {m.id for m in new.modes.available_modes}
         with pytest.raises(RequestError):
             await conn.set_session_mode(session_id=new.session_id, mode_id="bypassPermissions")
+
+
+async def test_stdin_close_ends_a_read_waiting_for_the_client(fake_api, repo):
+    fake_api.load([turn_of([tool_use_block("Read", {"file_path": str(repo / "a.txt")}, "r1")])])
+    lathe = await raw_lathe(repo, env_for(fake_api))
+    async with asyncio.timeout(TIMEOUT):
+        fs = {"readTextFile": True, "writeTextFile": True}
+        await lathe.request("initialize", {"protocolVersion": 1, "clientCapabilities": {"fs": fs}})
+        new = await lathe.request("session/new", {"cwd": str(repo), "mcpServers": []})
+        prompt = {
+            "sessionId": new["result"]["sessionId"],
+            "prompt": [{"type": "text", "text": "r"}],
+        }
+        await lathe.line(json.dumps({"jsonrpc": "2.0", "id": 7, "method": "session/prompt",
+                                     "params": prompt}).encode())  # fmt: skip
+        # The client is asked for the file and never answers; then it goes away.
+        await lathe.until(lambda m: m.get("method") == "fs/read_text_file")
+        assert lathe.proc.stdin is not None
+        lathe.proc.stdin.close()
+        response = await lathe.until(lambda m: m.get("id") == 7)
+        assert response["result"]["stopReason"] == "cancelled"
+        assert lathe.statuses("r1") == ["pending", "in_progress", "failed"]
+        assert await lathe.proc.wait() == 0
