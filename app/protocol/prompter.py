@@ -19,6 +19,7 @@ from typing import Any
 
 from app.engine.api import PermissionQuestion
 from app.protocol.control import ControlChannel, ControlError
+from app.protocol.flags import BYPASS_REFUSED, MODE_ALIASES
 from tools.decisions import DecisionReason, PermissionDecision
 
 _FILE_DESTINATIONS = ("localSettings", "projectSettings", "userSettings")
@@ -61,7 +62,9 @@ class StdioPrompter:
         notify: Callable[[str], None],
         interrupt: Callable[[], None],
         on_state: Callable[[str], None] = lambda state: None,
+        allow_bypass: bool = False,
     ) -> None:
+        self.allow_bypass = allow_bypass
         self.channel = channel
         self.notify = notify
         self.interrupt = interrupt
@@ -171,7 +174,12 @@ class StdioPrompter:
                 else:
                     extra.setdefault("session", True)
             elif kind == "setMode" and isinstance(update.get("mode"), str):
-                extra["set_mode"] = update["mode"]
+                mode = MODE_ALIASES.get(update["mode"], update["mode"])
+                if mode == "bypassPermissions" and not self.allow_bypass:
+                    # Fail closed as set_permission_mode: the call is allowed, the mode stays.
+                    self.notify(f"can_use_tool: {BYPASS_REFUSED}; the mode is unchanged")
+                else:
+                    extra["set_mode"] = mode
             else:
                 self.notify(f"can_use_tool: permission update {kind!r} is not supported; ignored")
         if extra.get("always"):

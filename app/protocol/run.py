@@ -31,9 +31,9 @@ from app.protocol import engine_gaps, handlers
 from app.protocol.control import ControlChannel
 from app.protocol.hooks import SdkHookBridge
 from app.protocol.options import StructuredOutputTool, protocol_engine_options
-from app.protocol.printer import ProtocolPrinter, TurnMeter, result_line
+from app.protocol.printer import ProtocolPrinter, TurnMeter, result_line, setup_error_line
 from app.protocol.prompter import StdioPrompter
-from app.protocol.reader import read_lines
+from app.protocol.reader import read_lines, scrub
 from app.protocol.sdk_mcp import SdkMcpTransports
 from app.protocol.wire import (
     PROTOCOL_VERSION,
@@ -97,6 +97,7 @@ class ProtocolSession:
                 notify=lambda text: self.printer.note(f"lathe: {text}"),
                 interrupt=self.interrupt,
                 on_state=self.printer.state,
+                allow_bypass=self.opts.sdk.allow_bypass,
             )
         try:
             setup = build_session(
@@ -108,7 +109,9 @@ class ProtocolSession:
             )
         except SetupError as exc:
             self.printer.note(f"lathe: {exc}")
-            return 2
+            # As Claude Code: an error result the SDK raises with the reason, then exit 1.
+            self.writer.line(setup_error_line(self._setup_error_text(exc)))
+            return 1
         for warning in setup.warnings:
             self.printer.note(f"lathe: warning: {warning}")
         self.session = session = setup.session
@@ -150,6 +153,12 @@ class ProtocolSession:
         if signals.received is not None:
             return exit_code(signals.received)
         return 1 if last is not None and last.get("is_error") else 0
+
+    def _setup_error_text(self, exc: SetupError) -> str:
+        resume = self.opts.resume
+        if resume and not self.opts.continue_session and str(exc).startswith("cannot resume"):
+            return f"No conversation found with session ID: {resume}"
+        return str(exc)
 
     def _on_signal(self) -> None:
         self._stopping = True
@@ -235,9 +244,13 @@ class ProtocolSession:
 
     async def _dispatch(self, number: int, text: str) -> None:
         try:
-            message = json.loads(text)
+            message = scrub(json.loads(text))
         except ValueError as exc:
             self.printer.note(f"lathe: stdin line {number} is not JSON ({exc}); ignored")
+            return
+        except RecursionError:
+            # Nested deeper than the parser goes: this line is lost, the ones after it are not.
+            self.printer.note(f"lathe: stdin line {number} is nested too deeply; ignored")
             return
         kind = message.get("type") if isinstance(message, Mapping) else None
         if kind == "user":
