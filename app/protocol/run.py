@@ -19,6 +19,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from app import __version__
 from app.engine.api import (
+    AssistantMessage,
     EngineEvent,
     PermissionRequested,
     SessionPort,
@@ -200,9 +201,23 @@ class ProtocolSession:
         )
         if structured is not None and structured.value is not None:
             line["structured_output"] = structured.value
+        self._as_claude_code(line, interrupted)
         self.writer.line(line)
         self.printer.state("idle")
         return line
+
+    def _as_claude_code(self, line: dict[str, Any], interrupted: bool) -> None:
+        """The texts and counts of Claude Code 2.1.332's terminal results (CHANGELOG.md): the
+        SDK raises its ResultError with `errors[]`, so these are what a program sees."""
+        subtype = line["subtype"]
+        if subtype == "error_max_turns" and self.opts.max_turns is not None:
+            # Claude Code counts the turn it refused to start.
+            line["num_turns"] = line["num_turns"] + 1
+            line["errors"] = [f"Reached maximum number of turns ({self.opts.max_turns})"]
+        elif subtype == "error_max_budget_usd" and self.opts.sdk.max_budget_usd is not None:
+            line["errors"] = [f"Reached maximum budget (${self.opts.sdk.max_budget_usd:g})"]
+        elif interrupted and subtype == "error_during_execution":
+            line["result"] = None
 
     def interrupt(self) -> None:
         if self.session is not None:
@@ -211,6 +226,8 @@ class ProtocolSession:
     def on_event(self, event: EngineEvent) -> None:
         if isinstance(event, PermissionRequested) and self.prompter is not None:
             self.prompter.handle(event.question)
+        elif isinstance(event, AssistantMessage) and self.prompter is not None:
+            self.prompter.saw_message(event.message)
         self.printer(event)
         budget = self.opts.sdk.max_budget_usd
         if (
