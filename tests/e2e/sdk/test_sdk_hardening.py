@@ -197,19 +197,30 @@ def test_raw_deep_line_and_lone_surrogates_then_the_session_goes_on(
         + "]" * depth
         + "}]}}\n"
     )
-    # A file name the file system gives back with surrogateescape: Glob's answer holds "\udcff".
+    # A file name that is not UTF-8: Glob's answer (and the line with it) names it with U+FFFD.
     os.close(os.open(os.fsencode(repo) + b"/report-\xff.txt", os.O_CREAT | os.O_WRONLY))
     fake_api.enqueue(
         text_turn("answered the surrogate"),
         turn_of([tool_use_block("Glob", {"pattern": "*.txt"}, "toolu_g1")]),
         text_turn("globbed"),
+        # The API's JSON may hold a `\udcff` escape too: the assistant line must still be UTF-8.
+        text_turn("the model says \udcff"),
     )
-    stdin = deep + user("lone \\ud800 surrogate").replace("\\\\ud800", "\\ud800") + user("glob")
+    stdin = (
+        deep
+        + user("lone \\ud800 surrogate").replace("\\\\ud800", "\\ud800")
+        + user("glob")
+        + user("say it")
+    )
     code, out, err = raw_run(repo, sdk_env, stdin)
     got = lines(out)
     results = [o for o in got if o["type"] == "result"]
     assert "line 1 is nested too deeply" in err
-    assert [r["result"] for r in results] == ["answered the surrogate", "globbed"]
+    assert [r["result"] for r in results] == [
+        "answered the surrogate",
+        "globbed",
+        "the model says \ufffd",
+    ]
     # The surrogate reached the model as U+FFFD, not as an encoding error.
     first = fake_api.bodies()[0]["messages"][0]["content"]
     assert "lone \ufffd surrogate" in json.dumps(first, ensure_ascii=False)
