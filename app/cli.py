@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from app import __version__
 from app.protocol.flags import (
+    MODE_ALIASES,
     LatheParser,
     ProtocolOptions,
     ProtocolUsageError,
@@ -21,7 +22,8 @@ from app.protocol.flags import (
     settings_value,
 )
 
-PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions", "dontAsk")
+PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto")
+
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 
 
@@ -92,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--permission-mode",
         choices=PERMISSION_MODES,
         metavar="MODE",
-        help="default | acceptEdits | plan | bypassPermissions | dontAsk",
+        help="default | acceptEdits | plan | bypassPermissions | dontAsk (auto runs as default)",
     )
     parser.add_argument(
         "--allowedTools",
@@ -155,6 +157,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _launch_mode(mode: str | None, sdk: ProtocolOptions) -> str | None:
+    """--permission-mode with "auto" read as default; --dangerously-skip-permissions alone is
+    bypassPermissions (as in Claude Code), and launching in bypass allows switching back to it."""
+    mode = MODE_ALIASES.get(mode, mode) if mode is not None else None
+    if mode is None and sdk.skip_permissions:
+        mode = "bypassPermissions"
+    if mode == "bypassPermissions":
+        sdk.allow_bypass = True
+    return mode
+
+
 def parse_args(argv: Sequence[str]) -> CliOptions:
     parser = build_parser()
     ns = parser.parse_args(list(argv))
@@ -171,7 +184,7 @@ def parse_args(argv: Sequence[str]) -> CliOptions:
         sdk=sdk,
         model=ns.model,
         model_script=ns.model_script,
-        permission_mode=ns.permission_mode,
+        permission_mode=_launch_mode(ns.permission_mode, sdk),
         # Kept as given: the permission layer splits comma-separated rules (one parser for both).
         allowed_tools=list(ns.allowed_tools or ()),
         disallowed_tools=list(ns.disallowed_tools or ()),

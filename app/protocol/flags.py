@@ -16,6 +16,13 @@ from typing import Any, NoReturn
 
 INPUT_FORMATS = ("text", "stream-json")
 SETTING_SOURCES = ("user", "project", "local")
+# Claude Code's "auto" (a model classifier decides each call) has no lathe counterpart; it runs as
+# "default", which asks where auto might have allowed: never looser (CHANGELOG.md).
+MODE_ALIASES = {"auto": "default"}
+BYPASS_REFUSED = (
+    "Cannot set permission mode to bypassPermissions because the session was not launched "
+    "with --dangerously-skip-permissions"
+)
 
 
 class ProtocolUsageError(Exception):
@@ -43,6 +50,10 @@ class ProtocolOptions:
     max_thinking_tokens: int | None = None
     json_schema: dict[str, Any] | None = None
     permission_prompt_tool: str | None = None
+    # --allow-dangerously-skip-permissions / --dangerously-skip-permissions: only then may the
+    # SDK switch the session to bypassPermissions later (Claude Code refuses it otherwise).
+    allow_bypass: bool = False
+    skip_permissions: bool = False
 
     @property
     def streaming_input(self) -> bool:
@@ -84,6 +95,16 @@ def add_protocol_flags(parser: argparse.ArgumentParser) -> None:
     add("--max-thinking-tokens", metavar="N", help="extended-thinking budget")
     add("--json-schema", metavar="JSON", help="JSON schema the final answer must match")
     add("--permission-prompt-tool", metavar="NAME", help='"stdio": the SDK answers permissions')
+    add(
+        "--dangerously-skip-permissions",
+        action="store_true",
+        help="start in bypassPermissions mode (never asks)",
+    )
+    add(
+        "--allow-dangerously-skip-permissions",
+        action="store_true",
+        help="let the SDK switch to bypassPermissions later",
+    )
 
 
 def _json_arg(flag: str, text: str) -> Any:
@@ -140,6 +161,8 @@ def protocol_options(ns: argparse.Namespace) -> ProtocolOptions:
         strict_mcp_config=ns.strict_mcp_config,
         include_hook_events=ns.include_hook_events,
         permission_prompt_tool=ns.permission_prompt_tool,
+        skip_permissions=ns.dangerously_skip_permissions,
+        allow_bypass=ns.dangerously_skip_permissions or ns.allow_dangerously_skip_permissions,
     )
     if ns.system_prompt is not None and ns.system_prompt_file is not None:
         raise ProtocolUsageError("--system-prompt and --system-prompt-file exclude each other")

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from app.protocol import engine_gaps
+from app.protocol.flags import BYPASS_REFUSED, MODE_ALIASES
 
 if TYPE_CHECKING:
     from app.protocol.run import ProtocolSession
@@ -65,18 +66,31 @@ async def interrupt(ps: ProtocolSession, req: Mapping[str, Any]) -> dict[str, An
     return {"still_queued": []}
 
 
+def checked_mode(ps: ProtocolSession, mode: str) -> str:
+    """The mode the SDK may switch to: "auto" runs as default (never looser); bypassPermissions
+    only in a session launched with (--allow-)--dangerously-skip-permissions or in bypass, as
+    Claude Code. Shared by set_permission_mode and can_use_tool's setMode update."""
+    mode = MODE_ALIASES.get(mode, mode)
+    if mode == "bypassPermissions" and not ps.opts.sdk.allow_bypass:
+        raise RequestFailed(BYPASS_REFUSED)
+    return mode
+
+
 async def set_permission_mode(ps: ProtocolSession, req: Mapping[str, Any]) -> dict[str, Any]:
-    mode = str(req.get("mode"))
+    asked = str(req.get("mode"))
+    mode = checked_mode(ps, asked)
     try:
         ps.session.set_permission_mode(mode)
     except ValueError as exc:
-        raise RequestFailed(str(exc)) from None
+        raise RequestFailed(str(exc), "invalid_mode") from None
     ps.status_changed()
     return {"mode": mode}
 
 
 async def set_model(ps: ProtocolSession, req: Mapping[str, Any]) -> dict[str, Any]:
     model = req.get("model")
+    if model is not None and not isinstance(model, str):
+        raise RequestFailed("set_model: model must be a string")
     name = model if isinstance(model, str) and model and model != "default" else ps.default_model
     ps.session.set_model(name)
     return {"model": name}

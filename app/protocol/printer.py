@@ -33,6 +33,7 @@ from app.protocol.wire import (
     stream_event_line,
     system_line,
     user_line,
+    valid_text,
 )
 
 # The SDK asks for `session_state_changed` lines with this variable (it drops the ones marked
@@ -55,7 +56,7 @@ class ProtocolPrinter:
 
     def note(self, text: str) -> None:
         try:
-            print(text, file=self.err, flush=True)
+            print(valid_text(text), file=self.err, flush=True)
         except (OSError, ValueError):
             pass
 
@@ -189,3 +190,29 @@ def result_line(
     if is_error and subtype != "success":
         line["errors"] = list(errors) if errors else [result.result_text or subtype]
     return line
+
+
+def setup_error_line(text: str) -> dict[str, Any]:
+    """The result line of a session that never started (an unknown --resume id, bad settings):
+    Claude Code writes one so the SDK raises its ResultError with the reason."""
+    return {
+        "type": "result",
+        "subtype": "error_during_execution",
+        "is_error": True,
+        "duration_ms": 0,
+        "duration_api_ms": 0,
+        "num_turns": 0,
+        "stop_reason": None,
+        "session_id": new_uuid(),
+        "total_cost_usd": 0,
+        "usage": {
+            "input_tokens": 0,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0,
+            "output_tokens": 0,
+        },
+        "modelUsage": {},
+        "permission_denials": [],
+        "errors": [text],
+        "uuid": new_uuid(),
+    }

@@ -19,6 +19,7 @@ from typing import Any
 
 from app.engine.api import PermissionQuestion
 from app.protocol.control import ControlChannel, ControlError
+from app.protocol.flags import BYPASS_REFUSED, MODE_ALIASES
 from tools.decisions import DecisionReason, PermissionDecision
 
 _FILE_DESTINATIONS = ("localSettings", "projectSettings", "userSettings")
@@ -61,18 +62,37 @@ class StdioPrompter:
         notify: Callable[[str], None],
         interrupt: Callable[[], None],
         on_state: Callable[[str], None] = lambda state: None,
+        allow_bypass: bool = False,
     ) -> None:
+        self.allow_bypass = allow_bypass
         self.channel = channel
         self.notify = notify
         self.interrupt = interrupt
         self.on_state = on_state
         self._tasks: set[asyncio.Task[None]] = set()
+        # tool_use id -> the input as the model wrote it. The question carries the parsed input
+        # with the tool's defaults filled in (`run_in_background: false`); Claude Code hands the
+        # callback the model's own input.
+        self._model_inputs: dict[str, dict[str, Any]] = {}
+
+    def saw_message(self, message: Mapping[str, Any]) -> None:
+        """An assistant message: remember its tool calls' inputs until they are asked about."""
+        for block in message.get("content") or []:
+            if isinstance(block, Mapping) and block.get("type") == "tool_use":
+                tool_input = block.get("input")
+                if isinstance(block.get("id"), str) and isinstance(tool_input, Mapping):
+                    self._model_inputs[block["id"]] = dict(tool_input)
+        while len(self._model_inputs) > 256:  # a subagent's calls interleave: keep the newest
+            del self._model_inputs[next(iter(self._model_inputs))]
+
+    def _input(self, question: PermissionQuestion) -> dict[str, Any]:
+        return self._model_inputs.get(question.tool_use_id) or dict(question.input)
 
     def request_body(self, question: PermissionQuestion) -> dict[str, Any]:
         body: dict[str, Any] = {
             "tool_name": question.tool_name,
             "display_name": question.tool_name,
-            "input": dict(question.input),
+            "input": self._input(question),
             "permission_suggestions": suggestions_to_wire(question.suggestions),
             "tool_use_id": question.tool_use_id,
         }
@@ -129,8 +149,11 @@ class StdioPrompter:
             updated = response.get("updatedInput")
             if updated is not None and not isinstance(updated, Mapping):
                 return self._deny(question, "the SDK's updatedInput is not an object"), False
+            sent = self._input(question)
             changed = (
-                updated if isinstance(updated, Mapping) and updated != question.input else None
+                updated
+                if isinstance(updated, Mapping) and updated not in (sent, question.input)
+                else None
             )
             rules, extra = self.updates(response.get("updatedPermissions"))
             return (
@@ -171,7 +194,12 @@ class StdioPrompter:
                 else:
                     extra.setdefault("session", True)
             elif kind == "setMode" and isinstance(update.get("mode"), str):
-                extra["set_mode"] = update["mode"]
+                mode = MODE_ALIASES.get(update["mode"], update["mode"])
+                if mode == "bypassPermissions" and not self.allow_bypass:
+                    # Fail closed as set_permission_mode: the call is allowed, the mode stays.
+                    self.notify(f"can_use_tool: {BYPASS_REFUSED}; the mode is unchanged")
+                else:
+                    extra["set_mode"] = mode
             else:
                 self.notify(f"can_use_tool: permission update {kind!r} is not supported; ignored")
         if extra.get("always"):

@@ -9,9 +9,24 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from typing import IO
+from typing import IO, Any
+
+from app.protocol.wire import valid_text
 
 MAX_LINE = 64 * 1024 * 1024
+
+
+def scrub(value: Any) -> Any:
+    """A parsed JSON value with every lone surrogate in its strings (keys too) made U+FFFD: a
+    `\\udcff` escape on stdin would otherwise reach the API request and the transcript, which
+    cannot encode it, and fail every later turn too."""
+    if isinstance(value, str):
+        return valid_text(value)
+    if isinstance(value, list):
+        return [scrub(v) for v in value]
+    if isinstance(value, dict):
+        return {scrub(k): scrub(v) for k, v in value.items()}
+    return value
 
 
 async def read_lines(stream: IO[str]) -> AsyncIterator[tuple[int, str]]:

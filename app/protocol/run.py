@@ -19,6 +19,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from app import __version__
 from app.engine.api import (
+    AssistantMessage,
     EngineEvent,
     PermissionRequested,
     SessionPort,
@@ -31,9 +32,9 @@ from app.protocol import engine_gaps, handlers
 from app.protocol.control import ControlChannel
 from app.protocol.hooks import SdkHookBridge
 from app.protocol.options import StructuredOutputTool, protocol_engine_options
-from app.protocol.printer import ProtocolPrinter, TurnMeter, result_line
+from app.protocol.printer import ProtocolPrinter, TurnMeter, result_line, setup_error_line
 from app.protocol.prompter import StdioPrompter
-from app.protocol.reader import read_lines
+from app.protocol.reader import read_lines, scrub
 from app.protocol.sdk_mcp import SdkMcpTransports
 from app.protocol.wire import (
     PROTOCOL_VERSION,
@@ -97,6 +98,7 @@ class ProtocolSession:
                 notify=lambda text: self.printer.note(f"lathe: {text}"),
                 interrupt=self.interrupt,
                 on_state=self.printer.state,
+                allow_bypass=self.opts.sdk.allow_bypass,
             )
         try:
             setup = build_session(
@@ -108,7 +110,9 @@ class ProtocolSession:
             )
         except SetupError as exc:
             self.printer.note(f"lathe: {exc}")
-            return 2
+            # As Claude Code: an error result the SDK raises with the reason, then exit 1.
+            self.writer.line(setup_error_line(self._setup_error_text(exc)))
+            return 1
         for warning in setup.warnings:
             self.printer.note(f"lathe: warning: {warning}")
         self.session = session = setup.session
@@ -151,6 +155,12 @@ class ProtocolSession:
             return exit_code(signals.received)
         return 1 if last is not None and last.get("is_error") else 0
 
+    def _setup_error_text(self, exc: SetupError) -> str:
+        resume = self.opts.resume
+        if resume and not self.opts.continue_session and str(exc).startswith("cannot resume"):
+            return f"No conversation found with session ID: {resume}"
+        return str(exc)
+
     def _on_signal(self) -> None:
         self._stopping = True
         self.interrupt()
@@ -191,9 +201,23 @@ class ProtocolSession:
         )
         if structured is not None and structured.value is not None:
             line["structured_output"] = structured.value
+        self._as_claude_code(line, interrupted)
         self.writer.line(line)
         self.printer.state("idle")
         return line
+
+    def _as_claude_code(self, line: dict[str, Any], interrupted: bool) -> None:
+        """The texts and counts of Claude Code 2.1.332's terminal results (CHANGELOG.md): the
+        SDK raises its ResultError with `errors[]`, so these are what a program sees."""
+        subtype = line["subtype"]
+        if subtype == "error_max_turns" and self.opts.max_turns is not None:
+            # Claude Code counts the turn it refused to start.
+            line["num_turns"] = line["num_turns"] + 1
+            line["errors"] = [f"Reached maximum number of turns ({self.opts.max_turns})"]
+        elif subtype == "error_max_budget_usd" and self.opts.sdk.max_budget_usd is not None:
+            line["errors"] = [f"Reached maximum budget (${self.opts.sdk.max_budget_usd:g})"]
+        elif interrupted and subtype == "error_during_execution":
+            line["result"] = None
 
     def interrupt(self) -> None:
         if self.session is not None:
@@ -202,6 +226,8 @@ class ProtocolSession:
     def on_event(self, event: EngineEvent) -> None:
         if isinstance(event, PermissionRequested) and self.prompter is not None:
             self.prompter.handle(event.question)
+        elif isinstance(event, AssistantMessage) and self.prompter is not None:
+            self.prompter.saw_message(event.message)
         self.printer(event)
         budget = self.opts.sdk.max_budget_usd
         if (
@@ -235,9 +261,13 @@ class ProtocolSession:
 
     async def _dispatch(self, number: int, text: str) -> None:
         try:
-            message = json.loads(text)
+            message = scrub(json.loads(text))
         except ValueError as exc:
             self.printer.note(f"lathe: stdin line {number} is not JSON ({exc}); ignored")
+            return
+        except RecursionError:
+            # Nested deeper than the parser goes: this line is lost, the ones after it are not.
+            self.printer.note(f"lathe: stdin line {number} is nested too deeply; ignored")
             return
         kind = message.get("type") if isinstance(message, Mapping) else None
         if kind == "user":

@@ -11,6 +11,7 @@ interleave inside a line.
 from __future__ import annotations
 
 import json
+import re
 import time
 import uuid
 from collections.abc import Mapping
@@ -22,6 +23,17 @@ from app.exit_signals import silence_stdio
 # The Claude Code release whose stream-json and control protocol lathe speaks. The SDK reads
 # `claude_code_version` from the init line to decide which protocol features it may use.
 PROTOCOL_VERSION = "2.1.332"
+
+
+# A lone surrogate (from a `\udcff` escape in a tool's answer, or a file name decoded with
+# surrogateescape) has no UTF-8 form: written as is it becomes a raw byte that kills the SDK's
+# reader. json.loads joins valid pairs first, so any surrogate left in a str is lone.
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def valid_text(text: str) -> str:
+    """`text` with every lone surrogate made U+FFFD, so it always encodes as UTF-8."""
+    return LONE_SURROGATE.sub("\ufffd", text)
 
 
 def new_uuid() -> str:
@@ -44,7 +56,8 @@ class LineWriter:
         if self.gone:
             return
         try:
-            self.out.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n")
+            text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+            self.out.write(valid_text(text) + "\n")
             self.out.flush()
         except (OSError, ValueError):
             self.gone = True

@@ -181,6 +181,7 @@ async def test_interrupt_ends_the_turn_with_a_result_and_the_client_goes_on(
         assert isinstance(result, ResultMessage)
         assert result.subtype == "error_during_execution" and result.is_error
         assert result.terminal_reason == "aborted_streaming"
+        assert result.result is None  # as Claude Code: no result text after an interrupt
         again = await asyncio.wait_for(turn(client, "go on"), 60)
         assert isinstance(again[-1], ResultMessage) and again[-1].result == "after the interrupt"
 

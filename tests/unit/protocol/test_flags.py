@@ -145,3 +145,27 @@ def test_unknown_flag_is_named_and_exits_2(capsys: pytest.CaptureFixture[str]) -
     assert main(["--output-format", "stream-json", "--frobnicate", "yes"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("lathe: unknown option --frobnicate")
+
+
+STREAM = ["--input-format", "stream-json", "--output-format", "stream-json", "--verbose"]
+
+
+@pytest.mark.parametrize(
+    ("flags", "mode", "allow_bypass"),
+    [
+        ([], None, False),
+        (["--permission-mode", "default"], "default", False),
+        # "auto" (the SDK's model-classifier mode) runs as default: never looser.
+        (["--permission-mode", "auto"], "default", False),
+        (["--allow-dangerously-skip-permissions"], None, True),
+        (["--dangerously-skip-permissions"], "bypassPermissions", True),
+        (["--dangerously-skip-permissions", "--permission-mode", "plan"], "plan", True),
+        (["--permission-mode", "bypassPermissions"], "bypassPermissions", True),
+    ],
+)
+def test_launch_mode_and_whether_bypass_may_be_switched_to_later(
+    flags: list[str], mode: str | None, allow_bypass: bool
+) -> None:
+    opts = parse_args([*STREAM, *flags])
+    assert opts.permission_mode == mode
+    assert opts.sdk.allow_bypass is allow_bypass
