@@ -13,12 +13,21 @@ import re
 
 from tools.shell import ShellAnalysis, SimpleCommand, allow_form
 from tools.shell.commands import base_name, is_dangerous_var, strip_wrappers
-from tools.shell.optiondata import CMD_VALUE_OPTS, GIT_BUILTINS, NAME_EVALUATORS, RUNNERS
+from tools.shell.getopt import long_abbrev, option_values
+from tools.shell.optiondata import (
+    CMD_VALUE_OPTS,
+    GIT_BUILTINS,
+    GIT_SHORT_CMD,
+    NAME_EVALUATORS,
+    RUNNERS,
+    TAR_VALUE_LETTERS,
+)
 from tools.shell.risk import option_risk, sed_is_plain
 
 _EDITORS = frozenset({"vim", "vi", "nvim", "ex", "emacs", "gdb", "lldb"})
 _EDITOR_CODE_OPTS = frozenset({"-c", "--cmd", "-S", "-ex", "--ex", "-iex", "-x", "--eval", "-l",
                                "--load", "-o", "-s", "--batch", "--script"})  # fmt: skip
+_OLD_STYLE_TAR = frozenset({"tar", "gtar"})
 _AWK = frozenset({"awk", "gawk", "mawk", "nawk", "busybox"})
 _AWK_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
 
@@ -29,20 +38,20 @@ def hidden_commands(words: tuple[str, ...]) -> list[str]:
     if not words:
         return []
     name = base_name(words[0])
-    out: list[str] = _option_values(words[1:], CMD_VALUE_OPTS.get(name, ()))
+    args = words[1:]
+    if name in _OLD_STYLE_TAR and args and args[0][:1].isalpha():
+        args = old_style_tar(args)
+    # git's short options differ per subcommand (`cherry-pick -x` takes no value): only glued.
+    out: list[str] = _option_values(args, CMD_VALUE_OPTS.get(name, ()), clusters=name != "git")
     if name == "git":
         rest = [w for w in words[1:] if not w.startswith("-")]
+        for sub in (w for w in rest if w in GIT_SHORT_CMD):
+            out += _option_values(words[words.index(sub) + 1 :], GIT_SHORT_CMD[sub])
         for a, b in (("submodule", "foreach"), ("bisect", "run")):
             if a in rest and b in rest[rest.index(a) :]:
                 out.append(" ".join(rest[rest.index(b, rest.index(a)) + 1 :]))
     if name == "env":
-        for i, w in enumerate(words[1:], start=1):
-            if w in ("-S", "--split-string") and i + 1 < len(words):
-                out.append(words[i + 1])
-            elif w.startswith("--split-string="):
-                out.append(w.split("=", 1)[1])
-            elif w.startswith("-S") and len(w) > 2:
-                out.append(w[2:])
+        out += _option_values(words[1:], ("-S", "--split-string"))
     if name in _AWK:
         program = " ".join(w for w in words[1:] if not w.startswith("-"))
         if _awk_runs(program):
@@ -50,19 +59,26 @@ def hidden_commands(words: tuple[str, ...]) -> list[str]:
     return out
 
 
-def _option_values(args: tuple[str, ...], options: tuple[str, ...]) -> list[str]:
-    out: list[str] = []
-    for i, a in enumerate(args):
-        for opt in options:
-            if a == opt and i + 1 < len(args):
-                out.append(args[i + 1])
-            elif a.startswith(opt + "="):
-                out.append(a[len(opt) + 1 :])
-            elif len(opt) == 2 and a.startswith(opt) and len(a) > 2 and not a.startswith("--"):
-                out.append(a[2:])
+def _option_values(
+    args: tuple[str, ...], options: tuple[str, ...], clusters: bool = True
+) -> list[str]:
+    out = option_values(args, options, clusters)
     # `--checkpoint-action=exec=CMD`, `ssh -o ProxyCommand=CMD`
     return [v.split("=", 1)[1] if re.match(r"(exec|ProxyCommand|LocalCommand)=", v) else v
             for v in out]  # fmt: skip
+
+
+def old_style_tar(args: tuple[str, ...]) -> tuple[str, ...]:
+    """`tar cIf CMD out.tar x` as getopt-style words (`-c -I CMD -f out.tar x`): the letters of
+    the first word are options, each one that takes a value taking the next argument in order."""
+    out: list[str] = []
+    rest = list(args[1:])
+    for c in args[0]:
+        if c in TAR_VALUE_LETTERS and rest:
+            out += [f"-{c}", rest.pop(0)]
+        else:
+            out.append(f"-{c}")
+    return (*out, *rest)
 
 
 def _awk_runs(program: str) -> bool:
@@ -137,6 +153,8 @@ def _part_unknowable(part: SimpleCommand) -> str:
             i += 2 if words[i] in ("-C", "-c", "--git-dir", "--work-tree") else 1
         if i < len(words) and words[i] not in GIT_BUILTINS:
             return f"`git {words[i]}` may be an alias that runs any command"
+        if any(long_abbrev(w.split("=", 1)[0], "--template") for w in words[i + 1 :]):
+            return "`git --template=DIR` installs hooks from DIR, which git then runs"
     if name in _AWK:
         program = " ".join(w for w in words[1:] if not w.startswith("-"))
         if re.search(r"system\s*\(\s*[^\s\"]", program) or re.search(r"\|\s*[^\s\"&|]", program):

@@ -27,7 +27,7 @@ from tools.shell.optiondata import (
     RUNS_WITH_OPTION,
     VERSION_QUERIES,
 )
-from tools.shell.risk import opt_is
+from tools.shell.risk import opt_is, tar_options
 
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _SYSTEM_BIN = ("/usr/bin/", "/bin/", "/usr/sbin/", "/sbin/", "/usr/local/bin/")
@@ -80,7 +80,7 @@ def _unproven(words: tuple[str, ...]) -> str:
             f"`{name}` is not known to start no other program, so what runs under it is unchecked"
         )
     risky = RUNS_WITH_OPTION.get(name, ())
-    hit = next((a for a in _options(words[1:]) if opt_is(a, risky)), None)
+    hit = next((a for a in tar_options(name, words[1:]) if opt_is(a, risky)), None)
     if hit is not None:
         return f"`{name} {hit}` starts another program"
     return ""

@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 import re
 
+from tools.shell.getopt import skip_options
+
 # Wrapper -> options that take a value. `None` means the wrapper takes no options we accept.
 _WRAPPER_VALUE_OPTS: dict[str, frozenset[str]] = {
     "timeout": frozenset({"-s", "--signal", "-k", "--kill-after"}),
@@ -314,13 +316,7 @@ def deny_forms(words: tuple[str, ...]) -> list[tuple[str, ...]]:
 
 
 def _skip_options(words: tuple[str, ...], value_opts: frozenset[str]) -> tuple[str, ...]:
-    i = 0
-    while i < len(words) and words[i].startswith("-"):
-        if words[i] == "--":
-            return words[i + 1 :]
-        key = words[i].split("=", 1)[0]
-        i += 2 if key in value_opts and "=" not in words[i] else 1
-    return words[i:]
+    return skip_options(words, value_opts)
 
 
 def inner_code(words: tuple[str, ...]) -> str | None:

@@ -23,6 +23,7 @@ EXEC_OR_WRITE: dict[str, tuple[str, ...]] = {
     "date": ("-s", "--set"),
     "hostname": ("-F", "--file", "-b", "--boot"),
     "sed": ("-i", "--in-place", "-s", "--separate"),
+    "split": ("--filter",),
     "tar": (
         "--to-command", "--use-compress-program", "-I", "--checkpoint-action", "--info-script",
         "-F", "--new-volume-script", "--rsh-command", "--rmt-command", "--index-file",
@@ -69,7 +70,7 @@ GIT_SAFE_GLOBAL = frozenset({"--no-pager", "-P", "--no-optional-locks", "--liter
 GIT_EXEC_OR_WRITE = (
     "--output", "--ext-diff", "--textconv", "--open-files-in-pager", "--exec-path",
     "--upload-pack", "--receive-pack", "--exec", "--config-env", "--config", "--run", "--tool",
-    "--extcmd", "--output-directory", "--paginate",
+    "--extcmd", "--output-directory", "--paginate", "--template",
 )  # fmt: skip
 # Short options of a subcommand that do the same (git clusters short flags: `-sO`).
 GIT_SHORT_RISK: dict[str, str] = {
@@ -156,6 +157,7 @@ CMD_VALUE_OPTS: dict[str, tuple[str, ...]] = {
             "--info-script", "-F", "--new-volume-script", "--rsh-command", "--rmt-command"),
     "rsync": ("-e", "--rsh", "--rsync-path"),
     "sort": ("--compress-program",),
+    "split": ("--filter",),
     "man": ("-P", "--pager", "--browser", "-H", "--html"),
     "zip": ("-TT", "--unzip-command"),
     "npm": ("-c", "--call", "--script-shell", "--shell"),
@@ -180,6 +182,15 @@ CMD_VALUE_OPTS: dict[str, tuple[str, ...]] = {
     "ssh": ("-o",),
     "entr": (),
 }  # fmt: skip
+# git subcommands whose short options name a program (getopt clusters them: `clone -qu CMD`).
+GIT_SHORT_CMD: dict[str, tuple[str, ...]] = {
+    "clone": ("-u",),
+    "ls-remote": ("-u",),
+    "rebase": ("-x",),
+}
+# GNU tar letters that take a value (old-style `tar cIf CMD out.tar` takes them in order).
+TAR_VALUE_LETTERS = frozenset("fIFTCbLNVXgHK")
+
 # Programs that run another program named by their arguments, in forms too varied to strip
 # reliably: with a Bash deny rule in force, bypassPermissions does not run them.
 RUNNERS = frozenset(
@@ -282,6 +293,7 @@ RUNS_WITH_OPTION: dict[str, tuple[str, ...]] = {
     "zip": ("-TT", "--unzip-command"),
     "rg": ("--pre", "--hostname-bin"),
     "sort": ("--compress-program",),
+    "split": ("--filter",),
     "curl": ("-K", "--config", "--engine"),
 }  # fmt: skip
 # A program given only one of these arguments prints its version or help and starts nothing.

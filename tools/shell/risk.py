@@ -40,7 +40,7 @@ def opt_is(arg: str, options: tuple[str, ...] | frozenset[str]) -> bool:
         if (
             opt.startswith("--")
             and key.startswith("--")
-            and len(key) > 3
+            and len(key) > 2
             and opt.startswith(key)
             and key not in _WHOLE_OPTIONS
         ):
@@ -75,7 +75,7 @@ def option_risk(words: tuple[str, ...]) -> str:
         return f"`{name} --files0-from` reads file names nobody checked"
     bad = EXEC_OR_WRITE.get(name)
     if bad:
-        hit = next((a for a in _options(args) if opt_is(a, bad)), None)
+        hit = next((a for a in tar_options(name, args) if opt_is(a, bad)), None)
         if hit is not None:
             return f"`{name} {hit}` can run a program or write a file"
     return ""
@@ -106,6 +106,14 @@ def list_read_risk(words: tuple[str, ...]) -> str:
         if hit is not None:
             return f"`{name} {hit}` reads the names of files from its input"
     return ""
+
+
+def tar_options(name: str, args: tuple[str, ...]) -> list[str]:
+    """The options of `args`; tar's old-style first word (`tar cIf CMD x`) counts as a cluster."""
+    opts = _options(args)
+    if name in ("tar", "gtar", "bsdtar") and args and args[0][:1].isalpha():
+        opts.append("-" + args[0])
+    return opts
 
 
 def _options(args: tuple[str, ...]) -> list[str]:

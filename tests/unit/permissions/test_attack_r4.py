@@ -1,0 +1,88 @@
+"""The fourth black-box attack's classes: options getopt reads in spellings the data did not list
+(abbreviated long options, short clusters, old-style tar), and options that run a program.
+
+Every row is proven real first (bash runs it in a fresh repository and the victim is gone), then
+judged: with `Bash(rm:*)` denied, bypassPermissions must deny it, and no mode may auto-allow it,
+not even with allow rules naming the outer program.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.unit.permissions.helpers import bash, context
+
+MODES = ("default", "acceptEdits", "plan", "dontAsk", "bypassPermissions")
+
+# Class 1: long options abbreviated, short options clustered. Each deletes V.
+ABBREVIATED = [
+    "env --un ls rm V",
+    "env --s='rm V'",
+    "env --split-s='rm V'",
+    "env -vS'rm V'",
+    "env -iu ls rm V",
+    "env -vu ls rm V",
+    "timeout 5 env --s='rm V'",
+    "nice env -vS'rm V'",
+    "git ls-remote --upload-p='rm V;:' . >/dev/null 2>&1; true",
+    "git fetch -q --upl='rm V;:' . 2>/dev/null; true",
+    "git fetch -q --upload-pac='rm V;:' . 2>/dev/null; true",
+    "git push -q --exe='rm V;:' . HEAD:refs/heads/y 2>/dev/null; true",
+    "git clone -q -u 'rm V;:' . c1 2>/dev/null; true",
+    "git clone -q '-urm V;:' . c2 2>/dev/null; true",
+    "git clone -qu 'rm V;:' . c3 2>/dev/null; true",
+    "git clone -q --upload-p='rm V;:' . c4 2>/dev/null; true",
+    "git -C . clone -u 'rm V;:' . c5 2>/dev/null; true",
+]
+# Class 2: options that run a program (split --filter, old-style tar, clone --template).
+RUNS_PROGRAM = [
+    "split --filter='rm V' README.md",
+    "split --fil='rm V' README.md",
+    "split -n1 --filter 'rm V' README.md",
+    "tar cIf 'sh -c \"rm V; cat\"' t.tar README.md",
+    "tar cfI t2.tar 'sh -c \"rm V; cat\"' README.md",
+    "mkdir -p tpl/hooks && printf '#!/bin/sh\\nrm ../V\\n' > tpl/hooks/post-checkout"
+    " && chmod +x tpl/hooks/post-checkout && git clone -q --template=tpl . c6",
+]
+ALLOW = ("Bash(env:*)", "Bash(git:*)", "Bash(split:*)", "Bash(tar:*)", "Bash(timeout:*)",
+         "Bash(nice:*)", "Bash(mkdir:*)", "Bash(printf:*)", "Bash(chmod:*)", "Bash(true)")  # fmt: skip
+
+
+def _repo(tmp: Path) -> Path:
+    project = tmp / "proj"
+    project.mkdir(parents=True)
+    (project / "README.md").write_text("# demo\n")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], cwd=project, check=True)
+    subprocess.run([*git, "add", "README.md"], cwd=project, check=True)
+    subprocess.run([*git, "commit", "-qm", "x"], cwd=project, check=True)
+    return project
+
+
+@pytest.mark.parametrize("command", ABBREVIATED + RUNS_PROGRAM)
+def test_the_rows_are_real(tmp_path: Path, command: str) -> None:
+    project = _repo(tmp_path)
+    (project / "V").write_text("victim\n")
+    subprocess.run(["bash", "-c", command], cwd=project, capture_output=True, timeout=30)
+    assert not (project / "V").exists(), command
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_no_mode_lets_them_run_rm(tmp_path: Path, mode: str) -> None:
+    pc = context(tmp_path / mode, allow=ALLOW, deny=("Bash(rm:*)",), mode=mode)
+    bad = []
+    for command in ABBREVIATED + RUNS_PROGRAM:
+        d = bash(pc, command)
+        if (mode == "bypassPermissions" and d.behavior != "deny") or d.behavior == "allow":
+            bad.append((command, d.behavior, d.reason and d.reason.text))
+    assert not bad, "\n".join(map(repr, bad))
+
+
+def test_the_full_spellings_of_harmless_options_still_run(tmp_path: Path) -> None:
+    pc = context(tmp_path, allow=ALLOW, deny=("Bash(rm:*)",), mode="bypassPermissions")
+    for command in ("env -u HOME ls", "env --unset=HOME ls", "split -n2 README.md",
+                    "tar cf t.tar README.md", "tar -cf t.tar README.md", "git status"):  # fmt: skip
+        assert bash(pc, command).behavior == "allow", command
