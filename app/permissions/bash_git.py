@@ -162,8 +162,27 @@ def git_reveal_risk(words: tuple[str, ...]) -> str:
         ":" in a for a in operands
     ):
         return f"`git {sub}` names a file inside a revision"
-    if sub in ("log", "whatchanged", "reflog", "stash") and any(
-        opt_is(a, GIT_PATCH_OPTS) for a in args if a.startswith("-")
-    ):
+    options = [a for a in args if a.startswith("-")]
+    if sub in (
+        "log",
+        "whatchanged",
+        "reflog",
+        "stash",
+        "diff-tree",
+        "diff-index",
+        "diff-files",
+    ) and any(opt_is(a, GIT_PATCH_OPTS) for a in options):
         return f"`git {sub}` with a patch prints the content of past revisions"
+    if sub == "status" and any(opt_is(a, ("-v", "--verbose")) for a in options):
+        return "`git status -v` prints the changes of every tracked file, denied ones included"
+    if sub == "diff" and "--" not in args:
+        only_names = any(a in names_only or opt_is(a, _DIFF_NAMES) for a in options)
+        if not only_names or any(opt_is(a, GIT_PATCH_OPTS) for a in options):
+            # Tracked or staged files are printed under no path the Read deny rule sees; a
+            # pathspec after `--` is checked as the paths it names.
+            return "`git diff` without a pathspec prints every changed file, denied ones included"
     return ""
+
+
+_DIFF_NAMES = ("--stat", "--name-only", "--name-status", "--shortstat", "--numstat",
+               "--dirstat", "--summary", "--quiet", "--exit-code", "--check", "--no-patch")  # fmt: skip

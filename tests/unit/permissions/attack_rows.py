@@ -298,7 +298,7 @@ CONTROLS = [
     "git log --oneline -5",
     "git status",
     "git status --short",
-    "git diff",
+    "git diff -- src",  # without a pathspec: asks under a Read deny (test_attack_r4.py)
     "git diff --stat",
     "ls -la",
     "ls src",

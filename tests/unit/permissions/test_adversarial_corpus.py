@@ -291,7 +291,7 @@ OTHER_ROWS: list[tuple[str, dict[str, Any], str]] = [
 
 CONTROLS: list[tuple[str, Any]] = [
     (B, "npm run test -- --watch"),
-    (B, "git diff HEAD~1"),
+    (B, "git diff HEAD~1 -- src"),  # without a pathspec it prints tracked denied files
     (B, "ls -la src"),
     (B, "echo ok"),
     (B, "npm  run  test"),

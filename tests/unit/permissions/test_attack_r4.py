@@ -86,3 +86,64 @@ def test_the_full_spellings_of_harmless_options_still_run(tmp_path: Path) -> Non
     for command in ("env -u HOME ls", "env --unset=HOME ls", "split -n2 README.md",
                     "tar cf t.tar README.md", "tar -cf t.tar README.md", "git status"):  # fmt: skip
         assert bash(pc, command).behavior == "allow", command
+
+
+# Class 3: with a denied file tracked, these print its content under no path a Read rule sees.
+TRACKED_REVEALS = [
+    "git diff",
+    "git diff HEAD~1",
+    "git diff HEAD~1 HEAD",
+    "git diff --cached",
+    "git diff --word-diff",
+    "git diff --stat -p HEAD~1",
+    "git status -v",
+    "git status -vv",
+    "git diff-tree -p HEAD",
+]
+
+
+def _tracked_secret(tmp: Path) -> Path:
+    project = _repo(tmp)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+    (project / ".env").write_text("SECRET=envleak_XYZ\n")
+    subprocess.run([*git, "add", "-f", ".env"], cwd=project, check=True)
+    subprocess.run([*git, "commit", "-qm", "oops"], cwd=project, check=True)
+    with (project / ".env").open("a") as fh:
+        fh.write("MORE=envleak_XYZ\n")
+    subprocess.run([*git, "add", ".env"], cwd=project, check=True)
+    with (project / ".env").open("a") as fh:
+        fh.write("EVEN=envleak_XYZ\n")
+    return project
+
+
+@pytest.mark.parametrize("command", TRACKED_REVEALS)
+def test_tracked_reveals_are_real(tmp_path: Path, command: str) -> None:
+    project = _tracked_secret(tmp_path)
+    done = subprocess.run(
+        ["bash", "-c", command], cwd=project, capture_output=True, text=True, timeout=30
+    )
+    assert "envleak_XYZ" in done.stdout, command
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_git_diff_asks_under_a_read_deny(tmp_path: Path, mode: str) -> None:
+    allow = ("Bash(git diff:*)", "Bash(git status:*)", "Bash(git diff-tree:*)")
+    pc = context(tmp_path / mode, allow=allow, deny=("Read(./.env)",), mode=mode)
+    bad = []
+    for command in TRACKED_REVEALS:
+        d = bash(pc, command)
+        if (mode == "bypassPermissions" and d.behavior != "deny") or d.behavior == "allow":
+            bad.append((command, d.behavior))
+    assert not bad, bad
+    # Names only, or a pathspec the path checks see, stay allowed.
+    if mode != "plan":
+        for command in ("git diff --stat", "git diff --name-only HEAD~1", "git diff -- src",
+                        "git status", "git status --short"):  # fmt: skip
+            assert bash(pc, command).behavior == "allow", (mode, command)
+        assert bash(pc, "git diff -- .env").behavior != "allow"
+
+
+def test_git_diff_without_read_deny_rules_stays_allowed(tmp_path: Path) -> None:
+    pc = context(tmp_path, deny=("Bash(rm:*)",))
+    for command in ("git diff", "git diff HEAD~1", "git diff --cached", "git status -v"):
+        assert bash(pc, command).behavior == "allow", command
