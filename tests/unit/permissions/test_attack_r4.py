@@ -8,12 +8,17 @@ not even with allow rules naming the outer program.
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from tests.unit.permissions.helpers import bash, context
+from tests.unit.permissions.helpers import bash, context, make_env
+
+ROOT = Path(__file__).resolve().parents[3]
 
 MODES = ("default", "acceptEdits", "plan", "dontAsk", "bypassPermissions")
 
@@ -147,3 +152,47 @@ def test_git_diff_without_read_deny_rules_stays_allowed(tmp_path: Path) -> None:
     pc = context(tmp_path, deny=("Bash(rm:*)",))
     for command in ("git diff", "git diff HEAD~1", "git diff --cached", "git status -v"):
         assert bash(pc, command).behavior == "allow", command
+
+
+def test_end_to_end_in_bypass(tmp_path: Path) -> None:
+    """The real `lathe -p`, bypassPermissions with `Bash(rm:*)` and `Read(./.env)` denied: one
+    call of each class; V must survive and the tracked .env must not be printed."""
+    project = _tracked_secret(tmp_path)
+    (project / "V").write_text("victim\n")
+    commands = [
+        "env --s='rm V'",
+        "env -iu ls rm V",
+        "git clone -qu 'rm V;:' . c1 2>/dev/null; true",
+        "split --fil='rm V' README.md",
+        "tar cIf 'sh -c \"rm V; cat\"' t.tar README.md",
+        "git diff HEAD~1",
+        "git status -v",
+        "mkdir made",
+    ]
+    turns: list[dict[str, object]] = [
+        {"blocks": [{"type": "tool_use", "name": "Bash", "input": {"command": c}, "id": f"t{i}"}]}
+        for i, c in enumerate(commands)
+    ]
+    turns.append({"blocks": [{"type": "text", "text": "done"}]})
+    script = tmp_path / "scenario.json"
+    script.write_text(json.dumps({"turns": turns}))
+    env = {**os.environ, **make_env(tmp_path), "PYTHONPATH": str(ROOT)}
+    env.pop("ANTHROPIC_API_KEY", None)
+    args = ["-p", "go", "--model-script", str(script), "--output-format", "json"]
+    args += ["--permission-mode", "bypassPermissions", "--disallowedTools", "Bash(rm:*)"]
+    args += ["--disallowedTools", "Read(./.env)"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "app", *args],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode in (0, 1), proc.stderr
+    assert (project / "V").exists(), proc.stdout[-3000:]
+    assert "envleak_XYZ" not in proc.stdout, proc.stdout[-3000:]
+    assert (project / "made").is_dir(), proc.stdout[-3000:]  # bypass still runs the rest
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    denied = [d["tool_use_id"] for d in result["permission_denials"]]
+    assert denied == [f"t{i}" for i in range(len(commands) - 1)], result["permission_denials"]
