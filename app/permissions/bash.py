@@ -51,7 +51,7 @@ from tools.shell import (
 )
 from tools.shell.commands import is_dangerous_var
 from tools.shell.readonly import arith_runs_code, secret_names, takes_path_args
-from tools.shell.risk import list_read_risk, option_risk
+from tools.shell.risk import list_read_risk, makes_symlink, option_risk
 
 ACCEPT_EDITS_COMMANDS = frozenset({"mkdir", "touch", "mv", "cp", "rmdir", "ln"})
 _MAX_DEPTH = 4
@@ -160,6 +160,9 @@ def decide_bash(
     path_deny = _path_denies(analysis, pc, cwd)
     if path_deny is not None:
         return path_deny
+    link = _link_then_path(analysis, pc)
+    if link is not None:
+        return link
     if pc.mode == "bypassPermissions" and deny_rules.rules:
         # Nothing else stops a command in this mode: one that may be a denied one is not run,
         # nor one running code whose content no rule can see (a script, stdin, a Makefile).
@@ -188,6 +191,22 @@ def decide_bash(
         return _opaque(analysis, pc, list(allow_rules.rules))
     verdicts = _verdicts(analysis, pc, allow_rules, cwd, dirs)
     return _combine(verdicts, pc)
+
+
+def _link_then_path(analysis: ShellAnalysis, pc: PermissionContext) -> PermissionDecision | None:
+    """A command that creates a symbolic link and does more (`ln -s . l && cat l/.env`): every
+    later path of it may go through the new link, which no check could resolve beforehand."""
+    parts = (*analysis.parts, *analysis.nested)
+    if len(parts) < 2 or not any(makes_symlink(allow_form(p.words) or p.words) for p in parts):
+        return None
+    text = "the command creates a symbolic link and then uses paths that may go through it"
+    if pc.mode == "bypassPermissions":
+        if not any(r.specifier is not None and r.tool != "Bash" for r in pc.deny):
+            return None  # nothing a path could escape
+        return PermissionDecision.deny(
+            text, DecisionReason("check", text, part=analysis.command[:200])
+        )
+    return PermissionDecision.ask(text, DecisionReason("check", text, part=analysis.command[:200]))
 
 
 def _git_unproven(

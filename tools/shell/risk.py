@@ -108,6 +108,19 @@ def list_read_risk(words: tuple[str, ...]) -> str:
     return ""
 
 
+def makes_symlink(words: tuple[str, ...]) -> bool:
+    """`ln -s`, `cp -s`, `cp -rs`: the command creates a symbolic link. A later part of the same
+    command may read or write through it, and no check before it runs can resolve it."""
+    if not words:
+        return False
+    name = base_name(words[0])
+    if name in ("ln", "gln"):
+        return any(opt_is(a, ("-s", "--symbolic")) for a in _options(words[1:]))
+    if name in ("cp", "gcp"):
+        return any(opt_is(a, ("-s", "--symbolic-link")) for a in _options(words[1:]))
+    return False
+
+
 def tar_options(name: str, args: tuple[str, ...]) -> list[str]:
     """The options of `args`; tar's old-style first word (`tar cIf CMD x`) counts as a cluster."""
     opts = _options(args)

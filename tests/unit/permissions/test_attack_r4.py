@@ -196,3 +196,37 @@ def test_end_to_end_in_bypass(tmp_path: Path) -> None:
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     denied = [d["tool_use_id"] for d in result["permission_denials"]]
     assert denied == [f"t{i}" for i in range(len(commands) - 1)], result["permission_denials"]
+
+
+# Class 4: a symbolic link made in the same command, then read through.
+LINK_THEN_READ = [
+    "ln -s . l && cat l/.env",
+    "mkdir x && ln -s .. x/up && cat x/up/.env",
+    "ln -sf . l2; sed -n p l2/.env",
+    'cp -s "$PWD/.env" e2 && cat e2',
+    "ln --sym . l3 && cat l3/.env",
+]
+
+
+@pytest.mark.parametrize("command", LINK_THEN_READ)
+def test_link_then_read_rows_are_real(tmp_path: Path, command: str) -> None:
+    project = _tracked_secret(tmp_path)
+    done = subprocess.run(
+        ["bash", "-c", command], cwd=project, capture_output=True, text=True, timeout=30
+    )
+    assert "envleak_XYZ" in done.stdout, command
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_new_link_makes_later_paths_unknowable(tmp_path: Path, mode: str) -> None:
+    allow = ("Bash(ln:*)", "Bash(cat:*)", "Bash(mkdir:*)", "Bash(sed:*)", "Bash(cp:*)")
+    pc = context(tmp_path / mode, allow=allow, deny=("Read(./.env)",), mode=mode)
+    for command in LINK_THEN_READ:
+        d = bash(pc, command)
+        assert d.behavior != "allow", (mode, command)
+        if mode == "bypassPermissions":
+            assert d.behavior == "deny", command
+    if mode != "plan":
+        assert bash(pc, "ln -s README.md r").behavior == "allow"  # the link alone is checked
+    free = context(tmp_path / f"{mode}-free", mode="bypassPermissions")
+    assert bash(free, LINK_THEN_READ[0]).behavior == "allow"  # no rule a link could escape
