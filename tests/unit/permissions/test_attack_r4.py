@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.permissions.helpers import bash, context, make_env
+from tests.unit.permissions.helpers import bash, context, decide, make_env
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -230,3 +230,24 @@ def test_a_new_link_makes_later_paths_unknowable(tmp_path: Path, mode: str) -> N
         assert bash(pc, "ln -s README.md r").behavior == "allow"  # the link alone is checked
     free = context(tmp_path / f"{mode}-free", mode="bypassPermissions")
     assert bash(free, LINK_THEN_READ[0]).behavior == "allow"  # no rule a link could escape
+
+
+# Class 5: a hard link made before (by the user, another tool, a tar member) to a denied file.
+@pytest.mark.parametrize("mode", MODES)
+def test_a_hard_link_to_a_denied_file_is_that_file(tmp_path: Path, mode: str) -> None:
+    pc = context(tmp_path / mode, deny=("Read(./.env)", "Read(./secrets/**)"), mode=mode)
+    project = Path(pc.project_dir)
+    (project / "secrets").mkdir()
+    (project / "secrets" / "k.txt").write_text("secretleak_ABC\n")
+    os.link(project / ".env", project / "hl_env")
+    os.link(project / "secrets" / "k.txt", project / "hl_key")
+    (project / "plain").write_text("x\n")
+    os.link(project / "plain", project / "plain2")  # a hard link to a file no rule names
+    done = subprocess.run(["cat", "hl_env", "hl_key"], cwd=project, capture_output=True, text=True)
+    assert "SECRET=1" in done.stdout and "secretleak_ABC" in done.stdout  # the attack is real
+    for name in ("hl_env", "hl_key"):
+        assert decide(pc, "Read", {"file_path": str(project / name)}).behavior == "deny", name
+        assert bash(pc, f"cat {name}").behavior == "deny", name
+        assert bash(pc, f"paste {name}").behavior == "deny", name
+    if mode != "plan":
+        assert decide(pc, "Read", {"file_path": str(project / "plain2")}).behavior == "allow"
