@@ -51,7 +51,7 @@ from tools.shell import (
 )
 from tools.shell.commands import is_dangerous_var
 from tools.shell.readonly import arith_runs_code, secret_names, takes_path_args
-from tools.shell.risk import list_read_risk, makes_symlink, option_risk
+from tools.shell.risk import extracts_archive, list_read_risk, makes_symlink, option_risk
 
 ACCEPT_EDITS_COMMANDS = frozenset({"mkdir", "touch", "mv", "cp", "rmdir", "ln"})
 _MAX_DEPTH = 4
@@ -195,14 +195,19 @@ def decide_bash(
 
 def _link_then_path(analysis: ShellAnalysis, pc: PermissionContext) -> PermissionDecision | None:
     """A command that creates a symbolic link and does more (`ln -s . l && cat l/.env`): every
-    later path of it may go through the new link, which no check could resolve beforehand."""
+    later path of it may go through the new link, which no check could resolve beforehand. An
+    archive extraction writes paths its members name (`.git/hooks/x`)."""
     parts = (*analysis.parts, *analysis.nested)
-    if len(parts) < 2 or not any(makes_symlink(allow_form(p.words) or p.words) for p in parts):
+    forms = [allow_form(p.words) or p.words for p in parts]
+    if any(extracts_archive(f) for f in forms):
+        text = "the command extracts an archive, whose members choose the paths it writes"
+    elif len(parts) > 1 and any(makes_symlink(f) for f in forms):
+        text = "the command creates a symbolic link and then uses paths that may go through it"
+    else:
         return None
-    text = "the command creates a symbolic link and then uses paths that may go through it"
     if pc.mode == "bypassPermissions":
-        if not any(r.specifier is not None and r.tool != "Bash" for r in pc.deny):
-            return None  # nothing a path could escape
+        if not any(r.specifier is not None for r in pc.deny):
+            return None  # no rule a path could escape
         return PermissionDecision.deny(
             text, DecisionReason("check", text, part=analysis.command[:200])
         )

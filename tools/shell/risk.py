@@ -121,6 +121,34 @@ def makes_symlink(words: tuple[str, ...]) -> bool:
     return False
 
 
+_EXTRACT_OPTS: dict[str, tuple[str, ...]] = {
+    "tar": ("-x", "--extract", "--get"),
+    "gtar": ("-x", "--extract", "--get"),
+    "bsdtar": ("-x", "--extract"),
+    "cpio": ("-i", "--extract", "-p", "--pass-through"),
+    "pax": ("-r",),
+}
+_UNZIP_LISTS = ("-l", "-p", "-t", "-v", "-Z", "-z")
+
+
+def extracts_archive(words: tuple[str, ...]) -> bool:
+    """`tar xf a.tar`, `unzip a.zip`, `cpio -i`, `7z x`: the archive's members choose the paths
+    written (`.git/hooks/x`, a hard link to a denied file), and no check sees them beforehand."""
+    if not words:
+        return False
+    name = base_name(words[0])
+    args = words[1:]
+    if name in _EXTRACT_OPTS:
+        return any(opt_is(a, _EXTRACT_OPTS[name]) for a in tar_options(name, args))
+    if name == "unzip":
+        return not any(opt_is(a, _UNZIP_LISTS) for a in _options(args))
+    if name in ("7z", "7za", "7zr"):
+        return bool(args) and args[0] in ("x", "e")
+    if name == "ar":
+        return bool(args) and "x" in args[0]
+    return False
+
+
 def tar_options(name: str, args: tuple[str, ...]) -> list[str]:
     """The options of `args`; tar's old-style first word (`tar cIf CMD x`) counts as a cluster."""
     opts = _options(args)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -251,3 +252,53 @@ def test_a_hard_link_to_a_denied_file_is_that_file(tmp_path: Path, mode: str) ->
         assert bash(pc, f"paste {name}").behavior == "deny", name
     if mode != "plan":
         assert decide(pc, "Read", {"file_path": str(project / "plain2")}).behavior == "allow"
+
+
+# Class 6: archive extraction writes the paths its members name.
+EXTRACTS = [
+    "tar xf evil.tar",
+    "tar -xf evil.tar",
+    "tar --extract -f evil.tar",
+    "tar -x -f evil.tar",
+    "unzip -o -q evil.zip",
+    "cpio -id < evil.cpio",
+]
+
+
+def _evil_archives(project: Path) -> None:
+    stage = project.parent / "stage"
+    (stage / ".git" / "hooks").mkdir(parents=True)
+    (stage / ".git" / "hooks" / "evil-x").write_text("pwned\n")
+    member = ".git/hooks/evil-x"
+    subprocess.run(["tar", "cf", str(project / "evil.tar"), member], cwd=stage, check=True)
+    if shutil.which("zip"):
+        subprocess.run(["zip", "-q", str(project / "evil.zip"), member], cwd=stage, check=True)
+    if shutil.which("cpio"):
+        cpio = subprocess.run(["cpio", "-o", "--quiet"], cwd=stage, input=member.encode(),
+                              capture_output=True, check=True)  # fmt: skip
+        (project / "evil.cpio").write_bytes(cpio.stdout)
+
+
+@pytest.mark.parametrize("command", EXTRACTS)
+def test_extraction_rows_are_real(tmp_path: Path, command: str) -> None:
+    needs = ("zip", "unzip") if "unzip" in command else ("cpio",) if "cpio" in command else ()
+    if not all(shutil.which(n) for n in needs):
+        pytest.skip(f"no {needs} here")
+    project = _repo(tmp_path)
+    _evil_archives(project)
+    subprocess.run(["bash", "-c", command], cwd=project, capture_output=True, timeout=30)
+    assert (project / ".git" / "hooks" / "evil-x").exists(), command
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_extraction_is_never_auto_allowed(tmp_path: Path, mode: str) -> None:
+    allow = ("Bash(tar:*)", "Bash(unzip:*)", "Bash(cpio:*)")
+    pc = context(tmp_path / mode, allow=allow, deny=("Edit(./.git/**)",), mode=mode)
+    for command in EXTRACTS:
+        d = bash(pc, command)
+        assert d.behavior != "allow", (mode, command)
+        if mode == "bypassPermissions":
+            assert d.behavior == "deny", command
+    if mode != "plan":
+        for command in ("tar cf out.tar README.md", "tar tf out.tar", "unzip -l a.zip"):
+            assert bash(pc, command).behavior == "allow", (mode, command)
