@@ -25,6 +25,7 @@ PROTECTED_FILES = frozenset(
         ".tcshrc",
         ".inputrc",
         ".gitconfig",
+        "gitconfig",  # /etc/gitconfig, $(prefix)/etc/gitconfig
         ".gitmodules",
         ".ripgreprc",
         ".mcp.json",
@@ -98,6 +99,28 @@ def protected_reason(path: str) -> str:
         return f"{name}/ is a protected folder"
     if name in PROTECTED_FILES or name.lower() in _PROTECTED_FILES_LOWER:
         return f"{name} is a protected file"
+    return _config_file_reason(path, parts)
+
+
+# Settings files of lathe itself, by the folder they sit in (`~/.config/lathe/`).
+_LATHE_SETTINGS = frozenset({"settings.toml", "settings.local.toml", "settings.json"})
+
+
+def _config_file_reason(path: str, parts: list[str]) -> str:
+    """git's user config outside `~/.gitconfig` (XDG `git/config`, `$GIT_CONFIG_GLOBAL`) sets
+    programs git runs; lathe's own settings hold the deny rules of every later session."""
+    if len(parts) >= 2 and parts[-2:] == ["git", "config"]:
+        return "git/config is git's user configuration, a protected file"
+    if len(parts) >= 2 and parts[-1] in _LATHE_SETTINGS and parts[-2] == "lathe":
+        return "lathe's settings are a protected file"
+    for var in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "LATHE_POLICY_FILE"):
+        value = os.environ.get(var)
+        if value and os.path.abspath(value) == path:
+            return f"{var} names it: a protected file"
+    config_dir = os.environ.get("LATHE_CONFIG_DIR")
+    in_config_dir = config_dir and os.path.dirname(path) == os.path.abspath(config_dir).rstrip("/")
+    if in_config_dir and parts[-1] in _LATHE_SETTINGS:
+        return "lathe's settings are a protected file"
     return ""
 
 

@@ -302,3 +302,31 @@ def test_extraction_is_never_auto_allowed(tmp_path: Path, mode: str) -> None:
     if mode != "plan":
         for command in ("tar cf out.tar README.md", "tar tf out.tar", "unzip -l a.zip"):
             assert bash(pc, command).behavior == "allow", (mode, command)
+
+
+# Classes 7 and 8: config files outside the project that run programs or hold the deny rules.
+@pytest.mark.parametrize("mode", MODES)
+def test_user_git_config_and_lathe_settings_are_protected(
+    tmp_path: Path, mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pc = context(tmp_path / mode, deny=("Bash(rm:*)",), mode=mode)
+    home = Path(pc.home)
+    config_dir = tmp_path / "cfgdir"
+    monkeypatch.setenv("LATHE_CONFIG_DIR", str(config_dir))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "g.conf"))
+    targets = [
+        home / ".config" / "git" / "config",
+        home / ".config" / "lathe" / "settings.toml",
+        config_dir / "settings.toml",
+        home / ".claude" / "settings.json",
+        tmp_path / "g.conf",
+        Path("/etc/gitconfig"),
+    ]
+    for target in targets:
+        d = decide(pc, "Write", {"file_path": str(target), "content": "# gone\n"})
+        assert d.behavior != "allow", (mode, target)
+        d = bash(pc, f"printf '[core]\\n' > {target}")
+        assert d.behavior != "allow", (mode, target)
+    if mode in ("acceptEdits", "bypassPermissions"):
+        plain = Path(pc.project_dir) / "notes.toml"
+        assert decide(pc, "Write", {"file_path": str(plain), "content": "x"}).behavior == "allow"
