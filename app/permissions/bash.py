@@ -228,6 +228,7 @@ def _git_unproven(
         cwd_known,
         pc.project_dir,
         lambda word, c: _expand(word, c, pc.home),
+        pc.home,
     )
 
 

@@ -99,8 +99,33 @@ def _config_risk(dot_git: str, root: str) -> str:
         pass
     except (OSError, UnicodeDecodeError):
         return f"cannot read {gitdir}/commondir"
-    for path in (os.path.join(common, "config"), os.path.join(gitdir, "config.worktree")):
+    paths = [os.path.join(common, "config"), os.path.join(gitdir, "config.worktree")]
+    # Submodules' configs: `git status` and `git diff` recurse into them (`.git/modules/s/config`).
+    for base, dirs, files in os.walk(os.path.join(common, "modules")):
+        dirs[:] = [d for d in dirs if d not in ("objects", "refs", "logs", "hooks", "info")]
+        paths += [os.path.join(base, f) for f in files if f in ("config", "config.worktree")]
+    for path in paths:
         why = _file_risk(path)
+        if why:
+            return why
+    return ""
+
+
+# Keys users commonly set in their own git config that read-only git calls do not run (a
+# credential helper, an editor, a pager: git pages only a terminal, lathe's output is none).
+_USER_KEYS = frozenset({"helper", "editor", "tool", "pager", "cmd", "path", "driver"})
+
+
+def user_config_risk(home: str) -> str:
+    """git's configs outside the repository (global, XDG, system, `$GIT_CONFIG_GLOBAL`): why one
+    sets a key that makes a read-only git call run a program, or "". For bypassPermissions with
+    deny rules: those files are protected from writes, but one written before still counts."""
+    xdg = os.environ.get("XDG_CONFIG_HOME", "")
+    paths = [os.path.join(home, ".gitconfig"), os.path.join(home, ".config", "git", "config"),
+             os.path.join(xdg, "git", "config") if xdg else "", "/etc/gitconfig",
+             os.environ.get("GIT_CONFIG_GLOBAL", "")]  # fmt: skip
+    for path in filter(None, paths):
+        why = _file_risk(path, _USER_KEYS)
         if why:
             return why
     return ""
@@ -110,7 +135,7 @@ _SECTION_RE = re.compile(r'\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"(?:[^"\\]|\\.)*")?\s*\
 _KEY_RE = re.compile(r"\s*([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*))?$")
 
 
-def _file_risk(path: str) -> str:
+def _file_risk(path: str, ignore: frozenset[str] = frozenset()) -> str:
     try:
         with open(path, "rb") as fh:
             text = fh.read().decode("utf-8")
@@ -135,8 +160,11 @@ def _file_risk(path: str) -> str:
         if m is None:
             return f"cannot parse the git config {path}"
         key, value = m.group(1).lower(), (m.group(2) or "true").strip().strip('"').lower()
-        if section in _RUNS_SECTIONS or (key in _RUNS and value not in _FALSE):
-            return f"the repository's git config sets {section}.{key}, which runs a program"
+        runs = section in _RUNS_SECTIONS or (key in _RUNS and value not in _FALSE)
+        if section == "alias" and value.startswith("!"):
+            runs = True
+        if runs and key not in ignore and not (ignore and section == "pager"):
+            return f"the git config {path} sets {section}.{key}, which runs a program"
     return ""
 
 

@@ -19,7 +19,7 @@ import shutil
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 
-from app.permissions.bash_git import git_place_risk
+from app.permissions.bash_git import git_place_risk, user_config_risk
 from tools.shell.commands import base_name
 from tools.shell.optiondata import (
     MODELLED_WRAPPERS,
@@ -107,6 +107,7 @@ def git_unproven(
     cwd_known: bool,
     project: str,
     expand: Callable[[str, str], tuple[str, ...]],
+    home: str = "",
 ) -> str:
     """Why a git call among these readings may run a program its repository chooses (config
     keys, hooks, a repository in a subfolder or elsewhere), or "". The folders are every one a
@@ -130,6 +131,11 @@ def git_unproven(
                 places = moved
                 i += 1
             i += 1
+        why = user_config_risk(home or os.path.expanduser("~"))
+        if why:
+            return why
+        if any(w in ("--global", "--system") for w in words) and "config" in words:
+            return "`git config --global` writes git's user configuration, a protected file"
         for place in places:
             why = git_place_risk(place, project, False) or _hooks_risk(place)
             if why:

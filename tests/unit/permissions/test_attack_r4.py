@@ -330,3 +330,29 @@ def test_user_git_config_and_lathe_settings_are_protected(
     if mode in ("acceptEdits", "bypassPermissions"):
         plain = Path(pc.project_dir) / "notes.toml"
         assert decide(pc, "Write", {"file_path": str(plain), "content": "x"}).behavior == "allow"
+
+
+def test_git_configs_outside_the_repository_are_read(tmp_path: Path) -> None:
+    pc = context(tmp_path, deny=("Bash(rm:*)",), mode="bypassPermissions")
+    project, home = Path(pc.project_dir), Path(pc.home)
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    assert bash(pc, "git status").behavior == "allow"
+    xdg = home / ".config" / "git" / "config"
+    xdg.parent.mkdir(parents=True)
+    xdg.write_text('[core]\n\tfsmonitor = "rm V; false"\n')
+    assert bash(pc, "git status").behavior == "deny"
+    xdg.write_text("[credential]\n\thelper = store\n[core]\n\teditor = vim\n")
+    assert bash(pc, "git status").behavior == "allow"  # what users commonly set stays usable
+    assert bash(pc, "git config --global core.fsmonitor 'rm V'").behavior == "deny"
+    # A submodule's config: `git status` recurses into it, in every mode.
+    module = project / ".git" / "modules" / "sub"
+    module.mkdir(parents=True)
+    (module / "config").write_text('[core]\n\tfsmonitor = "touch P"\n')
+    assert bash(pc, "git status").behavior == "deny"
+    default = context(tmp_path / "d", mode="default")
+    dproject = Path(default.project_dir)
+    subprocess.run(["git", "init", "-q"], cwd=dproject, check=True)
+    assert bash(default, "git status").behavior == "allow"
+    (dproject / ".git" / "modules" / "sub").mkdir(parents=True)
+    (dproject / ".git" / "modules" / "sub" / "config").write_text("[core]\n\tfsmonitor = x\n")
+    assert bash(default, "git status").behavior != "allow"
