@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 from functools import lru_cache
 
 from app.permissions.context import PermissionContext
 from app.permissions.pathcheck import allow_match, ask_for, deny_below
 from app.permissions.paths import DEVICE_PATHS, inside, protected_reason
-from app.permissions.shellpaths import Unknowable, expand_word, glob_may_be_protected
+from app.permissions.shellpaths import Unknowable, expand_word, glob_may_be_protected, has_glob
 from tools.shell import (
     ShellAnalysis,
     SimpleCommand,
@@ -265,6 +266,12 @@ def _outside(
     for r in part.redirects:
         if r.reads and r.target is not None:
             args.append(r.target)
+    if words and words[0] in NO_PATH_ARGS:
+        # `echo ~/*` lists the names in ~ as `ls ~` does: a glob reads its folder.
+        for w in words[1:]:
+            if has_glob(w):
+                head = re.split(r"[*?\[]", w, maxsplit=1)[0]
+                args.append(head.rsplit("/", 1)[0] + "/" if "/" in head else ".")
     for arg in args:
         if not cwd_known and not arg.startswith(("/", "~")):
             return f"uses {arg} after a cd whose target is not known"

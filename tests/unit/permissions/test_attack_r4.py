@@ -356,3 +356,18 @@ def test_git_configs_outside_the_repository_are_read(tmp_path: Path) -> None:
     (dproject / ".git" / "modules" / "sub").mkdir(parents=True)
     (dproject / ".git" / "modules" / "sub" / "config").write_text("[core]\n\tfsmonitor = x\n")
     assert bash(default, "git status").behavior != "allow"
+
+
+# Class 9: a glob lists the names in its folder, as `ls` of the folder does.
+def test_a_glob_outside_the_working_folder_is_a_listing(tmp_path: Path) -> None:
+    pc = context(tmp_path, mode="default")
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "private-name").write_text("x\n")
+    done = subprocess.run(["bash", "-c", f"echo {outside}/*"], capture_output=True, text=True)
+    assert "private-name" in done.stdout  # the attack is real
+    assert bash(pc, f"ls {outside}").behavior != "allow"
+    for command in (f"echo {outside}/*", "echo ~/*", f"printf '%s\\n' {outside}/*"):
+        assert bash(pc, command).behavior != "allow", command
+    for command in ("echo *.md", "echo src/*", "echo hi"):
+        assert bash(pc, command).behavior == "allow", command
