@@ -231,6 +231,12 @@ LIST_FILE_OPTS: dict[str, tuple[str, ...]] = {
     "wget": ("-i", "--input-file"),
     "7z": ("-i@", "-x@"),
     "git": ("--pathspec-from-file",),
+    "xz": ("--files", "--files0"),
+    "unxz": ("--files", "--files0"),
+    "xzcat": ("--files", "--files0"),
+    "lzma": ("--files", "--files0"),
+    "zstd": ("--filelist",),
+    "unzstd": ("--filelist",),
 }
 # Programs that read the names of the files they read from standard input, in the forms given
 # (`zip -@ out.zip < list`, `find . | cpio -o`).

@@ -77,11 +77,15 @@ LISTS = [
     "grep -o -f secrets/key.txt secrets/key.json",
     "grep -o --file=secrets/key.txt secrets/key.json",
     "curl -s -d @secrets/key.txt file:///dev/null; cat secrets/key.txt",
+    "xz -c --files=list | xz -dc",
+    "xz -c --files0=list0 | xz -dc",
+    "zstd -q -c --filelist list | zstd -dc",
 ]
 # Rows whose program may be missing on some machine (they prove nothing there, but still judge).
-OPTIONAL = {"dbus-run-session", "cmake", "zip", "curl", "linux32", "i386"}
+OPTIONAL = {"dbus-run-session", "cmake", "zip", "curl", "linux32", "i386", "xz", "zstd"}
 ALLOW = ("Bash(tar:*)", "Bash(sort:*)", "Bash(zip:*)", "Bash(xargs:*)", "Bash(cat:*)",
-         "Bash(grep:*)", "Bash(curl:*)", "Bash(wc:*)", "Bash(du:*)")  # fmt: skip
+         "Bash(grep:*)", "Bash(curl:*)", "Bash(wc:*)", "Bash(du:*)", "Bash(xz:*)",
+         "Bash(zstd:*)")  # fmt: skip
 EVERYDAY = [
     "ls -la",
     "git status",
