@@ -156,20 +156,28 @@ class EditTool(PathArgument, Tool[EditInput]):
         data = textfile.render(current, result.text)
         textfile.atomic_write(path, data, current.mode, journal=write_journal(context))
         record_written(context, path, data)
-        diff, added, removed = unified_diff(current.text, result.text, path)
-        if not exists:
-            return FileChange(
-                "create", path, diff, f"File created successfully at: {path}", added, removed
-            )
-        first, last = changed_line_range(current.text, result.text)
-        head = f"The file {path} has been updated."
-        if input.replace_all:
-            head += (
-                f" All {result.count} occurrence{'s' if result.count != 1 else ''} of the string "
-                "were replaced."
-            )
-        message = (
-            f"{head} Here's the result of running `cat -n` on a snippet of the edited file:\n"
-            f"{snippet(result.text, first, last)}"
+        return edit_result(path, current.text if exists else None, result, input.replace_all)
+
+
+def edit_result(
+    path: str, before: str | None, result: Replacement, replace_all: bool
+) -> FileChange:
+    """What an edit reports: a creation when there was no file (`before` None), else the update
+    with a numbered snippet of the changed lines. Shared by every Edit (local or an editor's)."""
+    diff, added, removed = unified_diff(before or "", result.text, path)
+    if before is None:
+        return FileChange(
+            "create", path, diff, f"File created successfully at: {path}", added, removed
         )
-        return FileChange("update", path, diff, message, added, removed, result.count)
+    first, last = changed_line_range(before, result.text)
+    head = f"The file {path} has been updated."
+    if replace_all:
+        head += (
+            f" All {result.count} occurrence{'s' if result.count != 1 else ''} of the string "
+            "were replaced."
+        )
+    message = (
+        f"{head} Here's the result of running `cat -n` on a snippet of the edited file:\n"
+        f"{snippet(result.text, first, last)}"
+    )
+    return FileChange("update", path, diff, message, added, removed, result.count)

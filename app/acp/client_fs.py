@@ -23,7 +23,7 @@ from tools.base import (
     ToolResult,
 )
 from tools.decisions import ValidationResult
-from tools.edit import SAME_STRINGS, EditInput, EditTool
+from tools.edit import SAME_STRINGS, EditInput, EditTool, edit_result
 from tools.files.common import check_path
 from tools.files.diff import FileChange, changed_line_range, snippet, unified_diff
 from tools.files.lines import MAX_LINE_CHARS, TRUNCATION_MARK, format_numbered
@@ -202,24 +202,8 @@ class ClientEditTool(EditTool):
         except ReplaceError as exc:
             raise ToolError(str(exc)) from None
         await _write(self.files, context, path, result.text)
-        diff, added, removed = unified_diff(current, result.text, path)
-        if not exists:
-            message = f"File created successfully at: {path}"
-            return ToolResult(data=FileChange("create", path, diff, message, added, removed))
-        first, last = changed_line_range(current, result.text)
-        head = f"The file {path} has been updated."
-        if input.replace_all:
-            head += (
-                f" All {result.count} occurrence{'s' if result.count != 1 else ''} of the string "
-                "were replaced."
-            )
-        message = (
-            f"{head} Here's the result of running `cat -n` on a snippet of the edited file:\n"
-            f"{snippet(result.text, first, last)}"
-        )
-        return ToolResult(
-            data=FileChange("update", path, diff, message, added, removed, result.count)
-        )
+        before = current if exists else None
+        return ToolResult(data=edit_result(path, before, result, input.replace_all))
 
 
 class ClientWriteTool(WriteTool):
