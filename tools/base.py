@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
-from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
@@ -21,6 +20,14 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from tools.abort import AbortSignal
 from tools.decisions import PermissionDecision, ValidationResult
 from tools.interaction import UserInteraction
+
+# What a tool is described and checked by, kept beside the contract and named from it.
+# (re-exported, `as` itself: tools and their callers import these from the contract)
+from tools.schema import PROMPTS_DIR as PROMPTS_DIR
+from tools.schema import api_schema as api_schema
+from tools.schema import content_text as content_text
+from tools.schema import format_validation_error as format_validation_error
+from tools.schema import load_prompt as load_prompt
 
 if TYPE_CHECKING:
     from tools.subagent import SubagentRunner
@@ -34,7 +41,6 @@ PermissionKind = Literal["shell", "path_read", "path_write", "url", "generic"]
 # (Glob), or the contents of what lies below (Grep). A deny rule for anything below denies it.
 PathReach = Literal["path", "names", "contents"]
 
-PROMPTS_DIR = Path(__file__).parent / "prompts"
 DEFAULT_MAX_RESULT_SIZE_CHARS = 50_000
 
 
@@ -533,102 +539,6 @@ class JsonSchemaTool(Tool[dict[str, Any]]):
         return value
 
 
-# ---------------------------------------------------------------------------------------------
-# Helpers
-# ---------------------------------------------------------------------------------------------
-
-
-@cache
-def load_prompt(name: str) -> str:
-    path = PROMPTS_DIR / f"{name}.md"
-    try:
-        return path.read_text(encoding="utf-8").strip()
-    except FileNotFoundError:
-        return name
-
-
-@cache
-def api_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """The model's JSON Schema in the plain shape the API expects (no titles)."""
-    cleaned: dict[str, Any] = _clean_schema(model.model_json_schema(by_alias=True))
-    return cleaned
-
-
-def _clean_schema(node: Any) -> Any:
-    if isinstance(node, dict):
-        cleaned = {k: _clean_schema(v) for k, v in node.items() if k != "title"}
-        if cleaned.get("type") == "object" and "additionalProperties" not in cleaned:
-            cleaned["additionalProperties"] = False
-        return cleaned
-    if isinstance(node, list):
-        return [_clean_schema(v) for v in node]
-    return node
-
-
-_TYPE_NAMES = {
-    "int_parsing": "number",
-    "int_type": "number",
-    "float_parsing": "number",
-    "float_type": "number",
-    "bool_parsing": "boolean",
-    "bool_type": "boolean",
-    "string_type": "string",
-    "list_type": "array",
-    "dict_type": "object",
-    "model_type": "object",
-}
-
-
-def format_validation_error(tool_name: str, exc: ValidationError) -> str:
-    """Turn pydantic's errors into sentences a model fixes its call from."""
-    issues: list[str] = []
-    for err in exc.errors():
-        loc = ".".join(str(p) for p in err["loc"]) or "(input)"
-        kind = err["type"]
-        given = err.get("input")
-        if kind == "missing":
-            issues.append(f"The required parameter `{loc}` is missing")
-        elif kind == "extra_forbidden":
-            issues.append(f"An unexpected parameter `{loc}` was provided")
-        elif kind in _TYPE_NAMES:
-            issues.append(
-                f"The parameter `{loc}` type is expected as `{_TYPE_NAMES[kind]}` but provided as "
-                f"`{_json_type(given)}`"
-            )
-        else:
-            issues.append(f"The parameter `{loc}`: {err['msg']}")
-    plural = "s" if len(issues) > 1 else ""
-    return f"InputValidationError: {tool_name} failed due to the following issue{plural}:\n" + (
-        "\n".join(issues)
-    )
-
-
 def _short(value: Any, limit: int = 200) -> str:
     text = value if isinstance(value, str) else repr(value)
     return text if len(text) <= limit else text[:limit] + "…"
-
-
-def content_text(content: str | list[dict[str, Any]]) -> str:
-    """The text of tool_result content; an image block as a placeholder."""
-    if isinstance(content, str):
-        return content
-    return "\n".join(
-        str(b.get("text", "")) if b.get("type") == "text" else f"[{b.get('type', 'block')}]"
-        for b in content
-    )
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__
