@@ -202,3 +202,20 @@ def test_resume_session_at_forks_from_that_line_and_refuses_unknown_ones(
     code, _, err = run_lines(repo, sdk_env, line, f"--resume={sid}", at)
     assert code != 0 and "--resume-session-at needs --fork-session" in err
     assert len(fake_api.bodies()) == asked
+
+
+def test_a_policy_that_disables_bypass_makes_the_switch_an_error(
+    fake_api: FakeAPI, sdk_env: dict[str, str], repo: Path, tmp_path: Path
+) -> None:
+    policy = tmp_path / "policy.toml"
+    policy.write_text("[permissions]\ndisable_bypass_mode = true\n", encoding="utf-8")
+    env = {**sdk_env, "LATHE_POLICY_FILE": str(policy)}
+    switch = {"subtype": "set_permission_mode", "mode": "bypassPermissions"}
+    _, out, _ = run_lines(
+        repo,
+        env,
+        [{"type": "control_request", "request_id": "m1", "request": switch}],
+        "--allow-dangerously-skip-permissions",
+    )
+    response = next(o["response"] for o in out if o["type"] == "control_response")
+    assert response["subtype"] == "error" and "policy" in response["error"], response
