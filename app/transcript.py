@@ -330,18 +330,27 @@ class LoadedTranscript:
     last_uuid: str | None = None
 
 
+MESSAGE_LINE_TYPES = ("user", "assistant")
+
+
 class TranscriptError(Exception):
     pass
 
 
-def load_transcript(path: Path) -> LoadedTranscript:
-    """Read a transcript's readable lines and repair it for the next request (read only)."""
+def load_transcript(
+    path: Path, until: str | None = None, drops_turn: str | None = None
+) -> LoadedTranscript:
+    """Read a transcript's readable lines and repair it for the next request (read only).
+
+    `until`: the conversation ends at the line with that uuid (the SDK's --resume-session-at);
+    `drops_turn`: what that cut discards must be exactly the turn of that prompt uuid."""
     try:
         raw = path.read_bytes()
     except OSError as exc:
         raise TranscriptError(f"cannot read transcript {path}: {exc.strerror}") from None
     parsed = parse_lines(raw, str(path))
-    conversation = conversation_of(parsed.records, str(path))
+    records = parsed.records if until is None else _cut_at(parsed.records, until, drops_turn)
+    conversation = conversation_of(records, str(path))
     messages, repaired = repair_messages(conversation.messages)
     meta = conversation.meta
     return LoadedTranscript(
@@ -354,6 +363,37 @@ def load_transcript(path: Path) -> LoadedTranscript:
         earlier=conversation.earlier,
         last_uuid=conversation.last_uuid,
     )
+
+
+def _is_prompt(record: dict[str, Any]) -> bool:
+    """A user line the person wrote (not one carrying only tool results)."""
+    message = record.get("message")
+    if record.get("type") != "user" or not isinstance(message, dict):
+        return False
+    content = message.get("content")
+    if isinstance(content, str):
+        return True
+    return isinstance(content, list) and any(
+        isinstance(b, dict) and b.get("type") != "tool_result" for b in content
+    )
+
+
+def _cut_at(
+    records: list[dict[str, Any]], until: str, drops_turn: str | None
+) -> list[dict[str, Any]]:
+    at = next((i for i, r in enumerate(records) if r.get("uuid") == until), None)
+    if at is None:
+        raise TranscriptError(f"No message found with message.uuid of: {until}")
+    kept, dropped = records[: at + 1], records[at + 1 :]
+    if drops_turn is not None:
+        prompts = [r.get("uuid") for r in dropped if _is_prompt(r)]
+        first = next((r.get("uuid") for r in dropped if r.get("type") in MESSAGE_LINE_TYPES), None)
+        if prompts != [drops_turn] or first != drops_turn:
+            raise TranscriptError(
+                f"Resume rejected by --resume-drops-turn: what follows {until} is not only "
+                f"the turn of prompt {drops_turn}"
+            )
+    return kept
 
 
 def find_latest(project_dir: str | Path) -> Path | None:

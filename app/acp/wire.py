@@ -25,14 +25,28 @@ def check_line(line: bytes) -> dict[str, Any] | None:
     except (UnicodeDecodeError, ValueError):
         return _error(PARSE_ERROR, "Parse error: the line is not JSON")
     if isinstance(value, dict):
-        return None
+        return _check_object(value)
     if isinstance(value, list):
         return _error(INVALID_REQUEST, "Invalid Request: batches are not supported")
     return _error(INVALID_REQUEST, "Invalid Request: a message must be a JSON object")
 
 
-def _error(code: int, message: str) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}
+def _check_object(value: dict[str, Any]) -> dict[str, Any] | None:
+    """JSON-RPC 2.0's shape: `"jsonrpc": "2.0"`, and a request or notification (`method`) or a
+    response (`id` with `result` or `error`). Anything else is answered, never dropped."""
+    ident = value.get("id")
+    ident = ident if isinstance(ident, str | int) and not isinstance(ident, bool) else None
+    if value.get("jsonrpc") != "2.0":
+        return _error(INVALID_REQUEST, 'Invalid Request: "jsonrpc" must be "2.0"', ident)
+    if isinstance(value.get("method"), str):
+        return None
+    if "id" in value and ("result" in value or "error" in value):
+        return None
+    return _error(INVALID_REQUEST, "Invalid Request: no method, result or error", ident)
+
+
+def _error(code: int, message: str, ident: str | int | None = None) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": ident, "error": {"code": code, "message": message}}
 
 
 async def read_line(reader: asyncio.StreamReader) -> bytes:

@@ -43,6 +43,10 @@ class EngineOptions:
     setting_sources: tuple[str, ...] | None = None
     fallback_model: str | None = None
     request_extra: Mapping[str, Any] = field(default_factory=dict)
+    # A resume that ends the history at this line uuid (with a new session: fork_session), and
+    # the prompt uuid whose turn that cut must be exactly what it drops.
+    resume_at: str | None = None
+    resume_drops_turn: str | None = None
 
 
 class SetupError(Exception):

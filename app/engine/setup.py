@@ -101,11 +101,14 @@ def open_transcript(
                 else f"no session {opts.resume!r}"
             )
             raise SetupError(f"cannot resume: {what}")
+        if opts.resume_at is not None and not opts.fork_session:
+            # lathe's transcripts do not branch in place: the cut history goes into a new session.
+            raise SetupError("--resume-session-at needs --fork-session (a new session from there)")
         lock = _lock_session(state, path.stem)
         try:
             # We are the writer now: a torn last line goes before anything is appended after it.
             cut = truncate_torn_tail(path)
-            resumed = load_transcript(path)
+            resumed = load_transcript(path, opts.resume_at, opts.resume_drops_turn)
         except (TranscriptError, OSError) as exc:
             lock.release()
             raise SetupError(str(exc)) from None

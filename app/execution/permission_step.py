@@ -83,6 +83,30 @@ async def decide_permission(
     return await _ask_user(tool, parsed, observable, tool_use_id, context, deps, decision)
 
 
+async def redecide(
+    tool: Tool[Any],
+    parsed: Any,
+    observable: Mapping[str, Any],
+    context: ToolContext,
+    deps: PipelineDeps,
+) -> PermissionDecision:
+    """The rules' verdict on an input rewritten by whoever approved the call, asking nobody.
+
+    dontAsk is read as default (the approval answered the question dontAsk would have denied);
+    a decider that fails counts as a deny, never as an allow."""
+    as_asking = getattr(deps.decider, "decide_as_asking", None)
+    try:
+        if as_asking is not None:
+            decision: PermissionDecision = await as_asking(tool, parsed, observable, context)
+        else:
+            decision = await deps.decider.decide(tool, parsed, observable, context)
+    except Exception as exc:
+        debuglog.record("permissions", f"re-deciding {tool.name}'s rewritten input raised", exc)
+        text = f"the permission check of {tool.name}'s rewritten input failed: {exc}"
+        return PermissionDecision.deny(text, DecisionReason("check", text))
+    return decision
+
+
 async def _permission_request_hooks(
     tool: Tool[Any],
     observable: Mapping[str, Any],

@@ -27,7 +27,7 @@ from app.execution.interfaces import (
 )
 from app.execution.outcome import CallOutcome, error_outcome
 from app.execution.output_budget import apply_budget
-from app.execution.permission_step import DecisionStep, decide_permission
+from app.execution.permission_step import DecisionStep, decide_permission, redecide
 from app.execution.texts import (
     REJECT_MESSAGE,
     deferred_hint,
@@ -226,12 +226,31 @@ class _Call:
                     "tool_input": dict(updated if updated is not None else self.raw),
                 },
             )
-        # Stage 8: settle the input (a user or rule may have edited it on approval).
-        if decision.updated_input is not None:
+        # Stage 8: settle the input (a user, a PermissionRequest hook or an SDK callback may have
+        # rewritten it on approval). The approval covers the rewrite, but not past a deny: the new
+        # input is parsed, validated and decided again, and only a deny (a rule, a protected path,
+        # the tool's own check) stops it; an "ask" is what the answer just answered.
+        decided_on = dict(updated if updated is not None else self.raw)
+        if decision.updated_input is not None and dict(decision.updated_input) != decided_on:
             try:
                 parsed = self._parse(decision.updated_input)
             except InputError as exc:
                 return self._error(tool_use_error(exc.message))
+            validation = await tool.validate_input(parsed, self.context)
+            if not validation.ok:
+                return self._error(tool_use_error(validation.message))
+            observable = self._observable(parsed)
+            again = await redecide(tool, parsed, observable, self.context, self.deps)
+            if again.behavior == "deny":
+                return self._error(
+                    again.message or REJECT_MESSAGE,
+                    decision=again,
+                    permission_denial={
+                        "tool_name": tool.name,
+                        "tool_use_id": self.id,
+                        "tool_input": dict(decision.updated_input),
+                    },
+                )
         # Stage 9: the one action.
         return await self._call(parsed, observable, decision)
 

@@ -15,6 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 INPUT_FORMATS = ("text", "stream-json")
+EFFORT_LEVELS = ("low", "medium", "high", "xhigh", "max")
+THINKING_MODES = ("adaptive", "enabled", "disabled")
+THINKING_DISPLAYS = ("summarized", "omitted")
 SETTING_SOURCES = ("user", "project", "local")
 # Claude Code's "auto" (a model classifier decides each call) has no lathe counterpart; it runs as
 # "default", which asks where auto might have allowed: never looser (CHANGELOG.md).
@@ -54,6 +57,17 @@ class ProtocolOptions:
     # SDK switch the session to bypassPermissions later (Claude Code refuses it otherwise).
     allow_bypass: bool = False
     skip_permissions: bool = False
+    # Request parameters: beta headers, `output_config` (effort, task budget) and the thinking mode
+    # ("adaptive", "disabled"; None: --max-thinking-tokens decides).
+    betas: tuple[str, ...] = ()
+    effort: str | None = None
+    task_budget: int | None = None
+    thinking: str | None = None
+    thinking_display: str | None = None
+    # --resume-session-at: the resumed conversation ends at this line; --resume-drops-turn: the
+    # prompt whose turn that cut must be exactly what it discards.
+    resume_session_at: str | None = None
+    resume_drops_turn: str | None = None
 
     @property
     def streaming_input(self) -> bool:
@@ -95,6 +109,13 @@ def add_protocol_flags(parser: argparse.ArgumentParser) -> None:
     add("--max-thinking-tokens", metavar="N", help="extended-thinking budget")
     add("--json-schema", metavar="JSON", help="JSON schema the final answer must match")
     add("--permission-prompt-tool", metavar="NAME", help='"stdio": the SDK answers permissions')
+    add("--betas", metavar="LIST", action="append", default=[], help="API beta headers to send")
+    add("--effort", metavar="LEVEL", help="reasoning effort: low, medium, high, xhigh or max")
+    add("--task-budget", metavar="TOKENS", help="the API-side task budget in tokens")
+    add("--thinking", choices=THINKING_MODES, help="thinking: adaptive, enabled or disabled")
+    add("--thinking-display", choices=THINKING_DISPLAYS, help="thinking text: summarized/omitted")
+    add("--resume-session-at", metavar="UUID", help="with --resume: end the history at this line")
+    add("--resume-drops-turn", metavar="UUID", help="with --resume-session-at: the turn it drops")
     add(
         "--dangerously-skip-permissions",
         action="store_true",
@@ -207,9 +228,33 @@ def protocol_options(ns: argparse.Namespace) -> ProtocolOptions:
         if not isinstance(schema, dict):
             raise ProtocolUsageError("--json-schema: expected a JSON object")
         opts.json_schema = schema
+    _request_flags(ns, opts)
     if opts.permission_prompt_tool not in (None, "stdio"):
         # Claude Code also takes an MCP tool's name here; lathe answers only over stdio.
         raise ProtocolUsageError(
             f"--permission-prompt-tool {opts.permission_prompt_tool}: only 'stdio' is supported"
         )
     return opts
+
+
+def _request_flags(ns: argparse.Namespace, opts: ProtocolOptions) -> None:
+    """--betas, --effort, --task-budget, --thinking(-display), --resume-session-at/-drops-turn:
+    checked here, so a bad value is a usage error naming the flag (Claude Code's texts)."""
+    opts.betas = tuple(b for value in ns.betas for b in value.replace(",", " ").split())
+    if ns.effort is not None:
+        effort = ns.effort.strip().lower()
+        if effort not in EFFORT_LEVELS:
+            raise ProtocolUsageError(
+                f"--effort {ns.effort}: expected one of {', '.join(EFFORT_LEVELS)}"
+            )
+        opts.effort = effort
+    if ns.task_budget is not None:
+        opts.task_budget = _number("--task-budget", ns.task_budget, int)
+    opts.thinking = ns.thinking
+    opts.thinking_display = ns.thinking_display
+    opts.resume_session_at = ns.resume_session_at
+    opts.resume_drops_turn = ns.resume_drops_turn
+    if opts.resume_drops_turn is not None and opts.resume_session_at is None:
+        raise ProtocolUsageError("--resume-drops-turn requires --resume-session-at")
+    if opts.resume_session_at is not None and not getattr(ns, "resume", None):
+        raise ProtocolUsageError("--resume-session-at requires --resume")

@@ -83,6 +83,10 @@ async def set_permission_mode(ps: ProtocolSession, req: Mapping[str, Any]) -> di
         ps.session.set_permission_mode(mode)
     except ValueError as exc:
         raise RequestFailed(str(exc), "invalid_mode") from None
+    now = ps.session.status().permission_mode
+    if now != mode:
+        # A managed policy kept the mode (disableBypassPermissionsMode): say so, never "done".
+        raise RequestFailed(f"Cannot set permission mode to {mode}: a policy keeps it at {now}")
     ps.status_changed()
     return {"mode": mode}
 

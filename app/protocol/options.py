@@ -80,16 +80,44 @@ STRUCTURED_OUTPUT_INSTRUCTION = (
 )
 
 
+# The beta headers Claude Code 2.1.332 sends with these `output_config` fields.
+TASK_BUDGET_BETA = "task-budgets-2026-03-13"
+EFFORT_BETA = "effort-2025-11-24"
+
+
 def request_extra(sdk: ProtocolOptions) -> dict[str, Any]:
-    """`--max-thinking-tokens N`: extended thinking with that budget (the API wants at least
-    1024, and `max_tokens` above the budget)."""
-    if sdk.max_thinking_tokens is None:
-        return {}
-    budget = max(1024, sdk.max_thinking_tokens)
-    return {
-        "thinking": {"type": "enabled", "budget_tokens": budget},
-        "max_tokens": max(16_000, budget + 4_096),
-    }
+    """Request parameters the SDK's flags ask for, as `messages.stream` keywords.
+
+    `--max-thinking-tokens N`: extended thinking with that budget (the API wants at least 1024,
+    and `max_tokens` above the budget); `--thinking adaptive` lets the model decide, `disabled`
+    sends none; `--thinking-display` rides along. `--effort` and `--task-budget` go in the body's
+    `output_config` (the budget with its beta header); `--betas` are `anthropic-beta` headers.
+    """
+    extra: dict[str, Any] = {}
+    thinking: dict[str, Any] | None = None
+    if sdk.thinking == "adaptive":
+        thinking = {"type": "adaptive"}
+    elif sdk.thinking != "disabled" and sdk.max_thinking_tokens is not None:
+        budget = max(1024, sdk.max_thinking_tokens)
+        thinking = {"type": "enabled", "budget_tokens": budget}
+        extra["max_tokens"] = max(16_000, budget + 4_096)
+    if thinking is not None:
+        if sdk.thinking_display is not None:
+            thinking["display"] = sdk.thinking_display
+        extra["thinking"] = thinking
+    output_config: dict[str, Any] = {}
+    betas = list(sdk.betas)
+    if sdk.effort is not None:
+        output_config["effort"] = sdk.effort
+        betas.append(EFFORT_BETA)
+    if sdk.task_budget is not None:
+        output_config["task_budget"] = {"type": "tokens", "total": sdk.task_budget}
+        betas.append(TASK_BUDGET_BETA)
+    if output_config:
+        extra["extra_body"] = {"output_config": output_config}
+    if betas:
+        extra["extra_headers"] = {"anthropic-beta": ",".join(dict.fromkeys(betas))}
+    return extra
 
 
 def protocol_engine_options(opts: CliOptions) -> tuple[EngineOptions, StructuredOutputTool | None]:
@@ -108,5 +136,7 @@ def protocol_engine_options(opts: CliOptions) -> tuple[EngineOptions, Structured
         setting_sources=sdk.setting_sources,
         fallback_model=sdk.fallback_model,
         request_extra=request_extra(sdk),
+        resume_at=sdk.resume_session_at,
+        resume_drops_turn=sdk.resume_drops_turn,
     )
     return options, structured

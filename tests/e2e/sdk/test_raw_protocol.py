@@ -162,3 +162,60 @@ def test_session_id_then_resume_into_a_fork(
     assert original.read_bytes() == before
     fork = find_session(result["session_id"], repo)
     assert fork is not None and "remember the word plum" in fork.read_text(encoding="utf-8")
+
+
+def test_resume_session_at_forks_from_that_line_and_refuses_unknown_ones(
+    fake_api: FakeAPI, sdk_env: dict[str, str], repo: Path
+) -> None:
+    from app.transcript import find_session
+
+    fake_api.enqueue(text_turn("first answer"), text_turn("second answer"), text_turn("third"))
+    sid = "7a1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b"
+    for text in ("remember plum", "now forget it"):
+        flags = ("--session-id", sid) if text == "remember plum" else (f"--resume={sid}",)
+        line = [{"type": "user", "message": {"role": "user", "content": text}}]
+        code, _, err = run_lines(repo, sdk_env, line, *flags)
+        assert code == 0, err
+    path = find_session(sid, repo)
+    assert path is not None
+    records = [json.loads(raw) for raw in path.read_text(encoding="utf-8").splitlines()]
+    first_answer = next(
+        r["uuid"]
+        for r in records
+        if r.get("type") == "assistant" and "first answer" in json.dumps(r)
+    )
+    before = path.read_bytes()
+    line = [{"type": "user", "message": {"role": "user", "content": "which word?"}}]
+    at = f"--resume-session-at={first_answer}"
+    code, _, err = run_lines(repo, sdk_env, line, f"--resume={sid}", at, "--fork-session")
+    assert code == 0, err
+    sent = json.dumps(fake_api.bodies()[-1]["messages"])
+    assert "remember plum" in sent and "first answer" in sent
+    assert "now forget it" not in sent and "second answer" not in sent
+    assert path.read_bytes() == before  # the original session is left as it was
+    # A line that is not there, and a cut without a new session, are refused before any request.
+    asked = len(fake_api.bodies())
+    code, _, err = run_lines(
+        repo, sdk_env, line, f"--resume={sid}", "--resume-session-at=nope", "--fork-session"
+    )
+    assert code != 0 and "No message found with message.uuid of: nope" in err
+    code, _, err = run_lines(repo, sdk_env, line, f"--resume={sid}", at)
+    assert code != 0 and "--resume-session-at needs --fork-session" in err
+    assert len(fake_api.bodies()) == asked
+
+
+def test_a_policy_that_disables_bypass_makes_the_switch_an_error(
+    fake_api: FakeAPI, sdk_env: dict[str, str], repo: Path, tmp_path: Path
+) -> None:
+    policy = tmp_path / "policy.toml"
+    policy.write_text("[permissions]\ndisable_bypass_mode = true\n", encoding="utf-8")
+    env = {**sdk_env, "LATHE_POLICY_FILE": str(policy)}
+    switch = {"subtype": "set_permission_mode", "mode": "bypassPermissions"}
+    _, out, _ = run_lines(
+        repo,
+        env,
+        [{"type": "control_request", "request_id": "m1", "request": switch}],
+        "--allow-dangerously-skip-permissions",
+    )
+    response = next(o["response"] for o in out if o["type"] == "control_response")
+    assert response["subtype"] == "error" and "policy" in response["error"], response

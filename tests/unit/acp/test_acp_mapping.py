@@ -265,6 +265,19 @@ def test_wire_filter_answers_what_the_library_would_choke_on():
         error = check_line(line)
         assert error is not None and error["error"]["code"] == code, line
         assert error["id"] is None and error["jsonrpc"] == "2.0"
+    # JSON-RPC 2.0's shape: a response needs result or error, a request a method, and the
+    # version must be "2.0"; the answer names the id when there is one.
+    assert check_line(b'{"jsonrpc":"2.0","id":7,"result":{}}') is None
+    assert check_line(b'{"jsonrpc":"2.0","method":"session/cancel","params":{}}') is None
+    for line, ident in [
+        (b'{"jsonrpc":"2.0","id":5}', 5),
+        (b'{"jsonrpc":"1.0","id":"x","method":"initialize"}', "x"),
+        (b'{"id":3,"method":"initialize"}', 3),
+        (b'{"jsonrpc":"2.0","id":true,"method":5}', None),
+    ]:
+        error = check_line(line)
+        assert error is not None and error["error"]["code"] == -32600, line
+        assert error["id"] == ident, line
 
 
 def test_prompt_text_replaces_lone_surrogates():

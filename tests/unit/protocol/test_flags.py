@@ -169,3 +169,65 @@ def test_launch_mode_and_whether_bypass_may_be_switched_to_later(
     opts = parse_args([*STREAM, *flags])
     assert opts.permission_mode == mode
     assert opts.sdk.allow_bypass is allow_bypass
+
+
+def _real_sdk_command(**options: object) -> list[str]:
+    """The command line the installed claude-agent-sdk builds for these options (its own code)."""
+    from claude_agent_sdk import ClaudeAgentOptions
+    from claude_agent_sdk._internal.transport.subprocess_cli import SubprocessCLITransport
+
+    transport = SubprocessCLITransport(
+        prompt="hi", options=ClaudeAgentOptions(cli_path="/bin/true", **options)
+    )
+    return transport._build_command()[1:]
+
+
+@pytest.mark.parametrize(
+    ("options", "extra"),
+    [
+        (
+            {"betas": ["context-1m-2025-08-07"]},
+            {"extra_headers": {"anthropic-beta": "context-1m-2025-08-07"}},
+        ),
+        (
+            {"effort": "high"},
+            {
+                "extra_body": {"output_config": {"effort": "high"}},
+                "extra_headers": {"anthropic-beta": "effort-2025-11-24"},
+            },
+        ),
+        (
+            {"task_budget": {"total": 50_000}},
+            {
+                "extra_body": {
+                    "output_config": {"task_budget": {"type": "tokens", "total": 50_000}}
+                },
+                "extra_headers": {"anthropic-beta": "task-budgets-2026-03-13"},
+            },
+        ),
+        ({"thinking": {"type": "adaptive"}}, {"thinking": {"type": "adaptive"}}),
+        ({"thinking": {"type": "disabled"}}, {}),
+        (
+            {"thinking": {"type": "enabled", "budget_tokens": 2048}},
+            {"thinking": {"type": "enabled", "budget_tokens": 2048}, "max_tokens": 16_000},
+        ),
+    ],
+)
+def test_the_sdks_request_options_become_request_parameters(
+    options: dict[str, object], extra: dict[str, object]
+) -> None:
+    from app.protocol.options import request_extra
+
+    opts = parse_args(_real_sdk_command(**options))
+    assert request_extra(opts.sdk) == extra
+
+
+def test_resume_session_at_needs_resume_and_drops_turn_needs_it() -> None:
+    opts = parse_args(_real_sdk_command(resume="abc", resume_session_at="u1", fork_session=True))
+    assert (opts.sdk.resume_session_at, opts.sdk.fork_session) == ("u1", True)
+    with pytest.raises(UsageError, match="--resume-session-at requires --resume"):
+        parse_args(_real_sdk_command(resume_session_at="u1"))
+    with pytest.raises(UsageError, match="--resume-drops-turn requires --resume-session-at"):
+        parse_args(["-p", "x", "--resume-drops-turn", "u2", "--resume", "abc"])
+    with pytest.raises(UsageError, match="--effort x: expected one of"):
+        parse_args(["-p", "x", "--effort", "x"])
