@@ -95,6 +95,11 @@ class ArchiveView(Widget):
         self._reset()
         self.refresh(layout=True)
 
+    def restyle(self) -> None:
+        """The theme changed: lines rendered in the old colours are drawn again."""
+        self._lines.clear()
+        self.refresh()
+
     def _reset(self) -> None:
         self._heights.clear()
         self._exact.clear()

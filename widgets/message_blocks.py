@@ -19,10 +19,10 @@ __all__ = ["AssistantBlock", "NoticeBlock", "NoticeLevel", "UserBlock"]
 NoticeLevel = Literal["info", "warning", "error", "retry", "interrupt"]
 NOTICE_STYLES: dict[str, tuple[str, str]] = {
     "info": ("ℹ", "dim"),
-    "warning": ("⚠", "yellow"),
-    "error": ("✗", "bold red"),
-    "retry": ("↻", "yellow"),
-    "interrupt": ("■", "bold yellow"),
+    "warning": ("⚠", "lathe.notice.warning"),
+    "error": ("✗", "lathe.notice.error"),
+    "retry": ("↻", "lathe.notice.retry"),
+    "interrupt": ("■", "lathe.notice.interrupt"),
 }
 
 

@@ -26,6 +26,7 @@ from app.tui.history import ReplayedHistory
 from app.tui.live_settings import LiveSettings
 from app.tui.permission_queue import Dialog, PermissionQueue
 from app.tui.ports import SessionFactory, TuiConfig
+from app.tui.theme_styles import ThemeStyles
 from app.tui.screens.main import MainScreen
 from app.tui.screens.settings_error import SettingsAnswer, SettingsErrorScreen
 from app.tui.screens.trust import TrustScreen
@@ -76,6 +77,9 @@ class LatheApp(App[int]):
         self.settings = LiveSettings(self)
         self.exit_watch = ExitWatch(self)
         self.themes = self._load_themes()
+        # Rich renderables name style roles; their colours come from the theme (on every change).
+        self.theme_styles = ThemeStyles(self)
+        self.theme_styles.install()
         if self.config.keymap:
             self.set_keymap(self.config.keymap)
 
@@ -139,6 +143,9 @@ class LatheApp(App[int]):
             return False
         self.theme = name
         return True
+
+    def watch_theme(self) -> None:
+        self.theme_styles.repaint()
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

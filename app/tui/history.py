@@ -28,11 +28,10 @@ class ReplayedHistory:
 def archived_renderables(events: Iterable[EngineEvent]) -> list[RenderableType]:
     """What the conversation's archive shows for replayed events: the renderables its blocks
     freeze into, each built only when first drawn (with a cheap height estimate until then)."""
-    from rich.markdown import Markdown as RichMarkdown
-
     from app.engine.api import message_text
     from app.tui.translate import finished_fields
     from widgets.conversation import Deferred, estimate_text_lines
+    from widgets.frozen_markdown import FrozenMarkdown
     from widgets.message_blocks import UserBlock
     from widgets.tool_block import ToolCallState, render_tool
 
@@ -43,7 +42,7 @@ def archived_renderables(events: Iterable[EngineEvent]) -> list[RenderableType]:
         return lambda: UserBlock(prompt).frozen()
 
     def markdown(text: str) -> Callable[[], RenderableType]:
-        return lambda: RichMarkdown(text)
+        return lambda: FrozenMarkdown(text)
 
     def tool(state: ToolCallState) -> Callable[[], RenderableType]:
         return lambda: render_tool(state, False)
