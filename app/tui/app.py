@@ -26,11 +26,12 @@ from app.tui.history import ReplayedHistory
 from app.tui.live_settings import LiveSettings
 from app.tui.permission_queue import Dialog, PermissionQueue
 from app.tui.ports import SessionFactory, TuiConfig
-from app.tui.theme_styles import ThemeStyles
 from app.tui.screens.main import MainScreen
 from app.tui.screens.settings_error import SettingsAnswer, SettingsErrorScreen
 from app.tui.screens.trust import TrustScreen
+from app.tui.theme_styles import ThemeStyles
 from app.tui.turns import TurnControl
+from app.tui.ui_choices import UiChoices
 from themes.loader import ThemeError, ThemeSet, lathe_themes
 from widgets.prompt_input import PromptInput
 
@@ -76,6 +77,7 @@ class LatheApp(App[int]):
         self.commands = SlashCommands(self)
         self.settings = LiveSettings(self)
         self.exit_watch = ExitWatch(self)
+        self.choices = UiChoices(self)
         self.themes = self._load_themes()
         # Rich renderables name style roles; their colours come from the theme (on every change).
         self.theme_styles = ThemeStyles(self)
@@ -144,8 +146,10 @@ class LatheApp(App[int]):
         self.theme = name
         return True
 
-    def watch_theme(self) -> None:
+    def watch_theme(self, name: str) -> None:
         self.theme_styles.repaint()
+        if self.is_running:
+            self.choices.chose("theme", name)
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
@@ -170,6 +174,7 @@ class LatheApp(App[int]):
         # ~40 ms (on 2 cores), which landing mid-stream or mid-progress holds back a frame.
         self.call_after_refresh(gc.freeze)
         self.apply_theme(self.config.theme)
+        self.mouse_reporting = self.config.mouse_captured
         self.exit_watch.start()
         if self.config.offline_demo:
             self.notice(
@@ -296,6 +301,7 @@ class LatheApp(App[int]):
             toggle()
         if self.main.status_bar.is_mounted:
             self.main.status_bar.set(mouse_captured=captured)
+        self.choices.chose("mouse", captured)
 
     @on(PromptInput.Submitted)
     def _prompt_submitted(self, event: PromptInput.Submitted) -> None:

@@ -64,6 +64,12 @@ class TuiConfig:
     permission_mode: str = "default"
     theme: str = "lathe-dark"
     user_theme_dir: str | None = None
+    # F2's choice, kept in the user settings (`mouse = false`): start with the mouse released.
+    mouse_captured: bool = True
+    # Saves a UI choice (theme, mouse) to the user settings file; returns what went wrong, or
+    # None. `settings_file` names that file on screen.
+    save_setting: Callable[[str, str | bool], str | None] | None = None
+    settings_file: str = ""
     initial_prompt: str | None = None
     offline_demo: bool = False
     # The half-second guard against keystrokes meant for the prompt answering a dialog.

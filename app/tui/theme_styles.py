@@ -7,6 +7,8 @@ Text was converted to, and the conversation's archive keeps rendered lines. Both
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.app import App
 from textual.widgets import Static
 
@@ -17,7 +19,7 @@ from widgets.conversation import ArchiveView
 class ThemeStyles:
     """Owns the one Rich theme the App's console carries for lathe's roles."""
 
-    def __init__(self, app: App[object]) -> None:
+    def __init__(self, app: App[Any]) -> None:
         self.app = app
         self._pushed = False
 

@@ -45,6 +45,7 @@ class MainScreen(Screen[None]):
                 permission_mode=config.permission_mode,
                 folder=config.folder,
                 branch=config.branch,
+                mouse_captured=config.mouse_captured,
             ),
             id="status",
         )

@@ -80,7 +80,10 @@ def scan_python(path: Path) -> list[str]:
     out = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
-            out += [f"{path.relative_to(ROOT)}:{node.lineno}: {p!r}" for p in literal_colours(node.value)]
+            out += [
+                f"{path.relative_to(ROOT)}:{node.lineno}: {p!r}"
+                for p in literal_colours(node.value)
+            ]
     return out
 
 
@@ -102,7 +105,9 @@ def test_no_literal_colour_in_widgets_or_the_tui() -> None:
             files += 1
             found += scan_css(path)
     assert files > 40  # the scan reached the sources
-    assert found == [], "literal colours (use $variables in CSS, lathe.* roles in Rich):\n" + "\n".join(found)
+    assert found == [], (
+        "literal colours (use $variables in CSS, lathe.* roles in Rich):\n" + "\n".join(found)
+    )
 
 
 def test_the_scanner_catches_each_kind_of_literal() -> None:
