@@ -110,7 +110,11 @@ class ArchiveView(Widget):
     def _render_item(self, index: int, width: int) -> list[Strip]:
         console = self.app.console
         options = console.options.update(width=width, height=None)
-        lines = console.render_lines(self.items[index], options, pad=True, new_lines=False)
+        # On the widget's own colours: a segment without a background would show the
+        # terminal's default (dark text on a dark terminal under a light theme).
+        lines = console.render_lines(
+            self.items[index], options, style=self.rich_style, pad=True, new_lines=False
+        )
         return [Strip(line, width) for line in lines]
 
     def _measure(self, width: int) -> None:

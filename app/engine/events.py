@@ -79,6 +79,16 @@ class UsageUpdated:
 
 
 @dataclass(frozen=True)
+class StreamUsage:
+    """The response being streamed, as its stream reports it (message_start, message_delta):
+    the request's input tokens (cache reads and writes included) and the output so far. The
+    session's totals still come as UsageUpdated once the response is over."""
+
+    input_tokens: int
+    output_tokens: int
+
+
+@dataclass(frozen=True)
 class Notice:
     """Something the user should see that is not part of the conversation (a hook's message)."""
 
@@ -194,6 +204,7 @@ EngineEvent = (
     | PermissionRequested
     | Retrying
     | UsageUpdated
+    | StreamUsage
     | Notice
     | ErrorOccurred
     | Interrupted

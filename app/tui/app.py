@@ -229,6 +229,7 @@ class LatheApp(App[int]):
         gc.freeze()
         session = self.session
         self.main.status_bar.set(model=session.model, permission_mode=session.permission_mode)
+        self.main.show_model(session.model)
         self.commands.add_custom(session)
         from app.tui.status_line import attach_status_line
 

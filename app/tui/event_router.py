@@ -27,6 +27,7 @@ from app.engine.api import (
     QueuedPromptsDelivered,
     RequestStarted,
     Retrying,
+    StreamUsage,
     TextDelta,
     ThinkingDelta,
     ToolCallUpdated,
@@ -65,7 +66,12 @@ class EventRouter:
         self._streamed = False
 
     def set_activity(self, text: str) -> None:
-        self.app.main.status_bar.set(activity=text)
+        """What the model is doing, on the busy line ("" stops it: done, interrupted, failed)."""
+        busy = self.app.main.busy
+        if not text:
+            busy.stop()
+        elif text != busy.label:
+            busy.set_label(text)
 
     def handle(self, event: EngineEvent | ReplayedHistory) -> None:
         """The session's sink. Runs on the App's loop; must stay cheap (no awaiting)."""
@@ -80,21 +86,24 @@ class EventRouter:
 
                     self.assistant = AssistantBlock()
                     screen.conversation.add_block(self.assistant)
+                    self.set_activity("Writing…")
                 self.assistant.feed(event.text)
             case ToolCallUpdated():
                 self._tool_call(event)
             case TurnStarted():
                 self.assistant = None
                 screen.conversation.add_block(UserBlock(event.prompt))
-                self.set_activity("thinking…")
+                screen.busy.start("Thinking…")
             case RequestStarted():
                 self.assistant = None
                 self._streamed = False
                 if event.model:
                     screen.status_bar.set(model=event.model)
-                self.set_activity("thinking…")
+                self.set_activity("Thinking…")
             case ThinkingDelta():
-                self.set_activity("thinking…")
+                self.set_activity("Thinking…")
+            case StreamUsage():
+                screen.busy.set_tokens(event.input_tokens, event.output_tokens)
             case AssistantMessage():
                 self._finish_assistant(None if self._streamed else message_text(event.message))
                 self._streamed = False
@@ -105,7 +114,7 @@ class EventRouter:
                     f"Retrying in {_seconds(event.delay_s)} (attempt {event.attempt}): {event.reason}",
                     "retry",
                 )
-                self.set_activity(f"retrying in {_seconds(event.delay_s)}")
+                self.set_activity(f"Retrying in {_seconds(event.delay_s)}")
             case UsageUpdated():
                 screen.status_bar.set(
                     input_tokens=event.input_tokens,
@@ -123,9 +132,11 @@ class EventRouter:
             case ErrorOccurred():
                 self._finish_assistant(None)
                 self.notice(event.message, "error")
+                self.set_activity("")
             case Interrupted():
                 self._finish_assistant(None)
                 self.notice(INTERRUPTED_TEXT, "interrupt")
+                self.set_activity("")
                 self.app.permissions.drop_resolved()
             case TurnEnded():
                 self._finish_assistant(None)
@@ -136,7 +147,7 @@ class EventRouter:
                 screen.status_bar.set(context_left=event.left_fraction)
             case CompactionStarted():
                 self._finish_assistant(None)
-                self.set_activity("compacting…")
+                self.set_activity("Compacting…")
             case CompactionFinished():
                 from widgets.compaction_block import CompactionBlock
 
@@ -153,6 +164,7 @@ class EventRouter:
                 self.set_activity("")
             case CompactionFailed():
                 self.notice(f"Compaction failed: {event.message}", "error")
+                self.set_activity("")
             case AppEvent():
                 items = plan_items(event.payload)
                 if items is not None:
@@ -177,7 +189,7 @@ class EventRouter:
                 if started is not None:
                     started.update_state(status="running")
                 screen.progress.started(tool_use_id, view.started_at or 0.0)
-                self.set_activity("running tools…")
+                self.set_activity("Running tools…")
             case "progressed":
                 screen.progress.progressed(
                     tool_use_id, view.progress_text, event.output, view.fraction

@@ -78,6 +78,8 @@ class TuiConfig:
     progress_placement: Literal["bottom", "top", "hidden"] = "bottom"
     progress_linger_s: float = 1.5
     progress_tick_s: float | None = 0.25
+    # The busy line's repaint (spinner and elapsed time); None: no timer (snapshots).
+    busy_tick_s: float | None = 0.1
     # Blocks kept as widgets (clickable); older ones are archived. Each live widget is layout work
     # on every append, and a screen shows far fewer than this.
     live_blocks: int = 24
