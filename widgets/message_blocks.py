@@ -68,7 +68,11 @@ class NoticeBlock(Static):
 
     def frozen(self) -> RenderableType:
         icon, style = NOTICE_STYLES[self.level]
-        return Text(f"{icon} {self.text}", style=style)
+        # A span, not the Text's base style: Textual resolves span styles through the console's
+        # theme (lathe's roles); a base style string it would parse as its own markup.
+        text = Text(f"{icon} {self.text}")
+        text.stylize(style)
+        return text
 
     finished = True
 

@@ -31,6 +31,7 @@ from app.engine.events import Interrupted as Interrupted
 from app.engine.events import Notice as Notice
 from app.engine.events import QueuedPromptsDelivered as QueuedPromptsDelivered
 from app.engine.events import RawStreamEvent as RawStreamEvent
+from app.engine.events import RedactedThinking as RedactedThinking
 from app.engine.events import RequestStarted as RequestStarted
 from app.engine.events import Retrying as Retrying
 from app.engine.events import StreamUsage as StreamUsage

@@ -47,6 +47,14 @@ class ThinkingDelta:
 
 
 @dataclass(frozen=True)
+class RedactedThinking:
+    """The model thought, encrypted by the API (a redacted_thinking block at `index`): nothing
+    to show but the fact. The block goes back to the API untouched with the message."""
+
+    index: int
+
+
+@dataclass(frozen=True)
 class AssistantMessage:
     """A whole assistant message, as it enters the conversation."""
 
@@ -198,6 +206,7 @@ EngineEvent = (
     | RequestStarted
     | TextDelta
     | ThinkingDelta
+    | RedactedThinking
     | AssistantMessage
     | ToolResultsMessage
     | ToolCallUpdated

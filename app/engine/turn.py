@@ -25,6 +25,7 @@ from app.engine.events import (
     Notice,
     QueuedPromptsDelivered,
     RawStreamEvent,
+    RedactedThinking,
     RequestStarted,
     Retrying,
     StreamUsage,
@@ -497,6 +498,8 @@ async def _consume(
                     session.emit(TextDelta(text, index))
                 for index, text in update.thinking:
                     session.emit(ThinkingDelta(text, index))
+                for index in update.redacted:
+                    session.emit(RedactedThinking(index))
                 for done in update.tools:
                     preset = (
                         invalid_json(done.invalid_raw) if done.invalid_raw is not None else None

@@ -7,7 +7,8 @@ blocks still open, the output tails waiting for a repaint.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from textual.timer import Timer
 
@@ -25,6 +26,7 @@ from app.engine.api import (
     Notice,
     PermissionRequested,
     QueuedPromptsDelivered,
+    RedactedThinking,
     RequestStarted,
     Retrying,
     StreamUsage,
@@ -39,6 +41,7 @@ from app.engine.api import (
 from app.tui.history import ReplayedHistory, archived_renderables
 from app.tui.translate import finished_fields, plan_items
 from widgets.message_blocks import NoticeBlock, NoticeLevel, UserBlock
+from widgets.thinking_block import ThinkingBlock, thinking_blocks
 from widgets.tool_block import ToolBlock, ToolCallState
 
 if TYPE_CHECKING:
@@ -64,6 +67,11 @@ class EventRouter:
         # Whether this response's text arrived as deltas: then AssistantMessage adds nothing (its
         # text is already on screen, possibly split around tool blocks); else it is shown whole.
         self._streamed = False
+        # The thinking block being streamed (and its content index); whether this response's
+        # thinking arrived as events (else AssistantMessage's thinking blocks are shown).
+        self.thinking: ThinkingBlock | None = None
+        self._thinking_index = -1
+        self._thought_streamed = False
 
     def set_activity(self, text: str) -> None:
         """What the model is doing, on the busy line ("" stops it: done, interrupted, failed)."""
@@ -80,6 +88,7 @@ class EventRouter:
             case ReplayedHistory():
                 self._load_history(event.events)
             case TextDelta():
+                self._finish_thinking()
                 self._streamed = True
                 if self.assistant is None:
                     from widgets.assistant_block import AssistantBlock
@@ -95,16 +104,25 @@ class EventRouter:
                 screen.conversation.add_block(UserBlock(event.prompt))
                 screen.busy.start("Thinking…")
             case RequestStarted():
+                self._finish_thinking()
                 self.assistant = None
                 self._streamed = False
+                self._thought_streamed = False
                 if event.model:
                     screen.status_bar.set(model=event.model)
                 self.set_activity("Thinking…")
             case ThinkingDelta():
+                self._think(event.text, event.index)
                 self.set_activity("Thinking…")
+            case RedactedThinking():
+                self._finish_thinking()
+                self._thought_streamed = True
+                screen.conversation.add_block(ThinkingBlock(redacted=True, finished=True))
             case StreamUsage():
                 screen.busy.set_tokens(event.input_tokens, event.output_tokens)
             case AssistantMessage():
+                if not self._thought_streamed:
+                    self._show_thinking_of(event.message)
                 self._finish_assistant(None if self._streamed else message_text(event.message))
                 self._streamed = False
             case PermissionRequested():
@@ -232,7 +250,33 @@ class EventRouter:
         for event in events[keep:]:
             self.handle(event)
 
+    def _think(self, text: str, index: int) -> None:
+        self._thought_streamed = True
+        if self.thinking is None or index != self._thinking_index:
+            self._finish_thinking()
+            self.thinking = ThinkingBlock()
+            self._thinking_index = index
+            self.app.main.conversation.add_block(self.thinking)
+        self.thinking.feed(text)
+
+    def _finish_thinking(self) -> None:
+        if self.thinking is not None:
+            self.thinking.finish()
+            self.thinking = None
+
+    def _show_thinking_of(self, message: Mapping[str, Any]) -> None:
+        """A message that arrived whole (a resumed conversation's tail): its thinking first."""
+        for block in thinking_blocks(message):
+            self.app.main.conversation.add_block(
+                ThinkingBlock(
+                    block.get("thinking", ""),
+                    redacted=block["type"] == "redacted_thinking",
+                    finished=True,
+                )
+            )
+
     def _finish_assistant(self, full_text: str | None) -> None:
+        self._finish_thinking()
         block = self.assistant
         self.assistant = None
         if block is not None:

@@ -3,8 +3,9 @@ sent (SessionPort.history, app/engine/replay.py); the App archives all but the n
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from rich.console import RenderableType
 
@@ -33,6 +34,7 @@ def archived_renderables(events: Iterable[EngineEvent]) -> list[RenderableType]:
     from widgets.conversation import Deferred, estimate_text_lines
     from widgets.frozen_markdown import FrozenMarkdown
     from widgets.message_blocks import UserBlock
+    from widgets.thinking_block import render_thinking, thinking_blocks
     from widgets.tool_block import ToolCallState, render_tool
 
     def text_estimate(text: str) -> Callable[[int], int]:
@@ -43,6 +45,11 @@ def archived_renderables(events: Iterable[EngineEvent]) -> list[RenderableType]:
 
     def markdown(text: str) -> Callable[[], RenderableType]:
         return lambda: FrozenMarkdown(text)
+
+    def thought(block: Mapping[str, Any]) -> Callable[[], RenderableType]:
+        redacted = block.get("type") == "redacted_thinking"
+        text = str(block.get("thinking", ""))
+        return lambda: render_thinking(text, expanded=False, finished=True, redacted=redacted)
 
     def tool(state: ToolCallState) -> Callable[[], RenderableType]:
         return lambda: render_tool(state, False)
@@ -57,6 +64,8 @@ def archived_renderables(events: Iterable[EngineEvent]) -> list[RenderableType]:
             prompt = event.prompt
             out.append(Deferred(user(prompt), text_estimate("> " + prompt)))
         elif isinstance(event, AssistantMessage):
+            for thinking in thinking_blocks(event.message):
+                out.append(Deferred(thought(thinking), lines(1)))
             text = message_text(event.message)
             if text:
                 out.append(Deferred(markdown(text), text_estimate(text)))
