@@ -197,6 +197,10 @@ class Conversation(VerticalScroll):
 
     def on_mount(self) -> None:
         self.anchor()
+        if self.children and self.children[0] is not self.archive:
+            # Blocks mounted while the conversation was still mounting came before its composed
+            # archive; the archive (the welcome line, resumed history) belongs above them.
+            self.move_child(self.archive, before=0)
         early, self._early = self._early, []
         for block in early:
             self.add_block(block)

@@ -249,6 +249,7 @@ class EventRouter:
         conversation.load_history(archived_renderables(events[:keep]))
         for event in events[keep:]:
             self.handle(event)
+        self.set_activity("")  # a replayed prompt is history, not a turn at work
 
     def _think(self, text: str, index: int) -> None:
         self._thought_streamed = True

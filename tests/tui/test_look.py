@@ -117,6 +117,7 @@ async def test_a_message_that_arrives_whole_shows_its_thinking_once() -> None:
         app.handle_engine_event(ReplayedHistory((TurnStarted("plan"), AssistantMessage(message))))
         await scenes.settle(app, pilot)
         assert [(b.text, b.redacted) for b in thinking(app)] == [("Plan it.", False), ("", True)]
+        assert not app.main.busy.busy  # history is not a turn at work
         # Streamed: the deltas made the block, the whole message adds no second one.
         scenes.feed(app, [RequestStarted(2, "m"), ThinkingDelta("Again.", 0)])
         app.handle_engine_event(AssistantMessage(message))
@@ -178,8 +179,10 @@ async def test_welcome_line_names_model_folder_and_keys() -> None:
         assert line.startswith("Welcome to lathe · claude-sonnet-4-5 · ~/work/demo")
         assert "/ commands · Shift+Tab mode · Ctrl+G interrupt · Ctrl+Q quit" in line
         # Narrow: keys that do not fit are left out, the line stays one line.
-        narrow = app.main.welcome.line(70).plain
-        assert len(narrow) <= 70 and "~/work/demo" in narrow and "F2" not in narrow
+        narrow = app.main.welcome.line(78).plain  # 80 columns, less the padding
+        assert narrow == "lathe · claude-sonnet-4-5 · ~/work/demo · / commands · Shift+Tab mode"
+        tiny = app.main.welcome.line(40).plain
+        assert len(tiny) <= 40 and tiny.startswith("lathe · claude-sonnet-4-5")
         app.main.show_model("claude-opus-4-1")
         assert "claude-opus-4-1" in app.main.welcome.line(118).plain
 
