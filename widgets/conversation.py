@@ -191,6 +191,7 @@ class Conversation(VerticalScroll):
         self.archive = ArchiveView()
         # Blocks added before the widget is mounted (start-up notices) wait here.
         self._early: list[Widget] = []
+        self._headers = 0  # archive items above the history (the welcome line), not blocks
 
     def compose(self) -> ComposeResult:
         yield self.archive
@@ -211,7 +212,12 @@ class Conversation(VerticalScroll):
 
     @property
     def archived_count(self) -> int:
-        return len(self.archive.items)
+        return len(self.archive.items) - self._headers
+
+    def add_header(self, renderable: RenderableType) -> None:
+        """A line above everything (the welcome line): first in the archive, not a block."""
+        self.archive.add([renderable])
+        self._headers += 1
 
     def add_block(self, block: Widget) -> Widget:
         if not self.is_attached:
@@ -238,6 +244,7 @@ class Conversation(VerticalScroll):
             oldest.remove()
 
     def clear_blocks(self) -> None:
+        self._headers = 0
         self._live.clear()
         self.archive.clear()
         for child in list(self.children):

@@ -65,7 +65,7 @@ class MainScreen(Screen[None]):
         ]
         self.welcome = Welcome(config.model, config.folder, keys)
         # In the archive: above any resumed history, scrolling away with the conversation.
-        self.conversation.load_history([self.welcome])
+        self.conversation.add_header(self.welcome)
         self.status_bar = StatusBar(
             StatusInfo(
                 model=config.model,
