@@ -69,6 +69,9 @@ class ThinkingBlock(Widget, can_focus=True):
     ThinkingBlock:hover { background: $boost; }
     """
     BINDINGS = [Binding("enter,space", "toggle_expanded", "Show thinking", show=False)]
+    # A click opens it and leaves the focus where it was (the prompt): what is typed next is not
+    # lost on the block. Enter opens it when it has the focus.
+    FOCUS_ON_CLICK = False
 
     expanded: var[bool] = var(False, toggle_class="-expanded")
 

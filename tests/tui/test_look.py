@@ -60,9 +60,11 @@ async def test_thinking_is_one_collapsed_line_that_enter_and_click_open() -> Non
         assert block.expanded and block.size.height == 4
         shown = block.render().plain
         assert "I should read notes.txt first," in shown and "then answer briefly." in shown
+        app.main.prompt.focus()
         await pilot.click(ThinkingBlock)
         await pilot.pause()
         assert not block.expanded and block.size.height == 1
+        assert app.focused is app.main.prompt  # a click does not take the focus from the prompt
         await pilot.click(ThinkingBlock)
         await pilot.pause()
         assert block.expanded
