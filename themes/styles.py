@@ -61,9 +61,9 @@ ROLES: dict[str, str] = {
     "markdown.table.border": "$foreground-muted",
     "markdown.table.header": "bold $accent",
     "markdown.kbd": "bold $warning",
-    # A marker only: its background tells a renderable whether the theme is dark (see is_dark).
-    "lathe.surface": "on $surface",
 }
+# A marker, not a style to draw with: bold under a dark theme (see is_dark).
+DARK_MARKER = "lathe.theme-is-dark"
 
 _VARIABLE = re.compile(r"\$([a-z][a-z0-9-]*)")
 
@@ -79,15 +79,21 @@ def solid(value: str, background: Color) -> Color | None:
     return background + colour if colour.a < 1 else colour
 
 
-def rich_theme(variables: Mapping[str, str]) -> Theme:
+def rich_theme(variables: Mapping[str, str], *, dark: bool = True) -> Theme:
     """Every role with the theme's colours in place of its `$variables`. A role whose variable
     the theme lacks keeps its text attributes and loses only that colour."""
     background = solid(variables.get("background", "#000000"), Color(0, 0, 0)) or Color(0, 0, 0)
     resolved: dict[str, str] = {}
     for name, value in variables.items():
         colour = solid(value, background)
-        if colour is not None:
+        if colour is None:
+            continue
+        if colour.ansi is None:
             resolved[name] = colour.hex
+        elif colour.ansi >= 0:
+            # The ansi-* themes: the terminal's own palette entry, as Rich names it.
+            resolved[name] = f"color({colour.ansi})"
+        # ansi_default (-1): the terminal's default colour, i.e. no colour in the style
     styles: dict[str, Style] = {}
     for role, template in ROLES.items():
         words = []
@@ -100,13 +106,11 @@ def rich_theme(variables: Mapping[str, str]) -> Theme:
             elif words and words[-1] == "on":
                 words.pop()  # "on $missing": no background rather than a broken style
         styles[role] = Style.parse(" ".join(words))
+    styles[DARK_MARKER] = Style(bold=dark)
     return Theme(styles, inherit=True)
 
 
-def is_dark(surface: Style) -> bool:
-    """Whether `lathe.surface`'s background is dark (a code block then takes a dark palette)."""
-    colour = surface.bgcolor
-    if colour is None:
-        return True
-    r, g, b = colour.get_truecolor()
-    return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255 < 0.5
+def is_dark(marker: Style) -> bool:
+    """Whether the theme is dark, from the DARK_MARKER style the console carries (a code block
+    then takes a dark palette). Without the marker (a console lathe did not set up): dark."""
+    return marker.bold is not False

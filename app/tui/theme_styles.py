@@ -28,7 +28,8 @@ class ThemeStyles:
         console = self.app.console
         if self._pushed:
             console.pop_theme()
-        console.push_theme(rich_theme(self.app.get_css_variables()))
+        theme = self.app.current_theme
+        console.push_theme(rich_theme(self.app.get_css_variables(), dark=theme.dark))
         self._pushed = True
 
     def repaint(self) -> None:
