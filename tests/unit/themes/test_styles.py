@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import pytest
 from rich.style import Style
-
-from themes.loader import lathe_themes
 from textual.color import Color
 
+from themes.loader import lathe_themes
 from themes.styles import DARK_MARKER, ROLES, is_dark, rich_theme, solid
 
 THEMES = lathe_themes()
