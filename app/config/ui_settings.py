@@ -33,6 +33,9 @@ def save_ui_setting(key: str, value: str | bool, path: Path | None = None) -> Pa
     if expected is None or not isinstance(value, expected):
         raise UiSettingError(f"{key!r} is not a UI setting lathe saves")
     path = path or user_settings_path()
+    # A settings file linked from a dotfiles repo stays a link: the file it points to is rewritten.
+    if path.is_symlink():
+        path = path.resolve()
     try:
         original = path.read_text(encoding="utf-8")
     except FileNotFoundError:

@@ -41,6 +41,17 @@ def test_saving_keeps_comments_and_other_settings(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["settings.toml"]
 
 
+def test_a_linked_settings_file_stays_a_link(tmp_path: Path) -> None:
+    real = tmp_path / "dotfiles" / "lathe.toml"
+    real.parent.mkdir()
+    real.write_text("# from my dotfiles\n")
+    link = tmp_path / "settings.toml"
+    link.symlink_to(real)
+    save_ui_setting("theme", "lathe-light", link)
+    assert link.is_symlink() and link.resolve() == real
+    assert real.read_text() == '# from my dotfiles\ntheme = "lathe-light"\n'
+
+
 def test_a_broken_file_is_left_alone(tmp_path: Path) -> None:
     path = tmp_path / "settings.toml"
     path.write_text("theme = [\n")
