@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Literal
 from app.cli import CliOptions
 from app.compose import cli_overrides, engine_options
 from app.config.paths import config_dir, home_dir, project_dir
+from app.config.ui_settings import user_settings_path
 from app.config.watch import keymap_from, watch_settings
 from app.engine.api import Notice, SessionPort
 from app.permissions.reload import SettingsChange, SettingsReloader
@@ -102,6 +103,7 @@ def make_config(opts: CliOptions, cwd: Path | None = None) -> TuiConfig:
     theme = "lathe-dark"
     keymap: dict[str, str] = {}
     placement: Literal["bottom", "top", "hidden"] = "bottom"
+    mouse = True
     # A bad --permission-mode is reported when the session is built.
     cli = cli_overrides(engine_options(opts), strict=False)
     problems: tuple[str, ...] = ()
@@ -113,6 +115,7 @@ def make_config(opts: CliOptions, cwd: Path | None = None) -> TuiConfig:
         theme = merged.theme or theme
         keymap = keymap_from(loaded)
         placement = merged.progress_panel or placement
+        mouse = merged.mouse if merged.mouse is not None else mouse
         problems = tuple(settings_report(loaded))
     except Exception as exc:  # a bug must not open the session as if the files were fine
         problems = (f"settings could not be checked: {type(exc).__name__}: {exc}",)
@@ -129,6 +132,9 @@ def make_config(opts: CliOptions, cwd: Path | None = None) -> TuiConfig:
         permission_mode=opts.permission_mode or "default",
         theme=theme,
         user_theme_dir=str(config_dir() / "themes"),
+        mouse_captured=mouse,
+        save_setting=save_ui_choice,
+        settings_file=folder_label(user_settings_path()),
         initial_prompt=opts.prompt,
         offline_demo=offline,
         ask_trust_for=None if is_trusted(project) else str(project),
@@ -141,6 +147,17 @@ def make_config(opts: CliOptions, cwd: Path | None = None) -> TuiConfig:
         settings_problems=problems,
         check_settings=check,
     )
+
+
+def save_ui_choice(key: str, value: str | bool) -> str | None:
+    """The TUI's saver of UI choices: the user settings file, atomically, comments kept."""
+    from app.config.ui_settings import UiSettingError, save_ui_setting
+
+    try:
+        save_ui_setting(key, value)
+    except UiSettingError as exc:
+        return str(exc)
+    return None
 
 
 def settings_report(loaded: LoadedSettings) -> list[str]:

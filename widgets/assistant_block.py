@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 
 from rich.console import RenderableType
-from rich.markdown import Markdown as RichMarkdown
 from textual.widgets import Markdown
 from textual.widgets._markdown import MarkdownParagraph
 
+from widgets.frozen_markdown import FrozenMarkdown
 from widgets.stream_tail import StreamTail
 
 
@@ -119,4 +119,4 @@ class AssistantBlock(Markdown):
             await self._flusher
 
     def frozen(self) -> RenderableType:
-        return RichMarkdown(self.markdown_text)
+        return FrozenMarkdown(self.markdown_text)

@@ -95,6 +95,11 @@ class ArchiveView(Widget):
         self._reset()
         self.refresh(layout=True)
 
+    def restyle(self) -> None:
+        """The theme changed: lines rendered in the old colours are drawn again."""
+        self._lines.clear()
+        self.refresh()
+
     def _reset(self) -> None:
         self._heights.clear()
         self._exact.clear()
@@ -105,7 +110,11 @@ class ArchiveView(Widget):
     def _render_item(self, index: int, width: int) -> list[Strip]:
         console = self.app.console
         options = console.options.update(width=width, height=None)
-        lines = console.render_lines(self.items[index], options, pad=True, new_lines=False)
+        # On the widget's own colours: a segment without a background would show the
+        # terminal's default (dark text on a dark terminal under a light theme).
+        lines = console.render_lines(
+            self.items[index], options, style=self.rich_style, pad=True, new_lines=False
+        )
         return [Strip(line, width) for line in lines]
 
     def _measure(self, width: int) -> None:
@@ -182,12 +191,17 @@ class Conversation(VerticalScroll):
         self.archive = ArchiveView()
         # Blocks added before the widget is mounted (start-up notices) wait here.
         self._early: list[Widget] = []
+        self._headers = 0  # archive items above the history (the welcome line), not blocks
 
     def compose(self) -> ComposeResult:
         yield self.archive
 
     def on_mount(self) -> None:
         self.anchor()
+        if self.children and self.children[0] is not self.archive:
+            # Blocks mounted while the conversation was still mounting came before its composed
+            # archive; the archive (the welcome line, resumed history) belongs above them.
+            self.move_child(self.archive, before=0)
         early, self._early = self._early, []
         for block in early:
             self.add_block(block)
@@ -198,7 +212,12 @@ class Conversation(VerticalScroll):
 
     @property
     def archived_count(self) -> int:
-        return len(self.archive.items)
+        return len(self.archive.items) - self._headers
+
+    def add_header(self, renderable: RenderableType) -> None:
+        """A line above everything (the welcome line): first in the archive, not a block."""
+        self.archive.add([renderable])
+        self._headers += 1
 
     def add_block(self, block: Widget) -> Widget:
         if not self.is_attached:
@@ -225,6 +244,7 @@ class Conversation(VerticalScroll):
             oldest.remove()
 
     def clear_blocks(self) -> None:
+        self._headers = 0
         self._live.clear()
         self.archive.clear()
         for child in list(self.children):

@@ -16,11 +16,11 @@ def render_diff(diff: str, max_lines: int = MAX_DIFF_LINES) -> Text:
         if line.startswith(("+++", "---")):
             style = "bold"
         elif line.startswith("@@"):
-            style = "cyan"
+            style = "lathe.diff.hunk"
         elif line.startswith("+"):
-            style = "green"
+            style = "lathe.diff.add"
         elif line.startswith("-"):
-            style = "red"
+            style = "lathe.diff.remove"
         else:
             style = "dim"
         text.append(line, style=style)

@@ -19,10 +19,10 @@ __all__ = ["AssistantBlock", "NoticeBlock", "NoticeLevel", "UserBlock"]
 NoticeLevel = Literal["info", "warning", "error", "retry", "interrupt"]
 NOTICE_STYLES: dict[str, tuple[str, str]] = {
     "info": ("ℹ", "dim"),
-    "warning": ("⚠", "yellow"),
-    "error": ("✗", "bold red"),
-    "retry": ("↻", "yellow"),
-    "interrupt": ("■", "bold yellow"),
+    "warning": ("⚠", "lathe.notice.warning"),
+    "error": ("✗", "lathe.notice.error"),
+    "retry": ("↻", "lathe.notice.retry"),
+    "interrupt": ("■", "lathe.notice.interrupt"),
 }
 
 
@@ -68,7 +68,11 @@ class NoticeBlock(Static):
 
     def frozen(self) -> RenderableType:
         icon, style = NOTICE_STYLES[self.level]
-        return Text(f"{icon} {self.text}", style=style)
+        # A span, not the Text's base style: Textual resolves span styles through the console's
+        # theme (lathe's roles); a base style string it would parse as its own markup.
+        text = Text(f"{icon} {self.text}")
+        text.stylize(style)
+        return text
 
     finished = True
 

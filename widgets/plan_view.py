@@ -17,7 +17,7 @@ class PlanItem:
 
 MARKS = {
     "pending": ("☐", ""),
-    "in_progress": ("◐", "bold yellow"),
+    "in_progress": ("◐", "lathe.plan.active"),
     "completed": ("☒", "dim strike"),
 }
 

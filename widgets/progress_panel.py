@@ -24,9 +24,9 @@ BAR_WIDTH = 12
 FIXED_COLUMNS = 2 + 9 + BAR_WIDTH + 5 + 1
 ROW_ICONS: dict[str, tuple[str, str]] = {
     "queued": ("○", "dim"),
-    "running": ("◐", "yellow"),
-    "done": ("●", "green"),
-    "error": ("✗", "red"),
+    "running": ("◐", "lathe.busy"),
+    "done": ("●", "lathe.ok"),
+    "error": ("✗", "lathe.failed"),
 }
 
 
@@ -47,7 +47,7 @@ def bar(fraction: float, width: int = BAR_WIDTH) -> Text:
     fraction = min(1.0, max(0.0, fraction))
     filled = round(fraction * width)
     text = Text()
-    text.append("━" * filled, style="green")
+    text.append("━" * filled, style="lathe.ok")
     text.append("━" * (width - filled), style="dim")
     text.append(f" {fraction * 100:3.0f}%")
     return text

@@ -15,10 +15,10 @@ from textual.widget import Widget
 
 MODE_STYLES = {
     "default": "dim",
-    "acceptEdits": "bold green",
-    "plan": "bold cyan",
-    "bypassPermissions": "bold red",
-    "dontAsk": "bold yellow",
+    "acceptEdits": "lathe.mode.acceptEdits",
+    "plan": "lathe.mode.plan",
+    "bypassPermissions": "lathe.mode.bypassPermissions",
+    "dontAsk": "lathe.mode.dontAsk",
 }
 
 
@@ -64,7 +64,7 @@ def context_level(left: float) -> str:
 def render_status(info: StatusInfo, context_styles: Mapping[str, Style] | None = None) -> Text:
     text = Text(no_wrap=True, overflow="ellipsis")
     if info.activity:
-        text.append(f"{info.activity}  ", style="bold yellow")
+        text.append(f"{info.activity}  ", style="lathe.activity")
     if info.custom:
         custom = Text.from_ansi(info.custom, no_wrap=True)
         custom.append("  ⏵⏵ ")
@@ -87,7 +87,7 @@ def render_status(info: StatusInfo, context_styles: Mapping[str, Style] | None =
     if info.folder:
         text.append(f"  {info.folder}", style="dim")
     if info.branch:
-        text.append(f"  ⎇ {info.branch}", style="magenta")
+        text.append(f"  ⎇ {info.branch}", style="lathe.branch")
     if not info.mouse_captured:
         text.append("  [mouse off: select with the terminal]", style="reverse")
     return text

@@ -18,11 +18,11 @@ ToolStatus = Literal["queued", "running", "done", "error", "denied", "interrupte
 
 ICONS: dict[str, tuple[str, str]] = {
     "queued": ("○", "dim"),
-    "running": ("◐", "yellow"),
-    "done": ("●", "green"),
-    "error": ("✗", "red"),
-    "denied": ("⊘", "red"),
-    "interrupted": ("■", "yellow"),
+    "running": ("◐", "lathe.busy"),
+    "done": ("●", "lathe.ok"),
+    "error": ("✗", "lathe.failed"),
+    "denied": ("⊘", "lathe.failed"),
+    "interrupted": ("■", "lathe.stopped"),
 }
 COLLAPSED_LINES = 3
 EXPANDED_LINES = 60
@@ -101,7 +101,7 @@ def _body(state: ToolCallState, expanded: bool) -> RenderableType | None:
         )
         if hidden and expanded:
             lines.append(f"… +{hidden} more lines")
-    style = "red" if state.status in ("error", "denied") else "dim"
+    style = "lathe.failed" if state.status in ("error", "denied") else "dim"
     text = Text(style=style, no_wrap=True, overflow="ellipsis")
     for i, line in enumerate(lines):
         text.append(("⎿ " if i == 0 else "  ") + line)

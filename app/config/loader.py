@@ -134,6 +134,7 @@ class LoadedSettings:
         theme: str | None = None
         keymap: dict[str, str] = {}
         progress_panel: str | None = None
+        mouse: bool | None = None
         context: dict[str, Any] = {}
         cleanup_days: int | None = None
         api_key_helper: str | None = None
@@ -164,6 +165,7 @@ class LoadedSettings:
             theme = s.theme or theme
             keymap.update(s.keymap)
             progress_panel = s.progress_panel or progress_panel
+            mouse = s.mouse if s.mouse is not None else mouse
             # Each `[context]` key on its own: the highest source that sets it wins.
             context.update(s.context.model_dump(exclude_none=True))
             if s.cleanup_period_days is not None:
@@ -178,6 +180,7 @@ class LoadedSettings:
                 "theme": theme,
                 "keymap": keymap,
                 "progress_panel": progress_panel,
+                "mouse": mouse,
                 "context": context,
                 "cleanup_period_days": cleanup_days,
                 "api_key_helper": api_key_helper,

@@ -115,6 +115,8 @@ class Settings(BaseModel):
     """TUI key remapping: binding id -> keys, e.g. `interrupt_esc = "ctrl+g"`."""
     progress_panel: Literal["bottom", "top", "hidden"] | None = None
     """Where the live tool-progress panel sits in the TUI."""
+    mouse: StrictBool | None = None
+    """Whether the TUI captures the mouse (clicks, wheel); F2 toggles it and saves the choice."""
     context: ContextSettings = Field(default_factory=ContextSettings)
     """Context accounting and compaction."""
     cleanup_period_days: int | None = Field(

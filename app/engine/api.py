@@ -31,8 +31,10 @@ from app.engine.events import Interrupted as Interrupted
 from app.engine.events import Notice as Notice
 from app.engine.events import QueuedPromptsDelivered as QueuedPromptsDelivered
 from app.engine.events import RawStreamEvent as RawStreamEvent
+from app.engine.events import RedactedThinking as RedactedThinking
 from app.engine.events import RequestStarted as RequestStarted
 from app.engine.events import Retrying as Retrying
+from app.engine.events import StreamUsage as StreamUsage
 from app.engine.events import SubagentMessage as SubagentMessage
 from app.engine.events import TextDelta as TextDelta
 from app.engine.events import ThinkingDelta as ThinkingDelta

@@ -47,6 +47,14 @@ class ThinkingDelta:
 
 
 @dataclass(frozen=True)
+class RedactedThinking:
+    """The model thought, encrypted by the API (a redacted_thinking block at `index`): nothing
+    to show but the fact. The block goes back to the API untouched with the message."""
+
+    index: int
+
+
+@dataclass(frozen=True)
 class AssistantMessage:
     """A whole assistant message, as it enters the conversation."""
 
@@ -76,6 +84,16 @@ class UsageUpdated:
     cache_read_tokens: int
     cache_creation_tokens: int
     cost_usd: float
+
+
+@dataclass(frozen=True)
+class StreamUsage:
+    """The response being streamed, as its stream reports it (message_start, message_delta):
+    the request's input tokens (cache reads and writes included) and the output so far. The
+    session's totals still come as UsageUpdated once the response is over."""
+
+    input_tokens: int
+    output_tokens: int
 
 
 @dataclass(frozen=True)
@@ -188,12 +206,14 @@ EngineEvent = (
     | RequestStarted
     | TextDelta
     | ThinkingDelta
+    | RedactedThinking
     | AssistantMessage
     | ToolResultsMessage
     | ToolCallUpdated
     | PermissionRequested
     | Retrying
     | UsageUpdated
+    | StreamUsage
     | Notice
     | ErrorOccurred
     | Interrupted

@@ -27,6 +27,7 @@ class CompletedToolUse:
 class StreamUpdate:
     text: list[tuple[int, str]] = field(default_factory=list)
     thinking: list[tuple[int, str]] = field(default_factory=list)
+    redacted: list[int] = field(default_factory=list)  # redacted_thinking blocks that started
     tools: list[CompletedToolUse] = field(default_factory=list)
 
 
@@ -86,6 +87,8 @@ class StreamAccumulator:
                 initial = block.get(field_name, "")
                 self._text[event.index] = [initial] if initial else []
             self.blocks[event.index] = block
+            if block.get("type") == "redacted_thinking":
+                return StreamUpdate(redacted=[event.index])
             return None
         if kind == "content_block_stop":
             return self._stop_block(event.index)

@@ -25,8 +25,10 @@ from app.engine.events import (
     Notice,
     QueuedPromptsDelivered,
     RawStreamEvent,
+    RedactedThinking,
     RequestStarted,
     Retrying,
+    StreamUsage,
     TextDelta,
     ThinkingDelta,
     ToolResultsMessage,
@@ -464,6 +466,11 @@ def _count_usage(session: Session, acc: StreamAccumulator) -> None:
     )
 
 
+def _stream_usage(usage: dict[str, int]) -> StreamUsage:
+    prompt = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+    return StreamUsage(sum(usage.get(k, 0) for k in prompt), usage.get("output_tokens", 0))
+
+
 async def _drain(executor: StreamingToolExecutor, results: list[CallOutcome]) -> None:
     async for outcome in executor.get_remaining_results():
         results.append(outcome)
@@ -484,11 +491,15 @@ async def _consume(
             if partial:
                 session.emit(RawStreamEvent(event.model_dump(mode="json", exclude_none=True)))
             update = feed(acc, event)
+            if event.type in ("message_start", "message_delta"):
+                session.emit(_stream_usage(acc.usage))
             if update is not None:
                 for index, text in update.text:
                     session.emit(TextDelta(text, index))
                 for index, text in update.thinking:
                     session.emit(ThinkingDelta(text, index))
+                for index in update.redacted:
+                    session.emit(RedactedThinking(index))
                 for done in update.tools:
                     preset = (
                         invalid_json(done.invalid_raw) if done.invalid_raw is not None else None

@@ -52,7 +52,7 @@ class Block:
     `chunks` is how the text (or thinking, or tool input JSON) is cut into deltas.
     """
 
-    type: Literal["text", "tool_use", "thinking"]
+    type: Literal["text", "tool_use", "thinking", "redacted_thinking"]
     chunks: tuple[str, ...]
     name: str = ""
     id: str = ""
@@ -295,8 +295,17 @@ def parse_block(data: Any, *, where: str, index: int) -> Block:
         return Block("text", _chunks(data, "text", where))
     if kind == "thinking":
         return Block("thinking", _chunks(data, "thinking", where))
+    if kind == "redacted_thinking":
+        # Sent whole in content_block_start (no deltas), as the API sends encrypted thinking.
+        payload = data.get("data", "")
+        if not isinstance(payload, str) or not payload:
+            raise ScenarioError(f"{where}.data must be a non-empty string")
+        return Block("redacted_thinking", (payload,))
     if kind != "tool_use":
-        raise ScenarioError(f"{where}.type must be 'text', 'tool_use' or 'thinking', got {kind!r}")
+        raise ScenarioError(
+            f"{where}.type must be 'text', 'tool_use', 'thinking' or 'redacted_thinking', "
+            f"got {kind!r}"
+        )
     name = data.get("name")
     if not isinstance(name, str) or not name:
         raise ScenarioError(f"{where}.name must be a non-empty string")

@@ -13,6 +13,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from app.model.scenario import Turn
+from app.model.thinking_seal import seal, sign
 
 Event = tuple[str, dict[str, Any]]
 
@@ -95,13 +96,15 @@ def turn_events(
             start = {"type": "text", "text": ""}
         elif block.type == "thinking":
             start = {"type": "thinking", "thinking": "", "signature": ""}
+        elif block.type == "redacted_thinking":
+            start = {"type": "redacted_thinking", "data": seal(block.text)}
         else:
             start = {"type": "tool_use", "id": ids[index], "name": block.name, "input": {}}
         yield (
             "content_block_start",
             {"type": "content_block_start", "index": index, "content_block": start},
         )
-        for chunk in block.chunks:
+        for chunk in block.chunks if block.type != "redacted_thinking" else ():
             delta: dict[str, Any]
             if block.type == "text":
                 delta = {"type": "text_delta", "text": chunk}
@@ -114,7 +117,7 @@ def turn_events(
                 {"type": "content_block_delta", "index": index, "delta": delta},
             )
         if block.type == "thinking":
-            signature = {"type": "signature_delta", "signature": "scripted-" + secrets.token_hex(8)}
+            signature = {"type": "signature_delta", "signature": sign(block.text)}
             yield (
                 "content_block_delta",
                 {"type": "content_block_delta", "index": index, "delta": signature},
@@ -139,7 +142,11 @@ def turn_message(turn: Turn, *, model: str, input_tokens: int = 0) -> dict[str, 
         if block.type == "text":
             content.append({"type": "text", "text": block.text})
         elif block.type == "thinking":
-            content.append({"type": "thinking", "thinking": block.text, "signature": "scripted"})
+            content.append(
+                {"type": "thinking", "thinking": block.text, "signature": sign(block.text)}
+            )
+        elif block.type == "redacted_thinking":
+            content.append({"type": "redacted_thinking", "data": seal(block.text)})
         else:
             tool_input: Any = block.input
             if tool_input is None:

@@ -11,6 +11,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from app.model.thinking_seal import seal_intact, signature_matches
+
 MAX_CACHE_BREAKPOINTS = 4
 _TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")
 
@@ -146,6 +148,8 @@ def _check_messages(messages: Any) -> None:
                         f"messages.{i}.content.{j}: tool_result blocks are only allowed in user "
                         "messages"
                     )
+                if block["type"] in ("thinking", "redacted_thinking"):
+                    _check_thinking(block, i, j)
                 if block["type"] == "tool_use":
                     tid = block.get("id")
                     if not isinstance(tid, str) or not tid:
@@ -166,6 +170,25 @@ def _check_messages(messages: Any) -> None:
             _check_user(blocks, i, pending)
             pending = []
         prev_role = role
+
+
+def _check_thinking(block: dict[str, Any], i: int, j: int) -> None:
+    """Thinking goes back exactly as it came: signed text, sealed redacted data."""
+    where = f"messages.{i}.content.{j}"
+    if block["type"] == "redacted_thinking":
+        data = block.get("data")
+        if not isinstance(data, str) or not data:
+            raise RequestInvalid(f"{where}.data: Field required")
+        if not seal_intact(data):
+            raise RequestInvalid(f"{where}: Invalid `data` in `redacted_thinking` block")
+        return
+    thinking, signature = block.get("thinking"), block.get("signature")
+    if not isinstance(thinking, str):
+        raise RequestInvalid(f"{where}.thinking: Field required")
+    if not isinstance(signature, str) or not signature:
+        raise RequestInvalid(f"{where}.signature: Field required")
+    if not signature_matches(thinking, signature):
+        raise RequestInvalid(f"{where}: Invalid `signature` in `thinking` block")
 
 
 _SERVER_RESULTS = ("web_search_tool_result",)

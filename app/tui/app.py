@@ -29,7 +29,9 @@ from app.tui.ports import SessionFactory, TuiConfig
 from app.tui.screens.main import MainScreen
 from app.tui.screens.settings_error import SettingsAnswer, SettingsErrorScreen
 from app.tui.screens.trust import TrustScreen
+from app.tui.theme_styles import ThemeStyles
 from app.tui.turns import TurnControl
+from app.tui.ui_choices import UiChoices
 from themes.loader import ThemeError, ThemeSet, lathe_themes
 from widgets.prompt_input import PromptInput
 
@@ -75,7 +77,11 @@ class LatheApp(App[int]):
         self.commands = SlashCommands(self)
         self.settings = LiveSettings(self)
         self.exit_watch = ExitWatch(self)
+        self.choices = UiChoices(self)
         self.themes = self._load_themes()
+        # Rich renderables name style roles; their colours come from the theme (on every change).
+        self.theme_styles = ThemeStyles(self)
+        self.theme_styles.install()
         if self.config.keymap:
             self.set_keymap(self.config.keymap)
 
@@ -140,6 +146,11 @@ class LatheApp(App[int]):
         self.theme = name
         return True
 
+    def watch_theme(self, name: str) -> None:
+        self.theme_styles.repaint()
+        if self.is_running:
+            self.choices.chose("theme", name)
+
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         yield from self.commands.system_commands()
@@ -163,6 +174,7 @@ class LatheApp(App[int]):
         # ~40 ms (on 2 cores), which landing mid-stream or mid-progress holds back a frame.
         self.call_after_refresh(gc.freeze)
         self.apply_theme(self.config.theme)
+        self.mouse_reporting = self.config.mouse_captured
         self.exit_watch.start()
         if self.config.offline_demo:
             self.notice(
@@ -217,6 +229,7 @@ class LatheApp(App[int]):
         gc.freeze()
         session = self.session
         self.main.status_bar.set(model=session.model, permission_mode=session.permission_mode)
+        self.main.show_model(session.model)
         self.commands.add_custom(session)
         from app.tui.status_line import attach_status_line
 
@@ -289,6 +302,7 @@ class LatheApp(App[int]):
             toggle()
         if self.main.status_bar.is_mounted:
             self.main.status_bar.set(mouse_captured=captured)
+        self.choices.chose("mouse", captured)
 
     @on(PromptInput.Submitted)
     def _prompt_submitted(self, event: PromptInput.Submitted) -> None:

@@ -133,7 +133,8 @@ class SlashCommands:
             self.notice(f"Theme: {self.app.theme}. Available: {names}")
             return
         if self.app.apply_theme(arg):
-            self.notice(f"Theme set to {arg}")
+            saved = self.app.choices.saved_to
+            self.notice(f"Theme set to {arg}" + (f" (saved in {saved})" if saved else ""))
 
     def cmd_cost(self, arg: str) -> None:
         u = self.app.usage

@@ -7,7 +7,8 @@ blocks still open, the output tails waiting for a repaint.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from textual.timer import Timer
 
@@ -25,8 +26,10 @@ from app.engine.api import (
     Notice,
     PermissionRequested,
     QueuedPromptsDelivered,
+    RedactedThinking,
     RequestStarted,
     Retrying,
+    StreamUsage,
     TextDelta,
     ThinkingDelta,
     ToolCallUpdated,
@@ -38,6 +41,7 @@ from app.engine.api import (
 from app.tui.history import ReplayedHistory, archived_renderables
 from app.tui.translate import finished_fields, plan_items
 from widgets.message_blocks import NoticeBlock, NoticeLevel, UserBlock
+from widgets.thinking_block import ThinkingBlock, thinking_blocks
 from widgets.tool_block import ToolBlock, ToolCallState
 
 if TYPE_CHECKING:
@@ -63,9 +67,19 @@ class EventRouter:
         # Whether this response's text arrived as deltas: then AssistantMessage adds nothing (its
         # text is already on screen, possibly split around tool blocks); else it is shown whole.
         self._streamed = False
+        # The thinking block being streamed (and its content index); whether this response's
+        # thinking arrived as events (else AssistantMessage's thinking blocks are shown).
+        self.thinking: ThinkingBlock | None = None
+        self._thinking_index = -1
+        self._thought_streamed = False
 
     def set_activity(self, text: str) -> None:
-        self.app.main.status_bar.set(activity=text)
+        """What the model is doing, on the busy line ("" stops it: done, interrupted, failed)."""
+        busy = self.app.main.busy
+        if not text:
+            busy.stop()
+        elif text != busy.label:
+            busy.set_label(text)
 
     def handle(self, event: EngineEvent | ReplayedHistory) -> None:
         """The session's sink. Runs on the App's loop; must stay cheap (no awaiting)."""
@@ -74,28 +88,41 @@ class EventRouter:
             case ReplayedHistory():
                 self._load_history(event.events)
             case TextDelta():
+                self._finish_thinking()
                 self._streamed = True
                 if self.assistant is None:
                     from widgets.assistant_block import AssistantBlock
 
                     self.assistant = AssistantBlock()
                     screen.conversation.add_block(self.assistant)
+                    self.set_activity("Writing…")
                 self.assistant.feed(event.text)
             case ToolCallUpdated():
                 self._tool_call(event)
             case TurnStarted():
                 self.assistant = None
                 screen.conversation.add_block(UserBlock(event.prompt))
-                self.set_activity("thinking…")
+                screen.busy.start("Thinking…")
             case RequestStarted():
+                self._finish_thinking()
                 self.assistant = None
                 self._streamed = False
+                self._thought_streamed = False
                 if event.model:
                     screen.status_bar.set(model=event.model)
-                self.set_activity("thinking…")
+                self.set_activity("Thinking…")
             case ThinkingDelta():
-                self.set_activity("thinking…")
+                self._think(event.text, event.index)
+                self.set_activity("Thinking…")
+            case RedactedThinking():
+                self._finish_thinking()
+                self._thought_streamed = True
+                screen.conversation.add_block(ThinkingBlock(redacted=True, finished=True))
+            case StreamUsage():
+                screen.busy.set_tokens(event.input_tokens, event.output_tokens)
             case AssistantMessage():
+                if not self._thought_streamed:
+                    self._show_thinking_of(event.message)
                 self._finish_assistant(None if self._streamed else message_text(event.message))
                 self._streamed = False
             case PermissionRequested():
@@ -105,7 +132,7 @@ class EventRouter:
                     f"Retrying in {_seconds(event.delay_s)} (attempt {event.attempt}): {event.reason}",
                     "retry",
                 )
-                self.set_activity(f"retrying in {_seconds(event.delay_s)}")
+                self.set_activity(f"Retrying in {_seconds(event.delay_s)}")
             case UsageUpdated():
                 screen.status_bar.set(
                     input_tokens=event.input_tokens,
@@ -123,9 +150,11 @@ class EventRouter:
             case ErrorOccurred():
                 self._finish_assistant(None)
                 self.notice(event.message, "error")
+                self.set_activity("")
             case Interrupted():
                 self._finish_assistant(None)
                 self.notice(INTERRUPTED_TEXT, "interrupt")
+                self.set_activity("")
                 self.app.permissions.drop_resolved()
             case TurnEnded():
                 self._finish_assistant(None)
@@ -136,7 +165,7 @@ class EventRouter:
                 screen.status_bar.set(context_left=event.left_fraction)
             case CompactionStarted():
                 self._finish_assistant(None)
-                self.set_activity("compacting…")
+                self.set_activity("Compacting…")
             case CompactionFinished():
                 from widgets.compaction_block import CompactionBlock
 
@@ -153,6 +182,7 @@ class EventRouter:
                 self.set_activity("")
             case CompactionFailed():
                 self.notice(f"Compaction failed: {event.message}", "error")
+                self.set_activity("")
             case AppEvent():
                 items = plan_items(event.payload)
                 if items is not None:
@@ -177,7 +207,7 @@ class EventRouter:
                 if started is not None:
                     started.update_state(status="running")
                 screen.progress.started(tool_use_id, view.started_at or 0.0)
-                self.set_activity("running tools…")
+                self.set_activity("Running tools…")
             case "progressed":
                 screen.progress.progressed(
                     tool_use_id, view.progress_text, event.output, view.fraction
@@ -219,8 +249,35 @@ class EventRouter:
         conversation.load_history(archived_renderables(events[:keep]))
         for event in events[keep:]:
             self.handle(event)
+        self.set_activity("")  # a replayed prompt is history, not a turn at work
+
+    def _think(self, text: str, index: int) -> None:
+        self._thought_streamed = True
+        if self.thinking is None or index != self._thinking_index:
+            self._finish_thinking()
+            self.thinking = ThinkingBlock()
+            self._thinking_index = index
+            self.app.main.conversation.add_block(self.thinking)
+        self.thinking.feed(text)
+
+    def _finish_thinking(self) -> None:
+        if self.thinking is not None:
+            self.thinking.finish()
+            self.thinking = None
+
+    def _show_thinking_of(self, message: Mapping[str, Any]) -> None:
+        """A message that arrived whole (a resumed conversation's tail): its thinking first."""
+        for block in thinking_blocks(message):
+            self.app.main.conversation.add_block(
+                ThinkingBlock(
+                    block.get("thinking", ""),
+                    redacted=block["type"] == "redacted_thinking",
+                    finished=True,
+                )
+            )
 
     def _finish_assistant(self, full_text: str | None) -> None:
+        self._finish_thinking()
         block = self.assistant
         self.assistant = None
         if block is not None:

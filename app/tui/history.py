@@ -3,8 +3,9 @@ sent (SessionPort.history, app/engine/replay.py); the App archives all but the n
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from rich.console import RenderableType
 
@@ -28,12 +29,12 @@ class ReplayedHistory:
 def archived_renderables(events: Iterable[EngineEvent]) -> list[RenderableType]:
     """What the conversation's archive shows for replayed events: the renderables its blocks
     freeze into, each built only when first drawn (with a cheap height estimate until then)."""
-    from rich.markdown import Markdown as RichMarkdown
-
     from app.engine.api import message_text
     from app.tui.translate import finished_fields
     from widgets.conversation import Deferred, estimate_text_lines
+    from widgets.frozen_markdown import FrozenMarkdown
     from widgets.message_blocks import UserBlock
+    from widgets.thinking_block import render_thinking, thinking_blocks
     from widgets.tool_block import ToolCallState, render_tool
 
     def text_estimate(text: str) -> Callable[[int], int]:
@@ -43,7 +44,12 @@ def archived_renderables(events: Iterable[EngineEvent]) -> list[RenderableType]:
         return lambda: UserBlock(prompt).frozen()
 
     def markdown(text: str) -> Callable[[], RenderableType]:
-        return lambda: RichMarkdown(text)
+        return lambda: FrozenMarkdown(text)
+
+    def thought(block: Mapping[str, Any]) -> Callable[[], RenderableType]:
+        redacted = block.get("type") == "redacted_thinking"
+        text = str(block.get("thinking", ""))
+        return lambda: render_thinking(text, expanded=False, finished=True, redacted=redacted)
 
     def tool(state: ToolCallState) -> Callable[[], RenderableType]:
         return lambda: render_tool(state, False)
@@ -58,6 +64,8 @@ def archived_renderables(events: Iterable[EngineEvent]) -> list[RenderableType]:
             prompt = event.prompt
             out.append(Deferred(user(prompt), text_estimate("> " + prompt)))
         elif isinstance(event, AssistantMessage):
+            for thinking in thinking_blocks(event.message):
+                out.append(Deferred(thought(thinking), lines(1)))
             text = message_text(event.message)
             if text:
                 out.append(Deferred(markdown(text), text_estimate(text)))

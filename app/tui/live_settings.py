@@ -40,11 +40,17 @@ class LiveSettings:
             self._stop.set()
 
     def apply(self, report: SettingsReport) -> None:
+        echo = ""
         if report.theme:
+            self.app.choices.settings_say("theme", report.theme)
+            if report.theme == self.app.theme:
+                # The file now says what the user just chose (lathe saved it): no news.
+                echo = f"Theme from settings: {report.theme}"
             self.app.apply_theme(report.theme)
         if report.keymap is not None:
             self.app.set_keymap(dict(report.keymap))
         for message in report.messages:
-            self.app.notice(message)
+            if message != echo:
+                self.app.notice(message)
         for problem in report.problems:
             self.app.notice(f"Settings problem: {problem}", "warning")

@@ -64,6 +64,12 @@ class TuiConfig:
     permission_mode: str = "default"
     theme: str = "lathe-dark"
     user_theme_dir: str | None = None
+    # F2's choice, kept in the user settings (`mouse = false`): start with the mouse released.
+    mouse_captured: bool = True
+    # Saves a UI choice (theme, mouse) to the user settings file; returns what went wrong, or
+    # None. `settings_file` names that file on screen.
+    save_setting: Callable[[str, str | bool], str | None] | None = None
+    settings_file: str = ""
     initial_prompt: str | None = None
     offline_demo: bool = False
     # The half-second guard against keystrokes meant for the prompt answering a dialog.
@@ -72,6 +78,8 @@ class TuiConfig:
     progress_placement: Literal["bottom", "top", "hidden"] = "bottom"
     progress_linger_s: float = 1.5
     progress_tick_s: float | None = 0.25
+    # The busy line's repaint (spinner and elapsed time); None: no timer (snapshots).
+    busy_tick_s: float | None = 0.1
     # Blocks kept as widgets (clickable); older ones are archived. Each live widget is layout work
     # on every append, and a screen shows far fewer than this.
     live_blocks: int = 24

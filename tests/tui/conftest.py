@@ -39,6 +39,7 @@ def make_config(**changes: Any) -> TuiConfig:
         "model": "claude-sonnet-4-5",
         "dialog_key_guard_s": 0.0,
         "progress_tick_s": None,
+        "busy_tick_s": None,
         "cursor_blink": False,
         "clock": FixedClock(),
     }

@@ -23,6 +23,7 @@ def test_example_settings_load_cleanly() -> None:
     )
     assert not server_problems and {s.name for s in servers} == {"files", "search"}
     assert settings.keymap and settings.progress_panel == "bottom"
+    assert settings.theme == "lathe-dark" and settings.mouse is True
     context = settings.context
     assert context.window is None and context.auto_compact_threshold == 0.9
     assert context.auto_compact and context.clear_tool_results and not context.extended_window

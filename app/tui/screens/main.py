@@ -11,11 +11,30 @@ from textual.screen import Screen
 from textual.widgets import Footer
 
 from app.tui.ports import TuiConfig
+from widgets.busy_line import BusyLine
 from widgets.conversation import Conversation
 from widgets.plan_view import PlanView
 from widgets.progress_panel import ProgressPanel
 from widgets.prompt_input import CompletionHint, PromptInput, SlashCommand
 from widgets.status_bar import StatusBar, StatusInfo
+from widgets.welcome import Welcome
+
+# The welcome line's keys, most important first: (binding id or "", default key, what it does).
+# A key remapped in the settings' [keymap] is shown as remapped.
+WELCOME_KEYS = (
+    ("", "/", "commands"),
+    ("cycle_mode", "Shift+Tab", "mode"),
+    ("interrupt_esc", "Esc", "interrupt"),
+    ("quit_now", "Ctrl+Q", "quit"),
+    ("", "Ctrl+P", "palette"),
+    ("toggle_mouse", "F2", "mouse"),
+)
+
+
+def key_label(keys: str) -> str:
+    """ "ctrl+g,f9" -> "Ctrl+G": the first key, as the footer spells keys."""
+    first = keys.split(",")[0].strip()
+    return "+".join(p.upper() if len(p) == 1 else p.capitalize() for p in first.split("+"))
 
 
 class MainScreen(Screen[None]):
@@ -32,6 +51,7 @@ class MainScreen(Screen[None]):
             linger_s=config.progress_linger_s,
             tick_s=config.progress_tick_s,
         )
+        self.busy = BusyLine(id="busy", clock=config.clock, tick_s=config.busy_tick_s)
         self.prompt = PromptInput(
             id="prompt",
             commands=commands,
@@ -39,12 +59,20 @@ class MainScreen(Screen[None]):
             path_root=Path.cwd(),  # `@path` completion: the TUI's working folder
         )
         self.hint = CompletionHint(id="hint")
+        keys = [
+            (key_label(config.keymap[bid]) if bid in config.keymap else key, action)
+            for bid, key, action in WELCOME_KEYS
+        ]
+        self.welcome = Welcome(config.model, config.folder, keys)
+        # In the archive: above any resumed history, scrolling away with the conversation.
+        self.conversation.add_header(self.welcome)
         self.status_bar = StatusBar(
             StatusInfo(
                 model=config.model,
                 permission_mode=config.permission_mode,
                 folder=config.folder,
                 branch=config.branch,
+                mouse_captured=config.mouse_captured,
             ),
             id="status",
         )
@@ -57,6 +85,7 @@ class MainScreen(Screen[None]):
         yield self.plan
         if placement == "bottom":
             yield self.progress
+        yield self.busy
         yield self.prompt
         yield self.hint
         yield self.status_bar
@@ -64,6 +93,13 @@ class MainScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.prompt.focus()
+
+    def show_model(self, model: str) -> None:
+        """The session's model is known (or changed): the status bar and the welcome say it."""
+        self.status_bar.set(model=model)
+        if model and model != self.welcome.model:
+            self.welcome.model = model
+            self.conversation.archive.restyle()
 
     _prompt_had_text = False
 

@@ -90,7 +90,7 @@ class QuestionsScreen(GuardedQuestionScreen):
         chips = Text()
         for n, each in enumerate(self.request.questions):
             done = each.question in self.answers
-            style = "bold reverse" if n == self.index else ("green" if done else "dim")
+            style = "bold reverse" if n == self.index else ("lathe.ok" if done else "dim")
             chips.append(f" {'✓ ' if done else ''}{each.header} ", style=style)
             chips.append(" ")
         self.query_one("#chips", Static).update(chips)

@@ -1,0 +1,116 @@
+"""The named Rich styles lathe's renderables use, painted from the current Textual theme.
+
+Widgets and the renderables they freeze into (the conversation's archive, a resumed history) name
+a role -- `Text("●", style="lathe.ok")` -- never a colour. The App turns the theme's CSS variables
+into a Rich `Theme` of these roles and pushes it onto its console each time the theme changes
+(app/tui/theme_styles.py), so every theme, light or dark, paints every block its own way.
+
+Rich's own `markdown.*` styles are part of the set: a frozen answer is drawn by Rich's Markdown,
+whose defaults (cyan code on black) are dark-on-dark under a light theme.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from rich.style import Style
+from rich.theme import Theme
+from textual.color import Color, ColorParseError
+
+# Role -> a Rich style whose colours are `$variables` of the Textual theme.
+ROLES: dict[str, str] = {
+    # States shared by tool blocks, the progress panel, the plan and dialogs.
+    "lathe.ok": "$success",
+    "lathe.busy": "$warning",
+    "lathe.failed": "$error",
+    "lathe.stopped": "$warning",
+    "lathe.plan.active": "bold $warning",
+    # Notices in the conversation.
+    "lathe.notice.warning": "$warning",
+    "lathe.notice.error": "bold $error",
+    "lathe.notice.retry": "$warning",
+    "lathe.notice.interrupt": "bold $warning",
+    # A unified diff.
+    "lathe.diff.hunk": "$secondary",
+    "lathe.diff.add": "$success",
+    "lathe.diff.remove": "$error",
+    # The status bar.
+    "lathe.activity": "bold $warning",
+    "lathe.branch": "$secondary",
+    "lathe.mode.acceptEdits": "bold $success",
+    "lathe.mode.plan": "bold $secondary",
+    "lathe.mode.bypassPermissions": "bold $error",
+    "lathe.mode.dontAsk": "bold $warning",
+    # The busy line and the welcome line.
+    "lathe.spinner": "bold $primary",
+    "lathe.key": "bold $primary",
+    # Thinking: quieter than the answer.
+    "lathe.thinking": "italic $foreground-muted",
+    # Rich's Markdown (frozen answers, resumed history).
+    "markdown.code": "bold $accent on $surface",
+    "markdown.code_block": "$accent on $surface",
+    "markdown.block_quote": "$secondary",
+    "markdown.list": "$accent",
+    "markdown.item.number": "$accent",
+    "markdown.h2": "underline $primary",
+    "markdown.h3": "bold $primary",
+    "markdown.h4": "italic $primary",
+    "markdown.link": "$secondary",
+    "markdown.link_url": "underline $secondary",
+    "markdown.table.border": "$foreground-muted",
+    "markdown.table.header": "bold $accent",
+    "markdown.kbd": "bold $warning",
+}
+# A marker, not a style to draw with: bold under a dark theme (see is_dark).
+DARK_MARKER = "lathe.theme-is-dark"
+
+_VARIABLE = re.compile(r"\$([a-z][a-z0-9-]*)")
+
+
+def solid(value: str, background: Color) -> Color | None:
+    """A theme variable as an opaque colour: translucent ones (`$boost`, `$foreground-muted`)
+    are laid over the background, as the terminal will show them. None: not a colour
+    (e.g. `auto 87%`, resolved by Textual per widget)."""
+    try:
+        colour = Color.parse(value)
+    except ColorParseError:
+        return None
+    return background + colour if colour.a < 1 else colour
+
+
+def rich_theme(variables: Mapping[str, str], *, dark: bool = True) -> Theme:
+    """Every role with the theme's colours in place of its `$variables`. A role whose variable
+    the theme lacks keeps its text attributes and loses only that colour."""
+    background = solid(variables.get("background", "#000000"), Color(0, 0, 0)) or Color(0, 0, 0)
+    resolved: dict[str, str] = {}
+    for name, value in variables.items():
+        colour = solid(value, background)
+        if colour is None:
+            continue
+        if colour.ansi is None:
+            resolved[name] = colour.hex
+        elif colour.ansi >= 0:
+            # The ansi-* themes: the terminal's own palette entry, as Rich names it.
+            resolved[name] = f"color({colour.ansi})"
+        # ansi_default (-1): the terminal's default colour, i.e. no colour in the style
+    styles: dict[str, Style] = {}
+    for role, template in ROLES.items():
+        words = []
+        for word in template.split():
+            match = _VARIABLE.fullmatch(word)
+            if match is None:
+                words.append(word)
+            elif match.group(1) in resolved:
+                words.append(resolved[match.group(1)])
+            elif words and words[-1] == "on":
+                words.pop()  # "on $missing": no background rather than a broken style
+        styles[role] = Style.parse(" ".join(words))
+    styles[DARK_MARKER] = Style(bold=dark)
+    return Theme(styles, inherit=True)
+
+
+def is_dark(marker: Style) -> bool:
+    """Whether the theme is dark, from the DARK_MARKER style the console carries (a code block
+    then takes a dark palette). Without the marker (a console lathe did not set up): dark."""
+    return marker.bold is not False

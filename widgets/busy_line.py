@@ -1,0 +1,131 @@
+"""The busy line above the prompt while the model works: a spinner, what it is doing, the time
+since the turn began, and the tokens of the response as its stream reports them.
+
+    ⠹ Thinking… 12s · ↑ 8.4k ↓ 312 tokens · Esc to interrupt
+
+Nothing in it reads the wall clock on its own: the clock is injected (tests pass a fixed one), the
+spinner's frame is derived from that clock, and the repaint ticker is optional (`tick_s=None`: no
+timer at all), so a snapshot of a busy screen is the same on every run.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from rich.text import Text
+from textual.timer import Timer
+from textual.widget import Widget
+
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+FRAME_S = 0.1
+
+
+def short_tokens(n: int) -> str:
+    if n >= 1_000_000:
+        return f"{n / 1_000_000:.1f}M"
+    if n >= 1_000:
+        return f"{n / 1_000:.1f}k"
+    return str(n)
+
+
+def short_elapsed(seconds: float) -> str:
+    """ "4s", "1m 05s", "1h 02m": whole seconds, as a glance wants them."""
+    whole = int(max(0.0, seconds))
+    if whole < 60:
+        return f"{whole}s"
+    minutes, secs = divmod(whole, 60)
+    if minutes < 60:
+        return f"{minutes}m {secs:02d}s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h {minutes:02d}m"
+
+
+def render_busy(
+    label: str, elapsed: float, input_tokens: int, output_tokens: int, hint: str = ""
+) -> Text:
+    frame = SPINNER[int(max(0.0, elapsed) / FRAME_S) % len(SPINNER)]
+    text = Text(no_wrap=True, overflow="ellipsis")
+    text.append(f"{frame} ", style="lathe.spinner")
+    text.append(label, style="bold")
+    text.append(f" {short_elapsed(elapsed)}", style="dim")
+    if input_tokens or output_tokens:
+        text.append(
+            f" · ↑ {short_tokens(input_tokens)} ↓ {short_tokens(output_tokens)} tokens",
+            style="dim",
+        )
+    if hint:
+        text.append(f" · {hint}", style="dim")
+    return text
+
+
+class BusyLine(Widget):
+    """Shown (class `-busy`) from `start()` to `stop()`; hidden and still otherwise."""
+
+    DEFAULT_CSS = """
+    BusyLine {
+        height: 1;
+        padding: 0 1;
+        color: $foreground;
+        display: none;
+    }
+    BusyLine.-busy { display: block; }
+    """
+
+    def __init__(
+        self,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        tick_s: float | None = FRAME_S,
+        hint: str = "Esc to interrupt",
+        id: str | None = None,
+    ) -> None:
+        super().__init__(id=id)
+        self.clock = clock
+        self.tick_s = tick_s
+        self.hint = hint
+        self.label = ""
+        self.started_at: float | None = None
+        self.input_tokens = 0
+        self.output_tokens = 0
+        self._ticker: Timer | None = None
+
+    @property
+    def busy(self) -> bool:
+        return self.started_at is not None
+
+    def start(self, label: str) -> None:
+        """The model started working (a new turn): the clock and the tokens start from zero."""
+        self.started_at = self.clock()
+        self.input_tokens = self.output_tokens = 0
+        self.set_label(label)
+        self.add_class("-busy")
+        if self.tick_s is not None and self._ticker is None and self.is_mounted:
+            self._ticker = self.set_interval(self.tick_s, self.refresh)
+
+    def set_label(self, label: str) -> None:
+        """What the model is doing now ("Thinking…", "Running tools…"); starts the line if idle."""
+        if not self.busy:
+            self.start(label)
+            return
+        self.label = label
+        self.refresh()
+
+    def set_tokens(self, input_tokens: int, output_tokens: int) -> None:
+        self.input_tokens, self.output_tokens = input_tokens, output_tokens
+        self.refresh()
+
+    def stop(self) -> None:
+        """Done, interrupted or failed: the line goes, and so does its ticker."""
+        self.started_at = None
+        self.label = ""
+        if self._ticker is not None:
+            self._ticker.stop()
+            self._ticker = None
+        self.remove_class("-busy")
+
+    def render(self) -> Text:
+        if self.started_at is None:
+            return Text()
+        elapsed = self.clock() - self.started_at
+        return render_busy(self.label, elapsed, self.input_tokens, self.output_tokens, self.hint)
