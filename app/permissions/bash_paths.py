@@ -13,6 +13,7 @@ from app.permissions.context import PermissionContext
 from app.permissions.pathcheck import allow_match, ask_for, deny_below
 from app.permissions.paths import DEVICE_PATHS, inside, protected_reason
 from app.permissions.shellpaths import Unknowable, expand_word, glob_may_be_protected, has_glob
+from app.permissions.treelinks import COPIERS, tree_reason
 from tools.shell import (
     ShellAnalysis,
     SimpleCommand,
@@ -191,20 +192,28 @@ def _grep_operands(words: tuple[str, ...], pattern: bool = False) -> list[str]:
 
 
 def _recursive_deny(words: tuple[str, ...], cwds: list[str], pc: PermissionContext) -> str:
-    """Why a recursive read of a folder would reach a file a Read deny rule protects, or ""."""
-    if not _reads_recursively(words):
+    """Why a recursive read (or copy) of a folder would reach a file a Read deny rule protects:
+    by its path, or under another name (a hard link, a followed symbolic link), or ""."""
+    grep = _reads_recursively(words)
+    copies = not grep and bool(words) and words[0] in COPIERS
+    if not grep and not copies:
         return ""
-    args = _grep_operands(words)
-    args = args or ["."]
+    if grep:
+        args = _grep_operands(words) or ["."]
+    else:
+        args = [w for w in words[1:] if not w.startswith("-")]
     for arg in args:
         for c in cwds:
             for cand in _expand(arg, c, pc.home) or (arg,):
-                rule = deny_below(pc, cand)
+                rule = deny_below(pc, cand) if grep else None
                 if rule is not None:
                     return (
                         f"reads every file below {cand}, including what {rule.display()} from "
                         f"{rule.source} denies"
                     )
+                why = tree_reason(cand, words, pc, copies)
+                if why:
+                    return why
     return ""
 
 
