@@ -9,7 +9,7 @@ the mode. What decided is named in the reason: the part, the rule and its source
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from app.config.rules import Rule, path_rule_tools
@@ -34,6 +34,7 @@ from app.permissions.context import BashRuleIndex, PermissionContext
 from app.permissions.matching import bash_matches, bash_pattern, canonical
 from app.permissions.messages import PLAN_MODE_MESSAGE, part_reason, rule_reason
 from app.permissions.pathcheck import deny_for
+from app.permissions.pathprograms import denied_programs, runs_as
 from app.permissions.procpaths import bash_secret
 from app.permissions.shellpaths import has_glob
 from app.permissions.suggest import bash_suggestion, dedupe
@@ -157,6 +158,9 @@ def decide_bash(
     if hit:
         reason = rule_reason(hit[0], "denied", hit[1])
         return PermissionDecision.deny(reason.text, reason)
+    renamed = _renamed_denied(deny_rules, forms, analysis, pc, cwd)
+    if renamed is not None:
+        return renamed
     path_deny = _path_denies(analysis, pc, cwd)
     if path_deny is not None:
         return path_deny
@@ -191,6 +195,41 @@ def decide_bash(
         return _opaque(analysis, pc, list(allow_rules.rules))
     verdicts = _verdicts(analysis, pc, allow_rules, cwd, dirs)
     return _combine(verdicts, pc)
+
+
+def _renamed_denied(
+    index: BashRuleIndex,
+    forms: list[_Form],
+    analysis: ShellAnalysis,
+    pc: PermissionContext,
+    cwd: str,
+) -> PermissionDecision | None:
+    """A command word that PATH resolves to a denied program under another name (a copy of, or a
+    link to, rm put in ~/.local/bin as `ls`): matched again as that program."""
+    if not index.rules:
+        return None
+    cwds = _cd_dirs(analysis, cwd, pc.home)
+    done: set[tuple[str, str]] = set()
+    for form in forms:
+        if not form.words:
+            continue
+        word = form.words[0]
+        for c in cwds:
+            if (word, c) in done:
+                continue
+            done.add((word, c))
+            found = runs_as(word, c, denied_programs(pc, index.rules, c), pc.home)
+            if found is None:
+                continue
+            name, file = found
+            words = (name, *form.words[1:])
+            text = canonical(words)
+            for rule in index.for_words(words):
+                if bash_matches(bash_pattern(rule.specifier), words, text):
+                    reason = rule_reason(rule, "denied", form.part)
+                    why = f"`{word}` runs {file}, which is the program {name}: {reason.text}"
+                    return PermissionDecision.deny(why, replace(reason, text=why))
+    return None
 
 
 def _link_then_path(analysis: ShellAnalysis, pc: PermissionContext) -> PermissionDecision | None:

@@ -11,6 +11,7 @@ from functools import lru_cache
 
 from app.permissions.context import PermissionContext
 from app.permissions.pathcheck import allow_match, ask_for, deny_below
+from app.permissions.pathprograms import path_write_reason
 from app.permissions.paths import DEVICE_PATHS, inside, protected_reason
 from app.permissions.shellpaths import Unknowable, expand_word, glob_may_be_protected, has_glob
 from app.permissions.treelinks import COPIERS, tree_reason
@@ -321,7 +322,41 @@ def _protected(
             )
             if why:
                 return f"writes to a protected path ({why})"
+    for t in _write_targets(part, words):
+        for c in cwds:
+            for x in _expand(t, c, pc.home):
+                why = path_write_reason(x, pc, c)
+                if why:
+                    return f"writes to {x} ({why})"
     return ""
+
+
+# Commands whose last operand (or `-t DIR`) is the one they write; the others are read.
+_MOVES = frozenset({"cd", "pushd", "popd"})
+_TARGET_LAST = frozenset({"cp", "mv", "ln", "install", "rsync", "scp", "link"})
+
+
+def _write_targets(part: SimpleCommand, words: tuple[str, ...]) -> list[str]:
+    targets = [r.target for r in part.redirects if r.writes and r.target and not r.dynamic]
+    targets = [t for t in targets if t not in HARMLESS_TARGETS]
+    if is_read_only_part(part) or not words or words[0] in NO_PATH_ARGS or words[0] in _MOVES:
+        return targets
+    if words[0] not in _TARGET_LAST:
+        return targets + _path_args(words)
+    operands: list[str] = []
+    after_dashdash = False
+    for prev, w in itertools.pairwise(words):
+        if prev in ("-t", "--target-directory"):
+            targets.append(w)
+        elif w.startswith("--target-directory="):
+            targets.append(w.split("=", 1)[1])
+        elif w.startswith("-t") and len(w) > 2 and not w.startswith("--"):
+            targets.append(w[2:])
+        elif after_dashdash or not w.startswith("-"):
+            operands.append(w)
+        elif w == "--":
+            after_dashdash = True
+    return targets + operands[-1:]
 
 
 def _redirect_need(

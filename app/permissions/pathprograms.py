@@ -1,0 +1,234 @@
+"""The program a command word runs, found as bash finds it, and the folders that choose it.
+
+A Bash deny rule names a program (`Bash(rm:*)`), but bash runs whatever file PATH finds first
+under the word: `cp /bin/rm ~/.local/bin/ls` (or `ln -s /bin/rm ...`, or a copy in a project
+folder on PATH such as `node_modules/.bin`) turns `ls victim` into rm. Two checks close it:
+
+- Identity. Each command word of every reading is looked up in the PATH the Bash tool's
+  commands get (relative entries against the part's folder). If the file found is one of the
+  denied programs' files (the same inode or real path, or a byte-for-byte copy) and is not
+  what the word's own name is in the system folders (a multi-call binary such as busybox answers
+  to its name), the reading is matched again as that program: `ls push` run by a copy of git
+  meets `Bash(git push:*)`.
+- Placement. A copy that differs by a byte, or a script that calls rm, has no identity to
+  compare. So a write into a folder on PATH (a file directly in it, the folder itself, or an
+  ancestor that would replace it) is never auto-allowed, by Bash or by Write/Edit: it asks in
+  every mode, bypassPermissions included while any deny rule with a specifier exists (without
+  one, bypassPermissions has nothing left to protect).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from app.config.rules import Rule
+from app.permissions.context import PermissionContext
+from app.permissions.matching import bash_pattern
+from tools.process.group import command_env
+
+SYSTEM_FOLDERS = ("/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin")
+_DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"  # bash's own when PATH is unset
+
+
+def bash_path() -> str:
+    """The PATH a Bash command starts with (lathe's, after the settings' `env` map)."""
+    value = command_env().get("PATH")
+    return _DEFAULT_PATH if value is None else value
+
+
+def path_folders(cwd: str, home: str, path: str | None = None) -> list[str]:
+    """PATH's folders, absolute: an empty entry or `.` is the folder the command runs in."""
+    out: list[str] = []
+    for entry in (bash_path() if path is None else path).split(":"):
+        if entry == "~" or entry.startswith("~/"):
+            entry = home + entry[1:]
+        folder = os.path.normpath(os.path.join(cwd, entry)) if entry else cwd
+        if folder not in out:
+            out.append(folder)
+    return out
+
+
+def _executable(path: str) -> bool:
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISREG(st.st_mode) and os.access(path, os.X_OK)
+
+
+def resolve(word: str, cwd: str, home: str, path: str | None = None) -> str | None:
+    """The file bash would run for `word` in `cwd` (builtins aside: `env echo` runs the file)."""
+    if "/" in word:
+        full = os.path.join(cwd, os.path.expanduser(word) if word.startswith("~") else word)
+        return full if _executable(full) else None
+    for folder in path_folders(cwd, home, path):
+        full = os.path.join(folder, word)
+        if _executable(full):
+            return full
+    return None
+
+
+# --- identity of the denied programs ------------------------------------------------------------
+
+
+@dataclass
+class _Program:
+    name: str
+    ident: tuple[int, int]
+    size: int
+    path: str
+    digest: str = ""
+
+
+@dataclass
+class DeniedPrograms:
+    programs: list[_Program] = field(default_factory=list)
+
+    def match(self, file: str) -> _Program | None:
+        try:
+            st = os.stat(file)
+        except (OSError, ValueError):
+            return None
+        ident = (st.st_dev, st.st_ino)
+        for p in self.programs:
+            if p.ident == ident:
+                return p
+        for p in self.programs:
+            if p.size == st.st_size and _digest(file) == _program_digest(p):
+                return p
+        return None
+
+
+def _digest(path: str) -> str:
+    h = hashlib.sha256()
+    try:
+        with open(path, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 16), b""):
+                h.update(chunk)
+    except OSError:
+        return ""
+    return h.hexdigest()
+
+
+def _program_digest(p: _Program) -> str:
+    if not p.digest:
+        p.digest = _digest(p.path)
+    return p.digest
+
+
+def program_names(rules: Iterable[Rule]) -> list[str]:
+    """The programs Bash deny rules name by their first word (`rm` of `Bash(rm:*)`)."""
+    names: list[str] = []
+    for rule in rules:
+        pattern = bash_pattern(rule.specifier)
+        if pattern.kind == "prefix" and pattern.prefix:
+            first = pattern.prefix[0]
+        elif pattern.kind == "exact" and pattern.exact:
+            first = pattern.exact.split(" ", 1)[0]
+        elif pattern.kind == "wildcard":
+            first = (rule.specifier or "").strip().split(" ", 1)[0]
+            if "*" in first or not first:
+                continue
+        else:
+            continue
+        for name in (first, os.path.basename(first)):
+            if name and name not in names:
+                names.append(name)
+    return names
+
+
+def denied_programs(pc: PermissionContext, rules: tuple[Rule, ...], cwd: str) -> DeniedPrograms:
+    """The files the denied programs' names lead to: every PATH folder's and the system ones'."""
+    path = bash_path()
+    cache: dict[tuple[str, str], DeniedPrograms] | None = pc.__dict__.get("_denied_programs")
+    if cache is None:
+        cache = {}
+        object.__setattr__(pc, "_denied_programs", cache)
+    key = (path, cwd)
+    found = cache.get(key)
+    if found is not None:
+        return found
+    found = DeniedPrograms()
+    seen: set[tuple[int, int]] = set()
+    folders = [*path_folders(cwd, pc.home, path), *SYSTEM_FOLDERS]
+    for name in program_names(rules):
+        files = [name] if "/" in name else [os.path.join(f, name) for f in folders]
+        for file in files:
+            if not _executable(file):
+                continue
+            st = os.stat(file)
+            ident = (st.st_dev, st.st_ino)
+            if ident not in seen:
+                seen.add(ident)
+                found.programs.append(_Program(os.path.basename(name), ident, st.st_size, file))
+    if len(cache) > 16:
+        cache.clear()
+    cache[key] = found
+    return found
+
+
+def _system_identities(name: str) -> set[tuple[int, int]]:
+    out = set()
+    for folder in SYSTEM_FOLDERS:
+        try:
+            st = os.stat(os.path.join(folder, name))
+        except (OSError, ValueError):
+            continue
+        out.add((st.st_dev, st.st_ino))
+    return out
+
+
+def runs_as(word: str, cwd: str, denied: DeniedPrograms, home: str) -> tuple[str, str] | None:
+    """(denied program, the file found) when `word` run in `cwd` runs a denied program under
+    another name, or None."""
+    if not denied.programs:
+        return None
+    file = resolve(word, cwd, home)
+    if file is None:
+        return None
+    program = denied.match(file)
+    name = os.path.basename(word)
+    if program is None or program.name == name:
+        return None
+    try:
+        st = os.stat(file)
+    except OSError:
+        return None
+    if (st.st_dev, st.st_ino) in _system_identities(name):
+        return None  # a multi-call binary (busybox): it runs as the name it is called by
+    return program.name, file
+
+
+# --- placement: writes that would choose what a word runs ------------------------------------
+
+
+def path_write_reason(target: str, pc: PermissionContext, cwd: str) -> str:
+    """Why writing `target` (absolute, normalised) may change which program a command word
+    runs, or "": it is a folder on PATH, lies directly in one, or is an ancestor of one."""
+    if pc.mode == "bypassPermissions" and not any(r.specifier is not None for r in pc.deny):
+        return ""
+    forms = {target}
+    try:
+        forms.add(os.path.realpath(target))
+    except (OSError, ValueError):
+        pass
+    for folder in path_folders(cwd, pc.home):
+        folder_forms = {folder}
+        try:
+            folder_forms.add(os.path.realpath(folder))
+        except (OSError, ValueError):
+            pass
+        for t in forms:
+            for f in folder_forms:
+                if t == f or os.path.dirname(t) == f:
+                    return f"{f} is a folder on PATH: a file put there runs in place of a program"
+                # A new (or linked) ancestor replaces the folder: `ln -s /x ~/.local`. Into an
+                # existing real folder a write only adds a name (`cp f .`).
+                real_dir = os.path.isdir(t) and not os.path.islink(t)
+                if not real_dir and f.startswith(t.rstrip("/") + "/"):
+                    return f"{t} would replace {f}, a folder on PATH"
+    return ""
