@@ -9,7 +9,7 @@ the mode. What decided is named in the reason: the part, the rule and its source
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Literal
 
 from app.config.rules import Rule, path_rule_tools
@@ -31,10 +31,11 @@ from app.permissions.bash_paths import (
 )
 from app.permissions.bash_proven import git_unproven, unproven_program
 from app.permissions.context import BashRuleIndex, PermissionContext
+from app.permissions.git_hooks import hook_risk, names_subcommand
 from app.permissions.matching import bash_matches, bash_pattern, canonical
 from app.permissions.messages import PLAN_MODE_MESSAGE, part_reason, rule_reason
 from app.permissions.pathcheck import deny_for
-from app.permissions.pathprograms import denied_programs, runs_as
+from app.permissions.pathprograms import renamed_denied
 from app.permissions.procpaths import bash_secret
 from app.permissions.shellpaths import has_glob
 from app.permissions.suggest import bash_suggestion, dedupe
@@ -158,9 +159,11 @@ def decide_bash(
     if hit:
         reason = rule_reason(hit[0], "denied", hit[1])
         return PermissionDecision.deny(reason.text, reason)
-    renamed = _renamed_denied(deny_rules, forms, analysis, pc, cwd)
-    if renamed is not None:
-        return renamed
+    if deny_rules.rules:
+        readings = [(f.part, f.words) for f in forms]
+        renamed = renamed_denied(deny_rules, readings, _cd_dirs(analysis, cwd, pc.home), pc)
+        if renamed is not None:
+            return renamed
     path_deny = _path_denies(analysis, pc, cwd)
     if path_deny is not None:
         return path_deny
@@ -195,41 +198,6 @@ def decide_bash(
         return _opaque(analysis, pc, list(allow_rules.rules))
     verdicts = _verdicts(analysis, pc, allow_rules, cwd, dirs)
     return _combine(verdicts, pc)
-
-
-def _renamed_denied(
-    index: BashRuleIndex,
-    forms: list[_Form],
-    analysis: ShellAnalysis,
-    pc: PermissionContext,
-    cwd: str,
-) -> PermissionDecision | None:
-    """A command word that PATH resolves to a denied program under another name (a copy of, or a
-    link to, rm put in ~/.local/bin as `ls`): matched again as that program."""
-    if not index.rules:
-        return None
-    cwds = _cd_dirs(analysis, cwd, pc.home)
-    done: set[tuple[str, str]] = set()
-    for form in forms:
-        if not form.words:
-            continue
-        word = form.words[0]
-        for c in cwds:
-            if (word, c) in done:
-                continue
-            done.add((word, c))
-            found = runs_as(word, c, denied_programs(pc, index.rules, c), pc.home)
-            if found is None:
-                continue
-            name, file = found
-            words = (name, *form.words[1:])
-            text = canonical(words)
-            for rule in index.for_words(words):
-                if bash_matches(bash_pattern(rule.specifier), words, text):
-                    reason = rule_reason(rule, "denied", form.part)
-                    why = f"`{word}` runs {file}, which is the program {name}: {reason.text}"
-                    return PermissionDecision.deny(why, replace(reason, text=why))
-    return None
 
 
 def _link_then_path(analysis: ShellAnalysis, pc: PermissionContext) -> PermissionDecision | None:
@@ -480,8 +448,16 @@ def _verdicts(
             if part.assignments and words
             else ""
         )
+        hooks = (
+            "" if extra or not words or words[0] != "git" else hook_risk(words, cwds[0], pc.home)
+        )
         for rule in () if extra or assigns else allow.for_words(words):
             pattern = bash_pattern(rule.specifier)
+            if hooks and pattern.kind != "any" and not names_subcommand(rule.specifier, words):
+                # `Bash(git:*)` names git, not the hook a `git commit` runs; a rule naming the
+                # subcommand is the user's choice of it, hooks included.
+                rule_need = part_reason(text, hooks)
+                continue
             if pattern.kind == "any" or (rule.specifier or "").strip() == whole:
                 # `Bash` allows every command and every file it writes; a rule naming the
                 # whole command text names its redirects too.
@@ -532,7 +508,7 @@ def _verdicts(
             text, unsafe or extra or assigns or "is not allowed by any rule"
         )
         if read_only and not unsafe:
-            blocker = extra or _read_only_blocker(analysis, words, pc)
+            blocker = extra or hooks or _read_only_blocker(analysis, words, pc)
             if blocker:
                 read_only = plan_ok = False
                 need = part_reason(text, blocker)

@@ -23,11 +23,13 @@ import hashlib
 import os
 import stat
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from app.config.rules import Rule
-from app.permissions.context import PermissionContext
-from app.permissions.matching import bash_pattern
+from app.permissions.context import BashRuleIndex, PermissionContext
+from app.permissions.matching import bash_matches, bash_pattern, canonical
+from app.permissions.messages import rule_reason
+from tools.decisions import PermissionDecision
 from tools.process.group import command_env
 
 SYSTEM_FOLDERS = ("/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin")
@@ -232,3 +234,36 @@ def path_write_reason(target: str, pc: PermissionContext, cwd: str) -> str:
                 if not real_dir and f.startswith(t.rstrip("/") + "/"):
                     return f"{t} would replace {f}, a folder on PATH"
     return ""
+
+
+def renamed_denied(
+    index: BashRuleIndex,
+    readings: list[tuple[str, tuple[str, ...]]],
+    cwds: list[str],
+    pc: PermissionContext,
+) -> PermissionDecision | None:
+    """A reading (part text, words) whose command word PATH resolves to a denied program under
+    another name, matched again as that program: the denial, or None."""
+    if not index.rules:
+        return None
+    done: set[tuple[str, str]] = set()
+    for part, form in readings:
+        if not form:
+            continue
+        word = form[0]
+        for c in cwds:
+            if (word, c) in done:
+                continue
+            done.add((word, c))
+            found = runs_as(word, c, denied_programs(pc, index.rules, c), pc.home)
+            if found is None:
+                continue
+            name, file = found
+            words = (name, *form[1:])
+            text = canonical(words)
+            for rule in index.for_words(words):
+                if bash_matches(bash_pattern(rule.specifier), words, text):
+                    reason = rule_reason(rule, "denied", part)
+                    why = f"`{word}` runs {file}, which is the program {name}: {reason.text}"
+                    return PermissionDecision.deny(why, replace(reason, text=why))
+    return None
