@@ -37,6 +37,7 @@ from app.permissions.messages import PLAN_MODE_MESSAGE, part_reason, rule_reason
 from app.permissions.pathcheck import deny_for
 from app.permissions.pathprograms import renamed_denied
 from app.permissions.procpaths import bash_secret
+from app.permissions.scriptfiles import scripts_changed
 from app.permissions.shellpaths import has_glob
 from app.permissions.suggest import bash_suggestion, dedupe
 from tools.decisions import DecisionReason, PermissionDecision
@@ -476,6 +477,10 @@ def _verdicts(
                     allowed, rule_need = None, part_reason(text, outside)
             if allowed:
                 break
+        if allowed is not None and not whole_rule and words:
+            changed = scripts_changed(words, cwds, cwd_known, pc)
+            if changed:
+                allowed, rule_need = None, part_reason(text, changed)
         # 3. read-only commands and `cd` inside the working folders.
         read_only = not unsafe and is_read_only_part(part, ignore_redirects=True)
         plan_ok = not unsafe and is_read_only_part(part)
