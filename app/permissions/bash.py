@@ -477,7 +477,7 @@ def _verdicts(
                     allowed, rule_need = None, part_reason(text, outside)
             if allowed:
                 break
-        if allowed is not None and not whole_rule and words:
+        if allowed is not None and allowed.rule not in ("Bash", "Bash(*)") and words:
             changed = scripts_changed(words, cwds, cwd_known, pc)
             if changed:
                 allowed, rule_need = None, part_reason(text, changed)

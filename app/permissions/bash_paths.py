@@ -322,10 +322,11 @@ def _protected(
             )
             if why:
                 return f"writes to a protected path ({why})"
+    removes = bool(words) and words[0] in _REMOVERS
     for t in _write_targets(part, words):
         for c in cwds:
             for x in _expand(t, c, pc.home):
-                why = path_write_reason(x, pc, c)
+                why = path_write_reason(x, pc, c, removes)
                 if why:
                     return f"writes to {x} ({why})"
     return ""
@@ -333,6 +334,8 @@ def _protected(
 
 # Commands whose last operand (or `-t DIR`) is the one they write; the others are read.
 _MOVES = frozenset({"cd", "pushd", "popd"})
+# Commands that take their operands away (a folder moved or deleted can be put back as a link).
+_REMOVERS = frozenset({"mv", "rm", "rmdir", "unlink"})
 _TARGET_LAST = frozenset({"cp", "mv", "ln", "install", "rsync", "scp", "link"})
 
 
@@ -341,7 +344,7 @@ def _write_targets(part: SimpleCommand, words: tuple[str, ...]) -> list[str]:
     targets = [t for t in targets if t not in HARMLESS_TARGETS]
     if is_read_only_part(part) or not words or words[0] in NO_PATH_ARGS or words[0] in _MOVES:
         return targets
-    if words[0] not in _TARGET_LAST:
+    if words[0] not in _TARGET_LAST or words[0] in _REMOVERS:
         return targets + _path_args(words)
     operands: list[str] = []
     after_dashdash = False

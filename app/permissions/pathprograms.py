@@ -208,9 +208,10 @@ def runs_as(word: str, cwd: str, denied: DeniedPrograms, home: str) -> tuple[str
 # --- placement: writes that would choose what a word runs ------------------------------------
 
 
-def path_write_reason(target: str, pc: PermissionContext, cwd: str) -> str:
+def path_write_reason(target: str, pc: PermissionContext, cwd: str, removes: bool = False) -> str:
     """Why writing `target` (absolute, normalised) may change which program a command word
-    runs, or "": it is a folder on PATH, lies directly in one, or is an ancestor of one."""
+    runs, or "": it is a folder on PATH, lies directly in one, or is an ancestor of one that it
+    may replace (`removes`: the command moves or deletes it, `mv ~/.local x`)."""
     if pc.mode == "bypassPermissions" and not any(r.specifier is not None for r in pc.deny):
         return ""
     forms = {target}
@@ -230,7 +231,7 @@ def path_write_reason(target: str, pc: PermissionContext, cwd: str) -> str:
                     return f"{f} is a folder on PATH: a file put there runs in place of a program"
                 # A new (or linked) ancestor replaces the folder: `ln -s /x ~/.local`. Into an
                 # existing real folder a write only adds a name (`cp f .`).
-                real_dir = os.path.isdir(t) and not os.path.islink(t)
+                real_dir = os.path.isdir(t) and not os.path.islink(t) and not removes
                 if not real_dir and f.startswith(t.rstrip("/") + "/"):
                     return f"{t} would replace {f}, a folder on PATH"
     return ""
