@@ -345,7 +345,9 @@ def _write_targets(part: SimpleCommand, words: tuple[str, ...]) -> list[str]:
     if is_read_only_part(part) or not words or words[0] in NO_PATH_ARGS or words[0] in _MOVES:
         return targets
     if words[0] not in _TARGET_LAST or words[0] in _REMOVERS:
-        return targets + _path_args(words)
+        # `dd of=FILE`: an operand's value after `=` may be the file written.
+        values = [w.split("=", 1)[1] for w in words[1:] if "=" in w and not w.startswith("-")]
+        return targets + _path_args(words) + values
     operands: list[str] = []
     after_dashdash = False
     for prev, w in itertools.pairwise(words):

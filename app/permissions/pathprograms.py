@@ -65,7 +65,9 @@ def _executable(path: str) -> bool:
 def resolve(word: str, cwd: str, home: str, path: str | None = None) -> str | None:
     """The file bash would run for `word` in `cwd` (builtins aside: `env echo` runs the file)."""
     if "/" in word:
-        full = os.path.join(cwd, os.path.expanduser(word) if word.startswith("~") else word)
+        if word.startswith("~/"):
+            word = home + word[1:]
+        full = os.path.join(cwd, word)
         return full if _executable(full) else None
     for folder in path_folders(cwd, home, path):
         full = os.path.join(folder, word)

@@ -125,7 +125,7 @@ def test_writes_into_a_path_folder_are_never_auto_allowed(
     for command in (f"cp {RM} ~/.local/bin/ls", f"ln -s {RM} ~/.local/bin/cat",
                     f"cd ~/.local/bin && cp {RM} head", "printf x > ~/.local/bin/zz",
                     f"cp -t ~/.local/bin {RM}", f"cp {RM} bin/ls", "mkdir -p bin",
-                    "chmod +x bin/x", f"mv ~/.local ~/.old && ln -s {tmp_path} ~/.local",
+                    "chmod +x bin/x", f"dd if={RM} of=bin/ls", f"mv ~/.local ~/.old && ln -s {tmp_path} ~/.local",
                     f"ln -sfn {tmp_path} ~/.local/bin"):  # fmt: skip
         d = bash(pc, command)
         assert d.behavior != "allow", (mode, command)
