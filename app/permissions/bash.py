@@ -28,6 +28,7 @@ from app.permissions.bash_paths import (
     _recursive_deny,
     _redirect_need,
     _serial,
+    pending_writes,
 )
 from app.permissions.bash_proven import git_unproven, unproven_program
 from app.permissions.context import BashRuleIndex, PermissionContext
@@ -37,7 +38,7 @@ from app.permissions.messages import PLAN_MODE_MESSAGE, part_reason, rule_reason
 from app.permissions.pathcheck import deny_for
 from app.permissions.pathprograms import renamed_denied
 from app.permissions.procpaths import bash_secret
-from app.permissions.scriptfiles import scripts_changed
+from app.permissions.scriptfiles import runs_scripts, scripts_changed
 from app.permissions.shellpaths import has_glob
 from app.permissions.suggest import bash_suggestion, dedupe
 from tools.decisions import DecisionReason, PermissionDecision
@@ -477,8 +478,8 @@ def _verdicts(
                     allowed, rule_need = None, part_reason(text, outside)
             if allowed:
                 break
-        if allowed is not None and allowed.rule not in ("Bash", "Bash(*)") and words:
-            changed = scripts_changed(words, cwds, cwd_known, pc)
+        if allowed is not None and allowed.rule not in ("Bash", "Bash(*)") and runs_scripts(words):
+            changed = scripts_changed(words, cwds, cwd_known, pc, pending_writes(analysis, pc, cwd))
             if changed:
                 allowed, rule_need = None, part_reason(text, changed)
         # 3. read-only commands and `cd` inside the working folders.

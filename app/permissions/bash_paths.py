@@ -400,3 +400,15 @@ def _redirect_need(
             if allowed_by != "whole" and pc.mode not in ("acceptEdits", "bypassPermissions"):
                 return f"writes to {cands[0]}"
     return ""
+
+
+def pending_writes(analysis: ShellAnalysis, pc: PermissionContext, cwd: str) -> frozenset[str]:
+    """Every file some part of the command writes, absolute (for every folder a `cd` reaches)."""
+    cwds = _cd_dirs(analysis, cwd, pc.home)
+    out: set[str] = set()
+    for part in (*analysis.parts, *analysis.nested):
+        form = allow_form(part.words) or part.words
+        for target in _write_targets(part, form):
+            for c in cwds:
+                out.update(_expand(target, c, pc.home))
+    return frozenset(out)

@@ -33,6 +33,11 @@ _STARTS: dict[str, int] = {}
 _MAX_LEVELS = 32
 
 
+def runs_scripts(words: tuple[str, ...]) -> bool:
+    """Is this a runner of project scripts (its script files are in SCRIPT_FILES)?"""
+    return bool(words) and base_name(words[0]) in SCRIPT_FILES
+
+
 def session_start(project_dir: str) -> int:
     """When this process's session in `project_dir` started (ns since the epoch), set once."""
     key = os.path.realpath(project_dir or ".")
@@ -77,8 +82,15 @@ def _in_folder(folder: str, names: tuple[str, ...]) -> list[str]:
     return out
 
 
-def changed_script(words: tuple[str, ...], cwd: str, project: str, start: int) -> str:
-    """Which script file of this runner call changed since `start` (a sentence), or ""."""
+def changed_script(
+    words: tuple[str, ...],
+    cwd: str,
+    project: str,
+    start: int,
+    pending: frozenset[str] = frozenset(),
+) -> str:
+    """Which script file of this runner call changed since `start`, or is written by another
+    part of the same command (`pending`: absolute paths), as a sentence; or ""."""
     if not words:
         return ""
     name = base_name(words[0])
@@ -86,8 +98,14 @@ def changed_script(words: tuple[str, ...], cwd: str, project: str, start: int) -
     if names is None:
         return ""
     paths: list[str] = []
-    for folder in _folders(cwd, project):
+    folders = _folders(cwd, project)
+    for folder in folders:
         paths += _in_folder(folder, names)
+    for written in sorted(pending):
+        # `printf ... > Makefile && make test`: decided before the write, run after it.
+        here = os.path.realpath(os.path.dirname(written)) in folders or written in paths
+        if here and any(fnmatch.fnmatch(os.path.basename(written), n) for n in names):
+            return f"another part of this command writes {written}, which `{name}` runs"
     # `make -f x.mk`, `npm --prefix dir`, `make -C dir`: operands and option values naming a file
     # or folder are read as well.
     for w in words[1:]:
@@ -109,7 +127,11 @@ def changed_script(words: tuple[str, ...], cwd: str, project: str, start: int) -
 
 
 def scripts_changed(
-    words: tuple[str, ...], cwds: list[str], cwd_known: bool, pc: PermissionContext
+    words: tuple[str, ...],
+    cwds: list[str],
+    cwd_known: bool,
+    pc: PermissionContext,
+    pending: frozenset[str] = frozenset(),
 ) -> str:
     """Why a rule allowing this part may not: a script file it runs changed (or its folder is
     unknown), or ""."""
@@ -118,7 +140,7 @@ def scripts_changed(
     if not cwd_known:
         return "runs project scripts after a `cd` to a folder only known at run time"
     for c in cwds:
-        why = changed_script(words, c, pc.project_dir, pc.session_started_ns)
+        why = changed_script(words, c, pc.project_dir, pc.session_started_ns, pending)
         if why:
             return why
     return ""
