@@ -41,11 +41,12 @@ class DeniedFiles:
     incomplete: Rule | None = None
 
 
-_cache: dict[tuple[int, ...], tuple[float, DeniedFiles]] = {}
+_cache: dict[tuple[tuple[str, str, str], ...], tuple[float, DeniedFiles]] = {}
 
 
 def denied_files(rules: Sequence[CompiledPathRule]) -> DeniedFiles:
-    key = tuple(id(r) for r in rules)
+    # Keyed by the rules' content: a new context with the same rules shares the listing.
+    key = tuple((r.root, r.pattern, r.rule.display()) for r in rules)
     now = time.monotonic()
     hit = _cache.get(key)
     if hit is not None and now - hit[0] < _TTL:

@@ -234,6 +234,22 @@ def test_an_included_or_named_makefile_counts(tmp_path: Path) -> None:
         assert bash(pc, command).behavior != "allow", command
 
 
+@pytest.mark.parametrize("mode", ("default", "acceptEdits", "dontAsk"))
+def test_a_script_written_in_the_same_command(tmp_path: Path, mode: str) -> None:
+    allow = ("Bash(make test:*)", "Bash(printf:*)", "Bash(cp:*)", "Bash(npm run test:*)")
+    pc = context(tmp_path, allow=allow, deny=("Bash(rm:*)",), mode=mode)
+    project = Path(pc.project_dir)
+    _scripts(project)
+    pc = replace(pc, session_started_ns=_ctime(project / "Makefile") + 10**9)
+    assert bash(pc, "make test").behavior == "allow"
+    for command in ("printf 'test:\\n\\trm V\\n' > Makefile && make test",
+                    "cp README.md Makefile; make test", "printf x > extra.mk && make test",
+                    "printf '{}' > package.json && npm run test"):  # fmt: skip
+        assert bash(pc, command).behavior != "allow", (mode, command)
+    if mode == "acceptEdits":  # a write elsewhere leaves the rule standing
+        assert bash(pc, "printf x > notes.txt && make test").behavior == "allow"
+
+
 def _ctime(path: Path) -> int:
     return os.stat(path).st_ctime_ns
 
