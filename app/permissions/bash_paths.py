@@ -308,7 +308,8 @@ def _protected(
     part: SimpleCommand, words: tuple[str, ...], cwds: list[str], pc: PermissionContext
 ) -> str:
     targets = [r.target for r in part.redirects if r.writes and r.target and not r.dynamic]
-    if not is_read_only_part(part):
+    read_only = is_read_only_part(part)
+    if not read_only:
         targets += _path_args(words) if words and words[0] not in NO_PATH_ARGS else []
     for t in targets:
         if t in HARMLESS_TARGETS:
@@ -323,7 +324,7 @@ def _protected(
             if why:
                 return f"writes to a protected path ({why})"
     removes = bool(words) and words[0] in _REMOVERS
-    for t in _write_targets(part, words):
+    for t in _write_targets(part, words, read_only):
         for c in cwds:
             for x in _expand(t, c, pc.home):
                 why = path_write_reason(x, pc, c, removes)
@@ -339,10 +340,14 @@ _REMOVERS = frozenset({"mv", "rm", "rmdir", "unlink"})
 _TARGET_LAST = frozenset({"cp", "mv", "ln", "install", "rsync", "scp", "link"})
 
 
-def _write_targets(part: SimpleCommand, words: tuple[str, ...]) -> list[str]:
+def _write_targets(
+    part: SimpleCommand, words: tuple[str, ...], read_only: bool | None = None
+) -> list[str]:
     targets = [r.target for r in part.redirects if r.writes and r.target and not r.dynamic]
     targets = [t for t in targets if t not in HARMLESS_TARGETS]
-    if is_read_only_part(part) or not words or words[0] in NO_PATH_ARGS or words[0] in _MOVES:
+    if read_only is None:
+        read_only = is_read_only_part(part)
+    if read_only or not words or words[0] in NO_PATH_ARGS or words[0] in _MOVES:
         return targets
     if words[0] not in _TARGET_LAST or words[0] in _REMOVERS:
         # `dd of=FILE`: an operand's value after `=` may be the file written.

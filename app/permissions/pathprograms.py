@@ -22,8 +22,10 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 from app.config.rules import Rule
 from app.permissions.context import BashRuleIndex, PermissionContext
@@ -36,21 +38,62 @@ SYSTEM_FOLDERS = ("/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", 
 _DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"  # bash's own when PATH is unset
 
 
+_TTL = 1.0
+_path_memo: list[tuple[float, str | None, str]] = []
+
+
 def bash_path() -> str:
-    """The PATH a Bash command starts with (lathe's, after the settings' `env` map)."""
+    """The PATH a Bash command starts with (lathe's, after the settings' `env` map). Kept for a
+    second: building the child environment costs more than a decision may."""
+    now = time.monotonic()
+    own = os.environ.get("PATH")
+    if _path_memo and now - _path_memo[0][0] < _TTL and _path_memo[0][1] == own:
+        return _path_memo[0][2]
     value = command_env().get("PATH")
-    return _DEFAULT_PATH if value is None else value
+    value = _DEFAULT_PATH if value is None else value
+    _path_memo[:] = [(now, own, value)]
+    return value
 
 
-def path_folders(cwd: str, home: str, path: str | None = None) -> list[str]:
+def path_folders(cwd: str, home: str, path: str | None = None) -> tuple[str, ...]:
     """PATH's folders, absolute: an empty entry or `.` is the folder the command runs in."""
+    return _path_folders(cwd, home, bash_path() if path is None else path)
+
+
+@lru_cache(maxsize=256)
+def _path_folders(cwd: str, home: str, path: str) -> tuple[str, ...]:
     out: list[str] = []
-    for entry in (bash_path() if path is None else path).split(":"):
+    for entry in path.split(":"):
         if entry == "~" or entry.startswith("~/"):
             entry = home + entry[1:]
         folder = os.path.normpath(os.path.join(cwd, entry)) if entry else cwd
         if folder not in out:
             out.append(folder)
+    return tuple(out)
+
+
+_forms_memo: dict[tuple[str, str, str], tuple[float, list[set[str]]]] = {}
+
+
+def _folder_forms(cwd: str, home: str) -> list[set[str]]:
+    """Each PATH folder as written and through its links (kept for a second)."""
+    path = bash_path()
+    key = (path, cwd, home)
+    now = time.monotonic()
+    hit = _forms_memo.get(key)
+    if hit is not None and now - hit[0] < _TTL:
+        return hit[1]
+    out = []
+    for folder in path_folders(cwd, home, path):
+        forms = {folder}
+        try:
+            forms.add(os.path.realpath(folder))
+        except (OSError, ValueError):
+            pass
+        out.append(forms)
+    if len(_forms_memo) > 64:
+        _forms_memo.clear()
+    _forms_memo[key] = (now, out)
     return out
 
 
@@ -62,14 +105,54 @@ def _executable(path: str) -> bool:
     return stat.S_ISREG(st.st_mode) and os.access(path, os.X_OK)
 
 
-def resolve(word: str, cwd: str, home: str, path: str | None = None) -> str | None:
+_listings: dict[str, tuple[int, frozenset[str]]] = {}
+_RACY_NS = 2_000_000_000  # a listing younger than its folder's last change may miss a name
+
+
+def _names(folder: str, seen: dict[str, frozenset[str] | None]) -> frozenset[str] | None:
+    """The names in a PATH folder: listed again whenever its mtime moved (checked once per
+    decision, `seen`), and never trusted from a cache within two seconds of a change."""
+    if folder in seen:
+        return seen[folder]
+    try:
+        st = os.stat(folder)
+    except (OSError, ValueError):
+        seen[folder] = None
+        return None
+    hit = _listings.get(folder)
+    if hit is not None and hit[0] == st.st_mtime_ns:
+        seen[folder] = hit[1]
+        return hit[1]
+    try:
+        names = frozenset(os.listdir(folder))
+    except OSError:
+        names = frozenset()
+    if time.time_ns() - st.st_mtime_ns > _RACY_NS:
+        if len(_listings) > 256:
+            _listings.clear()
+        _listings[folder] = (st.st_mtime_ns, names)
+    seen[folder] = names
+    return names
+
+
+def resolve(
+    word: str,
+    cwd: str,
+    home: str,
+    path: str | None = None,
+    seen: dict[str, frozenset[str] | None] | None = None,
+) -> str | None:
     """The file bash would run for `word` in `cwd` (builtins aside: `env echo` runs the file)."""
     if "/" in word:
         if word.startswith("~/"):
             word = home + word[1:]
         full = os.path.join(cwd, word)
         return full if _executable(full) else None
+    seen = {} if seen is None else seen
     for folder in path_folders(cwd, home, path):
+        names = _names(folder, seen)
+        if names is None or word not in names:
+            continue
         full = os.path.join(folder, word)
         if _executable(full):
             return full
@@ -186,12 +269,18 @@ def _system_identities(name: str) -> set[tuple[int, int]]:
     return out
 
 
-def runs_as(word: str, cwd: str, denied: DeniedPrograms, home: str) -> tuple[str, str] | None:
+def runs_as(
+    word: str,
+    cwd: str,
+    denied: DeniedPrograms,
+    home: str,
+    seen: dict[str, frozenset[str] | None] | None = None,
+) -> tuple[str, str] | None:
     """(denied program, the file found) when `word` run in `cwd` runs a denied program under
     another name, or None."""
     if not denied.programs:
         return None
-    file = resolve(word, cwd, home)
+    file = resolve(word, cwd, home, seen=seen)
     if file is None:
         return None
     program = denied.match(file)
@@ -213,20 +302,27 @@ def runs_as(word: str, cwd: str, denied: DeniedPrograms, home: str) -> tuple[str
 def path_write_reason(target: str, pc: PermissionContext, cwd: str, removes: bool = False) -> str:
     """Why writing `target` (absolute, normalised) may change which program a command word
     runs, or "": it is a folder on PATH, lies directly in one, or is an ancestor of one that it
-    may replace (`removes`: the command moves or deletes it, `mv ~/.local x`)."""
+    may replace (`removes`: the command moves or deletes it, `mv ~/.local x`). The callers pass
+    every reading of the path, link targets included (bash_paths._expand, paths.candidates)."""
     if pc.mode == "bypassPermissions" and not any(r.specifier is not None for r in pc.deny):
         return ""
-    forms = {target}
-    try:
-        forms.add(os.path.realpath(target))
-    except (OSError, ValueError):
-        pass
-    for folder in path_folders(cwd, pc.home):
-        folder_forms = {folder}
-        try:
-            folder_forms.add(os.path.realpath(folder))
-        except (OSError, ValueError):
-            pass
+    parent = os.path.dirname(target)
+    below = target.rstrip("/") + "/"
+    for folder_forms in _folder_forms(cwd, pc.home):
+        for f in folder_forms:
+            if target == f or parent == f:
+                return f"{f} is a folder on PATH: a file put there runs in place of a program"
+            # A new (or linked) ancestor replaces the folder: `ln -s /x ~/.local`. Into an
+            # existing real folder a write only adds a name (`cp f .`).
+            if f.startswith(below) and (
+                removes or os.path.islink(target) or not os.path.isdir(target)
+            ):
+                return f"{target} would replace {f}, a folder on PATH"
+    return ""
+    # The callers pass every reading of the path, link targets included (bash_paths._expand,
+    # paths.candidates): no realpath here.
+    forms = (target,)
+    for folder_forms in _folder_forms(cwd, pc.home):
         for t in forms:
             for f in folder_forms:
                 if t == f or os.path.dirname(t) == f:
@@ -250,6 +346,7 @@ def renamed_denied(
     if not index.rules:
         return None
     done: set[tuple[str, str]] = set()
+    seen: dict[str, frozenset[str] | None] = {}
     for part, form in readings:
         if not form:
             continue
@@ -258,7 +355,7 @@ def renamed_denied(
             if (word, c) in done:
                 continue
             done.add((word, c))
-            found = runs_as(word, c, denied_programs(pc, index.rules, c), pc.home)
+            found = runs_as(word, c, denied_programs(pc, index.rules, c), pc.home, seen)
             if found is None:
                 continue
             name, file = found
