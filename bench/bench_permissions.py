@@ -21,7 +21,11 @@ def run() -> list[Row]:
     from tools.decisions import PermissionDecision
 
     class BashLike(Tool[dict[str, Any]]):
+        # Declared as Bash is: a tool declaring no kind is judged as a generic tool, which
+        # never reaches the shell analysis this bench is about.
         name = "Bash"
+        permission_kind = "shell"
+        subject_field = "command"
 
         async def check_permissions(
             self, input: dict[str, Any], context: ToolContext

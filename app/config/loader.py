@@ -268,6 +268,12 @@ def read_settings_file(path: Path, source: str) -> ReadFile:
     try:
         raw = path.read_bytes()
     except (FileNotFoundError, NotADirectoryError):  # `.claude` a file: no settings under it
+        dangling = _dangling_link(path)
+        if dangling:
+            # Someone put a settings file there (a dotfiles link whose target moved): it holds
+            # rules nobody can read now, so it is broken, not absent.
+            problem = SettingsProblem(str(path), f"cannot read: {dangling}", None, source)
+            return ReadFile(None, True, [problem])
         return ReadFile(None, False, [])
     except OSError as exc:
         reason = exc.strerror or str(exc)
@@ -377,6 +383,26 @@ class DuplicateKeyError(ValueError):
         super().__init__(f"duplicate key `{key}`")
         self.key = key
         self.lineno = lineno
+
+
+def _dangling_link(path: Path) -> str:
+    """Why a settings path that cannot be opened is a broken symbolic link (the file itself, or a
+    folder on the way to it, like `.lathe -> /moved/away`), or "" when nothing is there."""
+    import os
+
+    current = str(path)
+    while not os.path.exists(current):
+        if os.path.islink(current):
+            try:
+                target = os.readlink(current)
+            except OSError:
+                target = "?"
+            return f"{current} is a symbolic link to {target}, which does not exist"
+        parent = os.path.dirname(current)
+        if parent == current:
+            break
+        current = parent
+    return ""
 
 
 def _parse_json(text: str, path: Path) -> Any:

@@ -28,13 +28,17 @@ from app.permissions.bash_paths import (
     _recursive_deny,
     _redirect_need,
     _serial,
+    pending_writes,
 )
 from app.permissions.bash_proven import git_unproven, unproven_program
 from app.permissions.context import BashRuleIndex, PermissionContext
+from app.permissions.git_hooks import hook_risk, names_subcommand
 from app.permissions.matching import bash_matches, bash_pattern, canonical
 from app.permissions.messages import PLAN_MODE_MESSAGE, part_reason, rule_reason
 from app.permissions.pathcheck import deny_for
+from app.permissions.pathprograms import renamed_denied
 from app.permissions.procpaths import bash_secret
+from app.permissions.scriptfiles import runs_scripts, scripts_changed
 from app.permissions.shellpaths import has_glob
 from app.permissions.suggest import bash_suggestion, dedupe
 from tools.decisions import DecisionReason, PermissionDecision
@@ -157,6 +161,11 @@ def decide_bash(
     if hit:
         reason = rule_reason(hit[0], "denied", hit[1])
         return PermissionDecision.deny(reason.text, reason)
+    if deny_rules.rules:
+        readings = [(f.part, f.words) for f in forms]
+        renamed = renamed_denied(deny_rules, readings, _cd_dirs(analysis, cwd, pc.home), pc)
+        if renamed is not None:
+            return renamed
     path_deny = _path_denies(analysis, pc, cwd)
     if path_deny is not None:
         return path_deny
@@ -441,8 +450,16 @@ def _verdicts(
             if part.assignments and words
             else ""
         )
+        hooks = (
+            "" if extra or not words or words[0] != "git" else hook_risk(words, cwds[0], pc.home)
+        )
         for rule in () if extra or assigns else allow.for_words(words):
             pattern = bash_pattern(rule.specifier)
+            if hooks and pattern.kind != "any" and not names_subcommand(rule.specifier, words):
+                # `Bash(git:*)` names git, not the hook a `git commit` runs; a rule naming the
+                # subcommand is the user's choice of it, hooks included.
+                rule_need = part_reason(text, hooks)
+                continue
             if pattern.kind == "any" or (rule.specifier or "").strip() == whole:
                 # `Bash` allows every command and every file it writes; a rule naming the
                 # whole command text names its redirects too.
@@ -461,6 +478,10 @@ def _verdicts(
                     allowed, rule_need = None, part_reason(text, outside)
             if allowed:
                 break
+        if allowed is not None and allowed.rule not in ("Bash", "Bash(*)") and runs_scripts(words):
+            changed = scripts_changed(words, cwds, cwd_known, pc, pending_writes(analysis, pc, cwd))
+            if changed:
+                allowed, rule_need = None, part_reason(text, changed)
         # 3. read-only commands and `cd` inside the working folders.
         read_only = not unsafe and is_read_only_part(part, ignore_redirects=True)
         plan_ok = not unsafe and is_read_only_part(part)
@@ -493,7 +514,7 @@ def _verdicts(
             text, unsafe or extra or assigns or "is not allowed by any rule"
         )
         if read_only and not unsafe:
-            blocker = extra or _read_only_blocker(analysis, words, pc)
+            blocker = extra or hooks or _read_only_blocker(analysis, words, pc)
             if blocker:
                 read_only = plan_ok = False
                 need = part_reason(text, blocker)

@@ -17,11 +17,12 @@ from tools.shell.optiondata import GIT_PATCH_OPTS, GIT_SAFE_GLOBAL
 from tools.shell.risk import opt_is
 
 # Config keys (last component, lower case) that make a read-only git command run a program.
+# (`core.hooksPath` only moves the hooks: app/permissions/git_hooks.py checks what they run.)
 _RUNS = frozenset(
     {
         "fsmonitor", "pager", "textconv", "command", "clean", "smudge", "process", "external",
         "program", "alternaterefscommand", "uploadpack", "receivepack", "sshcommand", "askpass",
-        "editor", "worktree", "hookspath", "gitproxy", "driver", "difffilter", "path",
+        "editor", "worktree", "gitproxy", "driver", "difffilter", "path",
         "helper", "cmd", "tool", "proxy",
     }
 )  # fmt: skip

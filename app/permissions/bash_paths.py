@@ -11,8 +11,10 @@ from functools import lru_cache
 
 from app.permissions.context import PermissionContext
 from app.permissions.pathcheck import allow_match, ask_for, deny_below
+from app.permissions.pathprograms import path_write_reason
 from app.permissions.paths import DEVICE_PATHS, inside, protected_reason
 from app.permissions.shellpaths import Unknowable, expand_word, glob_may_be_protected, has_glob
+from app.permissions.treelinks import COPIERS, tree_reason
 from tools.shell import (
     ShellAnalysis,
     SimpleCommand,
@@ -191,20 +193,28 @@ def _grep_operands(words: tuple[str, ...], pattern: bool = False) -> list[str]:
 
 
 def _recursive_deny(words: tuple[str, ...], cwds: list[str], pc: PermissionContext) -> str:
-    """Why a recursive read of a folder would reach a file a Read deny rule protects, or ""."""
-    if not _reads_recursively(words):
+    """Why a recursive read (or copy) of a folder would reach a file a Read deny rule protects:
+    by its path, or under another name (a hard link, a followed symbolic link), or ""."""
+    grep = _reads_recursively(words)
+    copies = not grep and bool(words) and words[0] in COPIERS
+    if not grep and not copies:
         return ""
-    args = _grep_operands(words)
-    args = args or ["."]
+    if grep:
+        args = _grep_operands(words) or ["."]
+    else:
+        args = [w for w in words[1:] if not w.startswith("-")]
     for arg in args:
         for c in cwds:
             for cand in _expand(arg, c, pc.home) or (arg,):
-                rule = deny_below(pc, cand)
+                rule = deny_below(pc, cand) if grep else None
                 if rule is not None:
                     return (
                         f"reads every file below {cand}, including what {rule.display()} from "
                         f"{rule.source} denies"
                     )
+                why = tree_reason(cand, words, pc, copies)
+                if why:
+                    return why
     return ""
 
 
@@ -298,7 +308,8 @@ def _protected(
     part: SimpleCommand, words: tuple[str, ...], cwds: list[str], pc: PermissionContext
 ) -> str:
     targets = [r.target for r in part.redirects if r.writes and r.target and not r.dynamic]
-    if not is_read_only_part(part):
+    read_only = is_read_only_part(part)
+    if not read_only:
         targets += _path_args(words) if words and words[0] not in NO_PATH_ARGS else []
     for t in targets:
         if t in HARMLESS_TARGETS:
@@ -312,7 +323,50 @@ def _protected(
             )
             if why:
                 return f"writes to a protected path ({why})"
+    removes = bool(words) and words[0] in _REMOVERS
+    for t in _write_targets(part, words, read_only):
+        for c in cwds:
+            for x in _expand(t, c, pc.home):
+                why = path_write_reason(x, pc, c, removes)
+                if why:
+                    return f"writes to {x} ({why})"
     return ""
+
+
+# Commands whose last operand (or `-t DIR`) is the one they write; the others are read.
+_MOVES = frozenset({"cd", "pushd", "popd"})
+# Commands that take their operands away (a folder moved or deleted can be put back as a link).
+_REMOVERS = frozenset({"mv", "rm", "rmdir", "unlink"})
+_TARGET_LAST = frozenset({"cp", "mv", "ln", "install", "rsync", "scp", "link"})
+
+
+def _write_targets(
+    part: SimpleCommand, words: tuple[str, ...], read_only: bool | None = None
+) -> list[str]:
+    targets = [r.target for r in part.redirects if r.writes and r.target and not r.dynamic]
+    targets = [t for t in targets if t not in HARMLESS_TARGETS]
+    if read_only is None:
+        read_only = is_read_only_part(part)
+    if read_only or not words or words[0] in NO_PATH_ARGS or words[0] in _MOVES:
+        return targets
+    if words[0] not in _TARGET_LAST or words[0] in _REMOVERS:
+        # `dd of=FILE`: an operand's value after `=` may be the file written.
+        values = [w.split("=", 1)[1] for w in words[1:] if "=" in w and not w.startswith("-")]
+        return targets + _path_args(words) + values
+    operands: list[str] = []
+    after_dashdash = False
+    for prev, w in itertools.pairwise(words):
+        if prev in ("-t", "--target-directory"):
+            targets.append(w)
+        elif w.startswith("--target-directory="):
+            targets.append(w.split("=", 1)[1])
+        elif w.startswith("-t") and len(w) > 2 and not w.startswith("--"):
+            targets.append(w[2:])
+        elif after_dashdash or not w.startswith("-"):
+            operands.append(w)
+        elif w == "--":
+            after_dashdash = True
+    return targets + operands[-1:]
 
 
 def _redirect_need(
@@ -351,3 +405,15 @@ def _redirect_need(
             if allowed_by != "whole" and pc.mode not in ("acceptEdits", "bypassPermissions"):
                 return f"writes to {cands[0]}"
     return ""
+
+
+def pending_writes(analysis: ShellAnalysis, pc: PermissionContext, cwd: str) -> frozenset[str]:
+    """Every file some part of the command writes, absolute (for every folder a `cd` reaches)."""
+    cwds = _cd_dirs(analysis, cwd, pc.home)
+    out: set[str] = set()
+    for part in (*analysis.parts, *analysis.nested):
+        form = allow_form(part.words) or part.words
+        for target in _write_targets(part, form):
+            for c in cwds:
+                out.update(_expand(target, c, pc.home))
+    return frozenset(out)

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable
 from functools import lru_cache
 
 from app.permissions.bash_git import git_place_risk, user_config_risk
+from app.permissions.git_hooks import hook_risk
 from tools.shell.commands import base_name
 from tools.shell.optiondata import (
     MODELLED_WRAPPERS,
@@ -137,48 +138,9 @@ def git_unproven(
         if any(w in ("--global", "--system") for w in words) and "config" in words:
             return "`git config --global` writes git's user configuration, a protected file"
         for place in places:
-            why = git_place_risk(place, project, False) or _hooks_risk(place)
+            why = git_place_risk(place, project, False) or hook_risk(
+                words, place, home or os.path.expanduser("~")
+            )
             if why:
                 return why
-    return ""
-
-
-def _hooks_risk(cwd: str) -> str:
-    """Hooks installed in the repository git would use from `cwd` (`pre-commit` and the like):
-    git runs them, and they may run anything."""
-    d = os.path.realpath(cwd)
-    while True:
-        dot_git = os.path.join(d, ".git")
-        if os.path.lexists(dot_git):
-            break
-        parent = os.path.dirname(d)
-        if parent == d:
-            return ""
-        d = parent
-    gitdir = dot_git
-    if not os.path.isdir(dot_git):
-        try:
-            with open(dot_git, encoding="utf-8") as fh:
-                line = fh.readline().strip()
-        except (OSError, UnicodeDecodeError):
-            return f"cannot read {dot_git}"
-        gitdir = os.path.join(d, line.removeprefix("gitdir:").strip())
-        try:
-            with open(os.path.join(gitdir, "commondir"), encoding="utf-8") as fh:
-                gitdir = os.path.join(gitdir, fh.read().strip())
-        except FileNotFoundError:
-            pass
-        except (OSError, UnicodeDecodeError):
-            return f"cannot read {gitdir}/commondir"
-    hooks = os.path.join(gitdir, "hooks")
-    try:
-        names = os.listdir(hooks)
-    except FileNotFoundError:
-        return ""
-    except OSError:
-        return f"cannot read {hooks}"
-    for name in sorted(names):
-        path = os.path.join(hooks, name)
-        if not name.endswith(".sample") and os.access(path, os.X_OK) and not os.path.isdir(path):
-            return f"the repository has the hook {name}, which git runs and which may run anything"
     return ""

@@ -55,6 +55,8 @@ class PermissionContext:
     bypass_disabled: bool = False
     problems: tuple[SettingsProblem, ...] = ()
     local_settings_path: str = ""
+    # When the session started (ns): project script files changed after it (scriptfiles.py).
+    session_started_ns: int = 0
 
     # -- questions ------------------------------------------------------------------------------
 

@@ -26,6 +26,7 @@ from app.permissions.matching import (
 )
 from app.permissions.messages import PLAN_MODE_MESSAGE, rule_reason
 from app.permissions.pathcheck import allow_match, ask_for, deny_for
+from app.permissions.pathprograms import path_write_reason
 from app.permissions.paths import DEVICE_PATHS, candidates, inside, is_unc, protected_any
 from app.permissions.procpaths import tool_path_secret
 from app.permissions.suggest import path_suggestion
@@ -237,7 +238,7 @@ def _decide_path(
             )
         why = next(
             (protected_any(c, cwd, pc.home) for c in cands if protected_any(c, cwd, pc.home)), ""
-        )
+        ) or next((w for w in (path_write_reason(c, pc, cwd) for c in cands) if w), "")
         if why:
             text = f"writing {cands[0]} needs confirmation: {why}"
             return PermissionDecision.ask(text, DecisionReason("check", text, part=cands[0]))

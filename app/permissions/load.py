@@ -17,6 +17,7 @@ from app.config.models import PermissionMode
 from app.config.paths import home_dir
 from app.config.rules import Rule, RuleBehavior, RuleError, parse_rule, split_rule_list
 from app.permissions.context import PermissionContext
+from app.permissions.scriptfiles import session_start
 from app.permissions.trust import is_trusted
 
 
@@ -129,4 +130,5 @@ def context_from_settings(
         bypass_disabled=bypass_disabled,
         problems=tuple(problems),
         local_settings_path=str(Path(project) / ".lathe" / "settings.local.toml"),
+        session_started_ns=session_start(project),
     )

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import re
-import stat
 from collections.abc import Iterable
 from typing import Literal
 
 from app.config.rules import Rule, path_rule_tools
 from app.permissions.context import PermissionContext
+from app.permissions.identity import denied_files, identity
 from app.permissions.matching import (
     CompiledPathRule,
     compile_path_rule,
@@ -85,55 +84,23 @@ def deny_for(pc: PermissionContext, access: Access, cands: tuple[str, ...]) -> R
     return first_match(pc, "deny", access, cands) or hard_link_deny(pc, access, cands)
 
 
-_GLOB = re.compile(r"[*?\[]")
-_WALK_LIMIT = 2000  # files looked at below one rule's folder (`secrets/**`)
-
-
 def hard_link_deny(pc: PermissionContext, access: Access, cands: tuple[str, ...]) -> Rule | None:
     """A deny rule matching the file a hard link (`ln .env x`) is another name of: a file with
     more than one link is compared, by (st_dev, st_ino), with the existing files the deny rules
-    name (a concrete path, or every file below the folder of `DIR/**`)."""
+    name (app/permissions/identity.py); when those could not all be listed, it is denied."""
     linked = set()
     for c in cands:
-        try:
-            st = os.stat(c)
-        except (OSError, ValueError):
-            continue
-        if st.st_nlink > 1 and stat.S_ISREG(st.st_mode):
-            linked.add((st.st_dev, st.st_ino))
+        found = identity(c)
+        if found is not None and found[1] > 1:
+            linked.add(found[0])
     if not linked:
-        return None  # the common case: one name per file, no stat of the rules' files
-    for compiled in _cached(pc, access, "deny"):
-        for path in _rule_files(compiled):
-            if not compiled_matches(compiled, path):
-                continue
-            try:
-                st = os.stat(path)
-            except (OSError, ValueError):
-                continue
-            if (st.st_dev, st.st_ino) in linked:
-                return compiled.rule
-    return None
-
-
-def _rule_files(compiled: CompiledPathRule) -> list[str]:
-    pattern = compiled.pattern.lstrip("/")
-    if not _GLOB.search(pattern):
-        return [os.path.join(compiled.root, pattern)]
-    literal = _GLOB.split(pattern, maxsplit=1)[0]
-    folder = os.path.join(compiled.root, literal.rsplit("/", 1)[0] if "/" in literal else "")
-    if folder.rstrip("/") == compiled.root.rstrip("/") and not pattern.startswith("**"):
-        # `*.pem` at the root: the root's own files (not the whole tree).
-        try:
-            return [os.path.join(folder, n) for n in os.listdir(folder)][:_WALK_LIMIT]
-        except OSError:
-            return []
-    out: list[str] = []
-    for base, _dirs, files in os.walk(folder):
-        out += [os.path.join(base, f) for f in files]
-        if len(out) > _WALK_LIMIT:
-            break
-    return out
+        return None  # the common case: one name per file, no listing of the rules' files
+    denied = denied_files(_cached(pc, access, "deny"))
+    for ident in linked:
+        hit = denied.by_id.get(ident)
+        if hit is not None:
+            return hit[0]
+    return denied.incomplete
 
 
 def ask_for(pc: PermissionContext, access: Access, cands: tuple[str, ...]) -> Rule | None:

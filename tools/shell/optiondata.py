@@ -304,3 +304,32 @@ RUNS_WITH_OPTION: dict[str, tuple[str, ...]] = {
 }  # fmt: skip
 # A program given only one of these arguments prints its version or help and starts nothing.
 VERSION_QUERIES = frozenset({"--version", "-V", "--help", "-h"})
+
+
+# Files that define what a runner runs by name (`npm run test` runs package.json's scripts.test):
+# looked for in the folder the runner starts in and each one above it up to the project. A name
+# with `*` is a pattern over that folder's files.
+SCRIPT_FILES: dict[str, tuple[str, ...]] = {
+    "npm": ("package.json", ".npmrc"), "npx": ("package.json", ".npmrc"),
+    "yarn": ("package.json", ".yarnrc", ".yarnrc.yml", ".pnp.cjs"),
+    "pnpm": ("package.json", ".npmrc", "pnpm-workspace.yaml", ".pnpmfile.cjs"),
+    "pnpx": ("package.json", ".npmrc"), "bun": ("package.json", "bunfig.toml"),
+    "bunx": ("package.json", "bunfig.toml"),
+    "make": ("Makefile", "makefile", "GNUmakefile", "*.mk"),
+    "gmake": ("Makefile", "makefile", "GNUmakefile", "*.mk"),
+    "bmake": ("Makefile", "makefile", "BSDmakefile", "*.mk"),
+    "just": ("justfile", "Justfile", ".justfile", "*.just"),
+    "rake": ("Rakefile", "rakefile", "Rakefile.rb", "*.rake"),
+    "uv": ("pyproject.toml", "uv.toml"), "poetry": ("pyproject.toml",),
+    "pdm": ("pyproject.toml", "pdm.toml"), "hatch": ("pyproject.toml", "hatch.toml"),
+    "pipenv": ("Pipfile",), "tox": ("tox.ini", "pyproject.toml", "setup.cfg"),
+    "nox": ("noxfile.py",), "invoke": ("tasks.py", "invoke.yaml", "invoke.yml"),
+    "task": ("Taskfile.yml", "Taskfile.yaml", "taskfile.yml", "taskfile.yaml"),
+    "composer": ("composer.json",), "deno": ("deno.json", "deno.jsonc"),
+    "cargo": ("Cargo.toml", "build.rs", ".cargo/config.toml", ".cargo/config"), "gradle": ("build.gradle", "build.gradle.kts",
+    "settings.gradle", "settings.gradle.kts"), "gradlew": ("gradlew", "build.gradle",
+    "build.gradle.kts", "settings.gradle", "settings.gradle.kts"), "mvn": ("pom.xml", ".mvn/maven.config", ".mvn/extensions.xml"),
+    "sbt": ("build.sbt",), "ant": ("build.xml",), "meson": ("meson.build",),
+    "scons": ("SConstruct", "SConscript"), "bundle": ("Gemfile",),
+    "dotnet": ("*.csproj", "*.fsproj", "*.sln", "Directory.Build.props"),
+}  # fmt: skip
