@@ -15,6 +15,7 @@ from app.engine.api import (
     MAX_TAIL_CHARS,
     AppEvent,
     AssistantMessage,
+    AttemptAbandoned,
     CompactionFailed,
     CompactionFinished,
     CompactionStarted,
@@ -35,6 +36,7 @@ from app.engine.api import (
     UsageUpdated,
     message_text,
 )
+from app.tui.attempts import AttemptBlocks
 from app.tui.history import ReplayedHistory, archived_renderables
 from app.tui.translate import finished_fields, plan_items
 from widgets.message_blocks import NoticeBlock, NoticeLevel, UserBlock
@@ -63,6 +65,8 @@ class EventRouter:
         # Whether this response's text arrived as deltas: then AssistantMessage adds nothing (its
         # text is already on screen, possibly split around tool blocks); else it is shown whole.
         self._streamed = False
+        # What the current model response showed, taken back if the engine abandons it.
+        self.attempt = AttemptBlocks()
 
     def set_activity(self, text: str) -> None:
         self.app.main.status_bar.set(activity=text)
@@ -80,6 +84,7 @@ class EventRouter:
 
                     self.assistant = AssistantBlock()
                     screen.conversation.add_block(self.assistant)
+                    self.attempt.add(self.assistant)
                 self.assistant.feed(event.text)
             case ToolCallUpdated():
                 self._tool_call(event)
@@ -90,6 +95,7 @@ class EventRouter:
             case RequestStarted():
                 self.assistant = None
                 self._streamed = False
+                self.attempt.start()
                 if event.model:
                     screen.status_bar.set(model=event.model)
                 self.set_activity("thinking…")
@@ -100,6 +106,8 @@ class EventRouter:
                 self._streamed = False
             case PermissionRequested():
                 self.app.permissions.enqueue(event.question)
+            case AttemptAbandoned():
+                self._abandon(event)
             case Retrying():
                 self.notice(
                     f"Retrying in {_seconds(event.delay_s)} (attempt {event.attempt}): {event.reason}",
@@ -171,6 +179,7 @@ class EventRouter:
                 new = ToolBlock(ToolCallState(tool_use_id, view.name, view.title))
                 self.tool_blocks[tool_use_id] = new
                 screen.conversation.add_block(new)
+                self.attempt.add(new)
                 screen.progress.queued(tool_use_id, view.name, view.title)
             case "started":
                 started = self.tool_blocks.get(tool_use_id)
@@ -200,6 +209,17 @@ class EventRouter:
                 screen.progress.finished(tool_use_id, view.elapsed or 0.0, view.status != "done")
             case _:
                 pass  # awaiting approval and answered: the dialog shows it, the block stays
+
+    def _abandon(self, event: AttemptAbandoned) -> None:
+        """The response broke and nothing of it was kept: its blocks become one failed-attempt
+        block, so the retried answer is not shown twice."""
+        self.assistant = None
+        self._streamed = False
+        for block in self.attempt.blocks:
+            state = getattr(block, "state", None)
+            if state is not None:
+                self.tool_blocks.pop(state.tool_use_id, None)
+        self.attempt.abandon(event, self.app.main.conversation)
 
     def _flush_tails(self) -> None:
         self._tail_timer = None
