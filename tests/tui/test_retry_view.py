@@ -19,7 +19,9 @@ ANSWER = "The answer begins here and goes on to the end."
 
 def broken_then_whole() -> list[Turn]:
     # message_start, ping, content_block_start, then deltas: cut after the second delta.
-    broken = Turn(blocks=(Block("text", ("The answer ", "begins here", " and goes on")),), drop_after=5)
+    broken = Turn(
+        blocks=(Block("text", ("The answer ", "begins here", " and goes on")),), drop_after=5
+    )
     return [broken, text_turn(ANSWER)]
 
 
@@ -36,6 +38,10 @@ async def test_a_dropped_stream_is_replaced_not_repeated(fake_api: Any, project:
         assert kinds == [AttemptAbandoned, Retrying]
         abandoned = next(e for e in seen if isinstance(e, AttemptAbandoned))
         assert abandoned.attempt == 1 and abandoned.retrying
+        # Plain words: the endpoint it was talking to, not the SDK's "Connection error."
+        assert abandoned.reason.startswith(f"The connection to {fake_api.url.rstrip('/')} broke"), (
+            abandoned.reason
+        )
         conversation = app.main.conversation
         answers = list(conversation.query(AssistantBlock))
         for block in answers:
