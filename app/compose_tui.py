@@ -21,6 +21,7 @@ from app.tui.ports import EventSink, SessionSummary, SettingsReport, TuiConfig
 
 if TYPE_CHECKING:
     from app.config.loader import CliOverrides, LoadedSettings
+    from app.tui.app import LatheApp
 
 
 def git_branch(folder: Path) -> str:
@@ -186,9 +187,22 @@ def settings_report(loaded: LoadedSettings) -> list[str]:
 
 
 def run_tui(opts: CliOptions) -> int:
+    app = make_app(opts)
+    result = app.run()
+    if app.exit_signal is not None:
+        # The terminal may be gone: the final flush of stdout must not turn 129 into 120.
+        from app.exit_signals import exit_code, silence_stdio
+
+        silence_stdio()
+        return exit_code(app.exit_signal)
+    return result if isinstance(result, int) else 0
+
+
+def make_app(opts: CliOptions, cwd: Path | None = None) -> LatheApp:
+    """The App as `lathe` runs it: its config, the session factory, the resume picker's seams."""
     from app.tui.app import LatheApp
 
-    start = Path.cwd().resolve()
+    start = (cwd or Path.cwd()).resolve()
     settings = TuiSettings(start, cli_overrides(engine_options(opts), strict=False))
     config = make_config(opts, start, settings)
     project = project_dir(start)
@@ -200,15 +214,21 @@ def run_tui(opts: CliOptions) -> int:
 
     def list_saved() -> list[SessionSummary]:
         from app.transcript import list_sessions
+        from app.tui.screens.resume import relative_time
 
+        now = time.time()
+        current = app.session.session_id if app.session is not None else None
         return [
             SessionSummary(
                 s.session_id,
                 s.first_prompt or "(no prompt)",
-                time.strftime("%Y-%m-%d %H:%M", time.localtime(s.modified)),
+                relative_time(s.modified, now),
                 s.messages,
+                s.branch,
             )
             for s in list_sessions(project)
+            # Past sessions only: not this one (it is open here), not one nobody spoke in.
+            if s.session_id != current and s.messages
         ]
 
     def resume(session_id: str) -> None:
@@ -224,15 +244,9 @@ def run_tui(opts: CliOptions) -> int:
     config.list_sessions = list_saved
     config.on_resume = resume
     if opts.resume_picker and not opts.prompt:
-        config.initial_prompt = "/resume"
-    result = app.run()
-    if app.exit_signal is not None:
-        # The terminal may be gone: the final flush of stdout must not turn 129 into 120.
-        from app.exit_signals import exit_code, silence_stdio
-
-        silence_stdio()
-        return exit_code(app.exit_signal)
-    return result if isinstance(result, int) else 0
+        # `lathe -r`: the picker first, and the one session chosen is the one built.
+        config.pick_session_first = True
+    return app
 
 
 # -- live settings: the files watched, the rules to the session, a report to the App ----------

@@ -123,9 +123,22 @@ class SlashCommands:
         self.app.push_screen(ResumeScreen(list(lister())), self._resume_picked)
 
     def _resume_picked(self, session_id: str | None) -> None:
+        # The new session says "Resumed session ..." itself, once its history is shown.
         if session_id and self.app.config.on_resume is not None:
             self.app.config.on_resume(session_id)
-            self.notice(f"Resumed session {session_id}")
+
+    def pick_session_first(self) -> None:
+        """`lathe -r`: the one picker, before any session exists; Esc quits."""
+        lister = self.app.config.list_sessions
+        sessions = list(lister()) if lister is not None else []
+
+        def picked(session_id: str | None) -> None:
+            if session_id and self.app.config.on_resume is not None:
+                self.app.config.on_resume(session_id)
+            else:
+                self.app.exit(0)
+
+        self.app.push_screen(ResumeScreen(sessions), picked)
 
     def cmd_theme(self, arg: str) -> None:
         if not arg:

@@ -77,7 +77,7 @@ async def test_a_tui_start_reads_each_settings_file_once(
             await until(lambda: watch.reloader.state is not None)
             # The session has the rules of that one load.
             assert "Read" in app.session.describe_permissions()
-            assert OPENS == {str(user): 1, str(shared): 1}
+            assert {str(user): 1, str(shared): 1} == OPENS
             # A change is read (once more), and becomes what a /resume would build from.
             shared.write_text('[permissions]\nallow = ["Read", "Glob"]\n')
             await until(lambda: OPENS[str(shared)] >= 2, 20)
