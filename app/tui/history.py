@@ -12,6 +12,7 @@ from app.engine.api import (
     AssistantMessage,
     CompactionFinished,
     EngineEvent,
+    Interrupted,
     ToolCallUpdated,
     TurnStarted,
 )
@@ -31,9 +32,10 @@ def archived_renderables(events: Iterable[EngineEvent]) -> list[RenderableType]:
     from rich.markdown import Markdown as RichMarkdown
 
     from app.engine.api import message_text
+    from app.tui.event_router import INTERRUPTED_TEXT
     from app.tui.translate import finished_fields
     from widgets.conversation import Deferred, estimate_text_lines
-    from widgets.message_blocks import UserBlock
+    from widgets.message_blocks import NoticeBlock, UserBlock
     from widgets.tool_block import ToolCallState, render_tool
 
     def text_estimate(text: str) -> Callable[[int], int]:
@@ -61,6 +63,9 @@ def archived_renderables(events: Iterable[EngineEvent]) -> list[RenderableType]:
             text = message_text(event.message)
             if text:
                 out.append(Deferred(markdown(text), text_estimate(text)))
+        elif isinstance(event, Interrupted):
+            # The marker the live turn showed (the transcript's "[Request interrupted by user]").
+            out.append(Deferred(NoticeBlock(INTERRUPTED_TEXT, "interrupt").frozen, lines(1)))
         elif isinstance(event, CompactionFinished):
             from widgets.compaction_block import CompactionBlock
 
