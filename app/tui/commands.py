@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 COMMANDS = (
     SlashCommand("help", "Show the keys and commands"),
-    SlashCommand("clear", "Clear the conversation view"),
+    SlashCommand("clear", "Start over: clear the conversation and the model's context"),
     SlashCommand("model", "Show the model (or /model NAME to switch)"),
     SlashCommand("permissions", "Show the permission mode and rules"),
     SlashCommand("resume", "Resume an earlier session of this folder"),
@@ -40,6 +40,10 @@ Ctrl+C interrupt (idle: clear the prompt; empty: twice to quit) · Esc interrupt
 Shift+Tab permission mode (default → acceptEdits → plan) · F2 mouse capture on/off (off: select
 and copy with the terminal) · Ctrl+P command palette
 Commands: """ + " ".join(f"/{c.name}" for c in COMMANDS)
+
+
+# What /clear did, on the screen it leaves: the model forgot too, not only the view.
+CLEARED_TEXT = "Conversation cleared: the model's context is empty too; the next prompt starts afresh."
 
 
 class SlashCommands:
@@ -95,6 +99,7 @@ class SlashCommands:
             self.notice("A turn is running: interrupt it first (Esc), then /clear.", "warning")
             return
         self.app.main.conversation.clear_blocks()
+        self.notice(CLEARED_TEXT)
 
     def cmd_model(self, arg: str) -> None:
         session = self.app.session
