@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from app.engine.compact_prompt import SUMMARY_INTRO, extract_summary
@@ -20,6 +20,7 @@ from app.engine.events import (
     CompactionFinished,
     EngineEvent,
     Interrupted,
+    ToolCallUpdated,
     TurnEnded,
     TurnStarted,
 )
@@ -176,7 +177,9 @@ def replay_events(
                     if denied
                     else None,
                 )
-                events.append(calls.finished(ToolFinished(tool_id, outcome, 0.0)))
+                done = calls.finished(ToolFinished(tool_id, outcome, 0.0))
+                # How long it took is not recorded: shown as unknown, never as "0.0s".
+                events.append(ToolCallUpdated(replace(done.view, elapsed=None), done.change))
     if events:
         # Close the replayed history as a finished turn: nothing is running.
         events.append(TurnEnded(None, "", False, "success", 0))

@@ -239,6 +239,8 @@ class EventRouter:
         conversation.load_history(archived_renderables(events[:keep]))
         for event in events[keep:]:
             self.handle(event)
+        # The replayed calls are history, not work in progress: the panel shows none of them.
+        self.app.main.progress.clear()
 
     def _finish_assistant(self, full_text: str | None) -> None:
         block = self.assistant
