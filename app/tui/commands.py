@@ -43,7 +43,9 @@ Commands: """ + " ".join(f"/{c.name}" for c in COMMANDS)
 
 
 # What /clear did, on the screen it leaves: the model forgot too, not only the view.
-CLEARED_TEXT = "Conversation cleared: the model's context is empty too; the next prompt starts afresh."
+CLEARED_TEXT = (
+    "Conversation cleared: the model's context is empty too; the next prompt starts afresh."
+)
 
 
 class SlashCommands:
