@@ -72,3 +72,20 @@ def cannot_reach(exc: BaseException) -> str:
 def broke_mid_stream(exc: BaseException) -> str:
     detail = str(exc).strip().rstrip(".") or type(exc).__name__
     return f"The connection to {endpoint_of(exc)} broke mid-answer ({detail})"
+
+
+# What to do about the API's answers that no retry can change.
+_STATUS_HINTS = {
+    401: "Check ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN).",
+    403: "The key is not allowed to do this: check its organisation and permissions.",
+    404: "Check the model name (--model, ANTHROPIC_MODEL) and ANTHROPIC_BASE_URL.",
+}
+
+
+def with_hint(message: str, status: int | None, exc: BaseException) -> str:
+    """ "API error 401: invalid x-api-key (https://api.anthropic.com). Check ANTHROPIC_API_KEY
+    (or ANTHROPIC_AUTH_TOKEN)." for the statuses a user must act on; other messages as they are."""
+    hint = _STATUS_HINTS.get(status or 0)
+    if hint is None:
+        return message
+    return f"{message.rstrip('.')} ({endpoint_of(exc)}). {hint}"

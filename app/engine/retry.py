@@ -61,10 +61,10 @@ def classify(exc: BaseException) -> ErrorInfo:
     if isinstance(exc, anthropic.APIStatusError):
         status = exc.status_code
         retry_after = _retry_after(exc.response.headers if exc.response is not None else {})
-        message = _api_message(exc)
-        return ErrorInfo(
-            status in RETRYABLE_STATUS, f"API error {status}: {message}", status, retry_after
-        )
+        from app.engine.error_words import with_hint
+
+        text = with_hint(f"API error {status}: {_api_message(exc)}", status, exc)
+        return ErrorInfo(status in RETRYABLE_STATUS, text, status, retry_after)
     if isinstance(exc, anthropic.APIConnectionError):
         from app.engine.error_words import cannot_reach
 

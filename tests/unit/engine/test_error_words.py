@@ -42,3 +42,23 @@ def test_unknown_host_says_so() -> None:
     assert info.message.startswith(
         "Cannot reach https://no-such-host.invalid (the host name could not be resolved)."
     )
+
+
+def test_a_refused_key_says_which_setting(fake_api) -> None:  # type: ignore[no-untyped-def]
+    from app.model.scenario import Turn
+
+    fake_api.load([Turn(error=401, error_message="invalid x-api-key")])
+    client = anthropic.Anthropic(base_url=fake_api.url, api_key="x", max_retries=0)
+    try:
+        client.messages.create(
+            model="m", max_tokens=1, messages=[{"role": "user", "content": "hi"}]
+        )
+    except anthropic.APIStatusError as exc:
+        info = classify(exc)
+    else:
+        raise AssertionError("the request went through")
+    assert not info.retryable
+    assert info.message == (
+        f"API error 401: invalid x-api-key ({fake_api.url.rstrip('/')}). "
+        "Check ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)."
+    )
