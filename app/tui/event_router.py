@@ -84,7 +84,6 @@ class EventRouter:
 
                     self.assistant = AssistantBlock()
                     screen.conversation.add_block(self.assistant)
-                    self.attempt.add(self.assistant)
                 self.assistant.feed(event.text)
             case ToolCallUpdated():
                 self._tool_call(event)
@@ -95,7 +94,7 @@ class EventRouter:
             case RequestStarted():
                 self.assistant = None
                 self._streamed = False
-                self.attempt.start()
+                self.attempt.start(screen.conversation)
                 if event.model:
                     screen.status_bar.set(model=event.model)
                 self.set_activity("thinking…")
@@ -179,7 +178,6 @@ class EventRouter:
                 new = ToolBlock(ToolCallState(tool_use_id, view.name, view.title))
                 self.tool_blocks[tool_use_id] = new
                 screen.conversation.add_block(new)
-                self.attempt.add(new)
                 screen.progress.queued(tool_use_id, view.name, view.title)
             case "started":
                 started = self.tool_blocks.get(tool_use_id)
@@ -215,11 +213,11 @@ class EventRouter:
         block, so the retried answer is not shown twice."""
         self.assistant = None
         self._streamed = False
-        for block in self.attempt.blocks:
-            state = getattr(block, "state", None)
-            if state is not None:
-                self.tool_blocks.pop(state.tool_use_id, None)
-        self.attempt.abandon(event, self.app.main.conversation)
+        conversation = self.app.main.conversation
+        for block in self.attempt.blocks(conversation):
+            if isinstance(block, ToolBlock):
+                self.tool_blocks.pop(block.state.tool_use_id, None)
+        self.attempt.abandon(event, conversation)
 
     def _flush_tails(self) -> None:
         self._tail_timer = None

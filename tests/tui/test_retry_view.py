@@ -73,3 +73,41 @@ async def test_the_last_failed_attempt_is_labelled_without_retrying(
         [failed] = list(app.main.conversation.query(FailedAttemptBlock))
         assert failed.label == "failed attempt"
         assert not list(app.main.conversation.query(AssistantBlock))
+
+
+async def test_every_block_of_the_attempt_goes_but_its_notices_stay() -> None:
+    from app.engine.api import Notice, RequestStarted, TextDelta, TurnStarted
+    from app.execution.events import ToolFinished, ToolQueued
+    from app.execution.texts import STREAMING_FALLBACK
+    from tests.tui import scenes
+    from tests.tui.conftest import make_app, outcome
+    from widgets.message_blocks import UserBlock
+    from widgets.tool_block import ToolBlock
+
+    app = make_app()
+    events = [
+        TurnStarted("look"),
+        RequestStarted(1, "m"),
+        TextDelta("Reading ", 0),
+        TextDelta("a.txt first.", 0),
+        ToolQueued("r1", "Read", {"file_path": "a.txt"}, "a.txt", True),
+        Notice("PreToolUse hook: checked", "info"),
+        ToolFinished(
+            "r1",
+            outcome(
+                "r1", "Read", STREAMING_FALLBACK, is_error=True, synthetic="streaming_fallback"
+            ),
+            0.0,
+        ),
+        AttemptAbandoned(1, "broke", True),
+    ]
+    async with app.run_test(size=SIZE) as pilot:
+        scenes.feed(app, events)
+        await scenes.settle(app, pilot)
+        conversation = app.main.conversation
+        kinds = [type(b).__name__ for b in conversation.live_blocks]
+        assert kinds == ["UserBlock", "FailedAttemptBlock", "NoticeBlock"]
+        [failed] = list(conversation.query(FailedAttemptBlock))
+        assert failed.text == "Reading a.txt first." and failed.tools == ("Read a.txt",)
+        assert not list(conversation.query(ToolBlock)) and not app.router.tool_blocks
+        assert [b.text for b in conversation.query(UserBlock)] == ["look"]
