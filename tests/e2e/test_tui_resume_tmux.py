@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from app.model.scenario import Block, Turn, text_turn
+from app.permissions.trust import set_trusted
 from app.transcript import project_transcripts_dir
-from tests.e2e.test_tui_tmux import READY, lathe_env, repo, send_prompt  # noqa: F401
+from tests.e2e.test_tui_tmux import READY, lathe_env, send_prompt
 from tests.fakeapi.server import FakeAPI
 from tests.tui.tmux_driver import Tmux, have_tmux
 
@@ -20,6 +21,14 @@ pytestmark = [
     pytest.mark.skipif(not have_tmux(), reason="tmux is not installed"),
     pytest.mark.timeout(90),
 ]
+
+
+@pytest.fixture
+def repo(project: Path) -> Path:
+    (project / ".git").mkdir()
+    (project / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    set_trusted(project, True)
+    return project
 
 
 @pytest.fixture
