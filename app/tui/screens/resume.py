@@ -7,6 +7,7 @@ branch or the id), Up/Down move through the list, Enter resumes, Esc clears the 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
 from rich.text import Text
@@ -35,16 +36,17 @@ def session_label(session: SessionSummary) -> Text:
     return label
 
 
+# (unit, its length in seconds, the age from which the next unit is used)
+_UNITS = (("second", 1, 60), ("minute", 60, 3600), ("hour", 3600, 86400), ("day", 86400, 2592000))
+
+
 def relative_time(then: float, now: float) -> str:
-    """ "14 seconds ago", "3 minutes ago", "2 days ago"; past a month, the date."""
+    """ "14 seconds ago", "3 minutes ago", "2 days ago"; from 30 days on, the date."""
     seconds = max(0, int(now - then))
-    for unit, size in (("second", 1), ("minute", 60), ("hour", 3600), ("day", 86400)):
-        limit = {"second": 60, "minute": 3600, "hour": 86400, "day": 30 * 86400}[unit]
+    for unit, size, limit in _UNITS:
         if seconds < limit:
             n = seconds // size
             return f"{n} {unit}{'s' if n != 1 else ''} ago"
-    import time
-
     return time.strftime("%Y-%m-%d", time.localtime(then))
 
 
