@@ -455,9 +455,17 @@ def first_prompt_of(messages: list[dict[str, Any]]) -> str:
             if not isinstance(block, dict) or block.get("type") != "text":
                 continue
             text = str(block.get("text", "")).strip()
+            command = _COMMAND_NAME.search(text) if text.startswith("<command-") else None
+            if command is not None:  # a custom command: what was typed, not its expansion
+                return f"{command.group(1).strip()} {command.group(2) or ''}".strip()
             if text and not text.startswith(("<", "[Request interrupted")):
                 return text
     return ""
+
+
+_COMMAND_NAME = re.compile(
+    r"<command-name>([^<]*)</command-name>\s*(?:<command-args>(.*?)</command-args>)?", re.S
+)
 
 
 def list_sessions(project_dir: str | Path, limit: int = 50) -> list[SessionSummary]:

@@ -167,3 +167,28 @@ async def test_a_launch_leaves_no_session_until_the_first_prompt(
         await pilot.press("escape")
         app.submit_prompt("hello")
         await until(lambda: len(_files(project)) == 3)
+
+
+def test_first_prompt_is_what_was_typed() -> None:
+    from app.transcript import first_prompt_of
+
+    command = (
+        "<command-message>review</command-message>\n<command-name>/review</command-name>\n"
+        "<command-args>app.py</command-args>"
+    )
+    messages = [
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": "<system-reminder>x</system-reminder>"}],
+        },
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": command},
+                {"type": "text", "text": "Review app.py"},
+            ],
+        },
+    ]
+    assert first_prompt_of(messages) == "/review app.py"
+    assert first_prompt_of([{"role": "user", "content": "[Request interrupted by user]"}]) == ""
+    assert first_prompt_of([{"role": "user", "content": " plain "}]) == "plain"
