@@ -44,6 +44,7 @@ from tools.registry import assemble_tool_pool, get_all_base_tools, get_tools
 if TYPE_CHECKING:
     # The command line's parsed options, for annotations only: engine_options reads them.
     from app.cli import CliOptions
+    from app.config.loader import LoadedSettings
 
 
 def engine_options(opts: CliOptions | EngineOptions) -> EngineOptions:
@@ -97,6 +98,7 @@ def build_session(
     ask_user: bool | None = None,
     sdk_transport: Callable[[str], Any] | None = None,
     adapt_tool: Callable[[Tool[Any]], Tool[Any]] | None = None,
+    settings: LoadedSettings | None = None,
 ) -> SessionSetup:
     """A session ready to run. `interactive` is the TUI's start (trust asked, the demo model
     without credentials, broken settings left to a dialog); `-p` and the protocol front ends
@@ -104,7 +106,9 @@ def build_session(
     events a front end answers; without it, what would need asking is denied, saying how to
     allow it. A `prompter` given replaces both. `sdk_transport` opens the streams of an
     `{"type": "sdk"}` MCP server (a server inside the program driving lathe). `adapt_tool` sees
-    each built-in tool and returns the one to offer (ACP's client-backed Read, Edit, Write, Bash)."""
+    each built-in tool and returns the one to offer (ACP's client-backed Read, Edit, Write, Bash).
+    `settings`: the files as the front end already loaded them with these options (the TUI
+    reads them once, before its first frame); None: loaded here."""
     opts = engine_options(options)
     environ = os.environ if env is None else env
     start = Path(cwd or os.getcwd()).resolve()
@@ -116,7 +120,7 @@ def build_session(
     cli = cli_overrides(opts)
     if opts.settings and not Path(opts.settings).expanduser().is_file():
         raise SetupError(f"--settings {opts.settings}: no such file")
-    loaded = load_settings(start, cli, env)
+    loaded = settings if settings is not None else load_settings(start, cli, env)
     # Headless runs honour the project's settings: the user ran the command there on purpose.
     is_trusted_now = (
         True if not interactive else (is_trusted(project, env) if trusted is None else trusted)

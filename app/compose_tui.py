@@ -21,7 +21,8 @@ from app.permissions.reload import SettingsChange, SettingsReloader
 from app.tui.ports import EventSink, SessionSummary, SettingsReport, TuiConfig
 
 if TYPE_CHECKING:
-    from app.config.loader import LoadedSettings
+    from app.config.loader import CliOverrides, LoadedSettings
+    from app.tui.app import LatheApp
 
 
 def git_branch(folder: Path) -> str:
@@ -49,16 +50,38 @@ def has_credentials() -> bool:
     return bool(os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN"))
 
 
-async def build_session(opts: CliOptions, sink: EventSink) -> SessionPort:
+class TuiSettings:
+    """The settings files as this TUI loaded them. Loaded ONCE at start (make_config: theme,
+    keymap, placement, problems); the session is built from that same load and the live watch
+    takes it as its baseline. Read again only when the user asks (the broken-settings dialog's
+    Reload) or a file changes (the watch), and the newest load is what a /resume builds from."""
+
+    def __init__(self, start: Path, cli: CliOverrides) -> None:
+        self.start = start
+        self.cli = cli
+        self.loaded: LoadedSettings | None = None
+
+    def load(self) -> LoadedSettings:
+        from app.config.loader import load_settings
+
+        self.loaded = load_settings(self.start, self.cli)
+        return self.loaded
+
+
+async def build_session(
+    opts: CliOptions, sink: EventSink, settings: TuiSettings | None = None
+) -> SessionPort:
     """Build the engine's Session for the TUI. Called on the App's loop after the first paint
-    (and after the trust question), so importing the anthropic SDK does not delay the first frame."""
+    (and after the trust question), so importing the anthropic SDK does not delay the first frame.
+    `settings`: what make_config loaded (None: the composition root loads the files itself)."""
 
     from app.compose import build_session as build
     from app.engine.session import Session
     from app.engine.setup import SessionSetup
 
     def make() -> SessionSetup:
-        setup = build(opts, interactive=True, sink=sink)
+        loaded = settings.loaded if settings is not None else None
+        setup = build(opts, interactive=True, sink=sink, settings=loaded)
         _preload_answer_rendering()
         return setup
 
@@ -96,7 +119,11 @@ def _preload_answer_rendering() -> None:
     MarkdownIt("gfm-like").parse("*a* `b` [c](d) https://e.example")
 
 
-def make_config(opts: CliOptions, cwd: Path | None = None) -> TuiConfig:
+def make_config(
+    opts: CliOptions, cwd: Path | None = None, settings: TuiSettings | None = None
+) -> TuiConfig:
+    """What the App is configured with, from the settings loaded once (into `settings`, which
+    the session's build then uses: see TuiSettings)."""
     start = (cwd or Path.cwd()).resolve()
     project = project_dir(start)
     offline = not has_credentials() and not opts.model and not opts.model_script
@@ -107,10 +134,10 @@ def make_config(opts: CliOptions, cwd: Path | None = None) -> TuiConfig:
     # A bad --permission-mode is reported when the session is built.
     cli = cli_overrides(engine_options(opts), strict=False)
     problems: tuple[str, ...] = ()
-    from app.config.loader import load_settings
+    files = settings if settings is not None else TuiSettings(start, cli)
 
     try:
-        loaded = load_settings(start, cli)
+        loaded = files.load()
         merged = loaded.merged()
         theme = merged.theme or theme
         keymap = keymap_from(loaded)
@@ -121,7 +148,8 @@ def make_config(opts: CliOptions, cwd: Path | None = None) -> TuiConfig:
         problems = (f"settings could not be checked: {type(exc).__name__}: {exc}",)
 
     def check() -> list[str]:
-        return settings_report(load_settings(start, cli))
+        # The user fixed a file and asked to reload: the session is built from this load.
+        return settings_report(files.load())
 
     from app.permissions.trust import is_trusted, set_trusted
 
@@ -142,7 +170,7 @@ def make_config(opts: CliOptions, cwd: Path | None = None) -> TuiConfig:
         keymap=keymap,
         progress_placement=placement,
         settings_watch=FileSettingsWatch(
-            SettingsReloader(project, cli, trusted=lambda: is_trusted(project))
+            SettingsReloader(project, cli, trusted=lambda: is_trusted(project)), files
         ),
         settings_problems=problems,
         check_settings=check,
@@ -176,27 +204,48 @@ def settings_report(loaded: LoadedSettings) -> list[str]:
 
 
 def run_tui(opts: CliOptions) -> int:
+    app = make_app(opts)
+    result = app.run()
+    if app.exit_signal is not None:
+        # The terminal may be gone: the final flush of stdout must not turn 129 into 120.
+        from app.exit_signals import exit_code, silence_stdio
+
+        silence_stdio()
+        return exit_code(app.exit_signal)
+    return result if isinstance(result, int) else 0
+
+
+def make_app(opts: CliOptions, cwd: Path | None = None) -> LatheApp:
+    """The App as `lathe` runs it: its config, the session factory, the resume picker's seams."""
     from app.tui.app import LatheApp
 
-    config = make_config(opts)
-    project = project_dir(Path.cwd())
+    start = (cwd or Path.cwd()).resolve()
+    settings = TuiSettings(start, cli_overrides(engine_options(opts), strict=False))
+    config = make_config(opts, start, settings)
+    project = project_dir(start)
 
     async def factory(sink: EventSink) -> SessionPort:
-        return await build_session(opts, sink)
+        return await build_session(opts, sink, settings)
 
     app = LatheApp(config, session_factory=factory)
 
     def list_saved() -> list[SessionSummary]:
         from app.transcript import list_sessions
+        from app.tui.screens.resume import relative_time
 
+        now = time.time()
+        current = app.session.session_id if app.session is not None else None
         return [
             SessionSummary(
                 s.session_id,
                 s.first_prompt or "(no prompt)",
-                time.strftime("%Y-%m-%d %H:%M", time.localtime(s.modified)),
+                relative_time(s.modified, now),
                 s.messages,
+                s.branch,
             )
             for s in list_sessions(project)
+            # Past sessions only: not this one (it is open here), not one nobody spoke in.
+            if s.session_id != current and s.messages
         ]
 
     def resume(session_id: str) -> None:
@@ -212,15 +261,9 @@ def run_tui(opts: CliOptions) -> int:
     config.list_sessions = list_saved
     config.on_resume = resume
     if opts.resume_picker and not opts.prompt:
-        config.initial_prompt = "/resume"
-    result = app.run()
-    if app.exit_signal is not None:
-        # The terminal may be gone: the final flush of stdout must not turn 129 into 120.
-        from app.exit_signals import exit_code, silence_stdio
-
-        silence_stdio()
-        return exit_code(app.exit_signal)
-    return result if isinstance(result, int) else 0
+        # `lathe -r`: the picker first, and the one session chosen is the one built.
+        config.pick_session_first = True
+    return app
 
 
 # -- live settings: the files watched, the rules to the session, a report to the App ----------
@@ -238,8 +281,10 @@ def report_of(change: SettingsChange) -> SettingsReport:
 class FileSettingsWatch:
     """The TUI's SettingsWatch on the real files (app/tui/ports.py has the protocol)."""
 
-    def __init__(self, reloader: SettingsReloader) -> None:
+    def __init__(self, reloader: SettingsReloader, files: TuiSettings | None = None) -> None:
         self.reloader = reloader
+        # The start-up load: the baseline (not read again), and kept current for a /resume.
+        self.files = files
 
     async def run(
         self,
@@ -248,10 +293,14 @@ class FileSettingsWatch:
         stop: asyncio.Event,
     ) -> None:
         reloader = self.reloader
-        await asyncio.to_thread(reloader.prime)
+        files = self.files
+        baseline = files.loaded if files is not None else None
+        await asyncio.to_thread(reloader.prime, baseline)
 
         async def changed() -> None:
             change = await asyncio.to_thread(reloader.reload)
+            if files is not None:
+                files.loaded = reloader.loaded
             if change.context is not None:
                 # Merged by the engine with the rules as they are now: the mode or a session
                 # rule may have changed while the files were read.

@@ -175,6 +175,20 @@ class TranscriptWriter:
         self.is_sidechain = is_sidechain
         self._last_assistant: str | None = None
         self._fh: Any = None
+        # The session's start line, held until the first line after it (start_when_written).
+        self._pending_start: tuple[str, str, dict[str, Any]] | None = None
+
+    def start_when_written(self, session_id: str, content: str, **extra: Any) -> None:
+        """The `session_start` line, written just before the first line that follows it: a
+        session in which nothing was said leaves no file (nor an empty entry in the resume
+        picker). Until then `path` does not exist."""
+        self._pending_start = (session_id, content, extra)
+
+    def _write_pending_start(self) -> None:
+        pending, self._pending_start = self._pending_start, None
+        if pending is not None:
+            session_id, content, extra = pending
+            self.append_system(session_id, "session_start", content, **extra)
 
     def _open(self) -> Any:
         if self._fh is None:
@@ -255,6 +269,7 @@ class TranscriptWriter:
         """One message as a `user` or `assistant` line. A user message of tool results carries
         `toolUseResult` (a list, in tool_use order, when the message holds several results)
         and the uuid of the assistant line it answers."""
+        self._write_pending_start()
         fields: dict[str, Any] = {"message": dict(message), **extra}
         if tool_use_result is not None:
             fields["toolUseResult"] = tool_use_result
@@ -266,6 +281,7 @@ class TranscriptWriter:
 
     def append_system(self, session_id: str, subtype: str, content: str, **extra: Any) -> bool:
         """A `system` line (the session's start, /clear), chained like the messages."""
+        self._write_pending_start()
         fields = {"subtype": subtype, "content": content, "isMeta": False, "level": "info"}
         return self._append_chained(self._chained(session_id, "system", {**fields, **extra}))
 
@@ -284,6 +300,7 @@ class TranscriptWriter:
         line that starts a new chain (`parentUuid` null, `logicalParentUuid` the line before),
         then the compacted conversation as message lines (the first marked
         `isCompactSummary`), then a `summary` line. Loading resumes from the boundary."""
+        self._write_pending_start()
         boundary = self._chained(
             session_id,
             "system",
@@ -422,6 +439,33 @@ class SessionSummary:
     modified: float
     first_prompt: str
     messages: int
+    branch: str = ""
+
+
+def first_prompt_of(messages: list[dict[str, Any]]) -> str:
+    """What the user first typed: the first user text that is not a tool result, a reminder,
+    or an interrupt marker (the messages before a compaction come first, so its summary is
+    never the first)."""
+    for message in messages:
+        if message.get("role") != "user":
+            continue
+        content = message.get("content")
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        for block in blocks or []:
+            if not isinstance(block, dict) or block.get("type") != "text":
+                continue
+            text = str(block.get("text", "")).strip()
+            command = _COMMAND_NAME.search(text) if text.startswith("<command-") else None
+            if command is not None:  # a custom command: what was typed, not its expansion
+                return f"{command.group(1).strip()} {command.group(2) or ''}".strip()
+            if text and not text.startswith(("<", "[Request interrupted")):
+                return text
+    return ""
+
+
+_COMMAND_NAME = re.compile(
+    r"<command-name>([^<]*)</command-name>\s*(?:<command-args>(.*?)</command-args>)?", re.S
+)
 
 
 def list_sessions(project_dir: str | Path, limit: int = 50) -> list[SessionSummary]:
@@ -432,23 +476,13 @@ def list_sessions(project_dir: str | Path, limit: int = 50) -> list[SessionSumma
     for path in files:
         try:
             loaded = load_transcript(path)
-        except TranscriptError:
+            modified = path.stat().st_mtime
+        except (TranscriptError, OSError):
             continue
-        first = ""
-        for message in loaded.messages:
-            if message["role"] == "user":
-                content = message["content"]
-                if isinstance(content, str):
-                    first = content
-                else:
-                    first = next(
-                        (b.get("text", "") for b in content if b.get("type") == "text"), ""
-                    )
-                if first:
-                    break
+        everything = [*loaded.earlier, *loaded.messages]
+        first = " ".join(first_prompt_of(everything).split())
+        branch = str(loaded.meta.get("gitBranch") or "")
         out.append(
-            SessionSummary(
-                loaded.session_id, path, path.stat().st_mtime, first[:200], len(loaded.messages)
-            )
+            SessionSummary(loaded.session_id, path, modified, first[:200], len(everything), branch)
         )
     return out

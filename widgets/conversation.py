@@ -228,6 +228,20 @@ class Conversation(VerticalScroll):
         self._freeze_overflow()
         return block
 
+    def replace_blocks(self, old: list[Widget], new: Widget) -> Widget:
+        """Put `new` where the first of `old` is and remove them all (a retry taking back the
+        failed attempt's blocks). Blocks already archived stay as they were."""
+        live = [b for b in old if b in self._live]
+        if not live or not self.is_attached:
+            return self.add_block(new)
+        position = list(self._live).index(live[0])
+        self.mount(new, before=live[0])
+        self._live.insert(position, new)
+        for block in live:
+            self._live.remove(block)
+            block.remove()
+        return new
+
     def load_history(self, renderables: Iterable[RenderableType]) -> None:
         """Put already-finished history straight into the archive (resuming a session)."""
         self.archive.add(renderables)

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Protocol
 from app.engine import answers as answers
 from app.engine.events import AppEvent as AppEvent
 from app.engine.events import AssistantMessage as AssistantMessage
+from app.engine.events import AttemptAbandoned as AttemptAbandoned
 from app.engine.events import CompactionFailed as CompactionFailed
 from app.engine.events import CompactionFinished as CompactionFinished
 from app.engine.events import CompactionStarted as CompactionStarted

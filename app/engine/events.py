@@ -78,6 +78,18 @@ class Retrying:
 
 
 @dataclass(frozen=True)
+class AttemptAbandoned:
+    """A model response broke before any of it was kept: the text, thinking and tool calls it
+    streamed are not part of the conversation, and a front end that showed them takes them back
+    (or marks them as a failed attempt). `retrying`: a Retrying event and a new attempt follow;
+    else the turn ends with the error."""
+
+    attempt: int
+    reason: str
+    retrying: bool
+
+
+@dataclass(frozen=True)
 class UsageUpdated:
     input_tokens: int
     output_tokens: int
@@ -212,6 +224,7 @@ EngineEvent = (
     | ToolCallUpdated
     | PermissionRequested
     | Retrying
+    | AttemptAbandoned
     | UsageUpdated
     | StreamUsage
     | Notice

@@ -2,12 +2,16 @@
 
 User prompts become TurnStarted, assistant text and thinking AssistantMessage, a compaction boundary
 CompactionFinished, and each tool_use a queued-then-finished tool-call view carrying its
-recorded tool_result, so a resumed session looks like the one that was left.
+recorded tool_result, so a resumed session looks like the one that was left. What the user never
+typed is not shown as typed: the interrupt markers become Interrupted, a custom command's expansion
+the `/name args` the user wrote, and reminders (context, attached files, notifications) nothing.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from app.engine.compact_prompt import SUMMARY_INTRO, extract_summary
@@ -15,12 +19,21 @@ from app.engine.events import (
     AssistantMessage,
     CompactionFinished,
     EngineEvent,
+    Interrupted,
+    ToolCallUpdated,
     TurnEnded,
     TurnStarted,
 )
-from app.engine.tool_views import ToolCallTracker
+from app.engine.tool_views import ToolCallTracker, content_text
 from app.execution.events import ToolFinished, ToolQueued
-from app.execution.outcome import CallOutcome
+from app.execution.outcome import CallOutcome, SyntheticReason
+from app.execution.texts import (
+    INTERRUPTED,
+    INTERRUPTED_FOR_TOOL_USE,
+    REJECT_MESSAGE,
+    REJECT_WITH_FEEDBACK_PREFIX,
+    STREAMING_FALLBACK,
+)
 from tools.base import Tool
 
 
@@ -42,6 +55,59 @@ def summarize_with(tools: Iterable[Tool[Any]], name: str, tool_input: Mapping[st
     return ""
 
 
+_COMMAND = re.compile(
+    r"<command-message>.*?</command-message>\s*<command-name>(?P<name>[^<]*)</command-name>"
+    r"\s*(?:<command-args>(?P<args>.*?)</command-args>)?",
+    re.S,
+)
+_SIBLING = re.compile(r"<tool_use_error>Cancelled: parallel tool call \S+ errored</tool_use_error>")
+
+
+@dataclass
+class _UserMessage:
+    """What one user message held, sorted: typed prompts, and the interrupt marker if any."""
+
+    prompts: list[str] = field(default_factory=list)
+    interrupted: bool | None = None  # None: no marker; True: during tools
+
+
+def _read_user(blocks: list[Mapping[str, Any]]) -> _UserMessage:
+    out = _UserMessage()
+    skip_expansion = False
+    for block in blocks:
+        if block.get("type") != "text":
+            continue
+        text = str(block.get("text", ""))
+        if skip_expansion:  # the command's body, written for the model
+            skip_expansion = False
+            continue
+        stripped = text.strip()
+        if not stripped or stripped.startswith("<system-reminder>"):
+            continue
+        if stripped in (INTERRUPTED, INTERRUPTED_FOR_TOOL_USE):
+            out.interrupted = stripped == INTERRUPTED_FOR_TOOL_USE
+            continue
+        command = _COMMAND.match(stripped)
+        if command is not None:
+            args = (command.group("args") or "").strip()
+            out.prompts.append(f"{command.group('name').strip()} {args}".strip())
+            skip_expansion = True
+            continue
+        out.prompts.append(stripped)
+    return out
+
+
+def _synthetic(content: str, interrupted: bool) -> SyntheticReason | None:
+    """Which of lathe's own results a recorded one is (the model's texts, CONTRACT.md)."""
+    if content == REJECT_MESSAGE and interrupted:
+        return "user_interrupt"
+    if content == STREAMING_FALLBACK:
+        return "streaming_fallback"
+    if _SIBLING.fullmatch(content):
+        return "sibling_error"
+    return None
+
+
 def replay_events(
     messages: Iterable[Mapping[str, Any]], tools: Iterable[Tool[Any]] | None = None
 ) -> list[EngineEvent]:
@@ -49,11 +115,18 @@ def replay_events(
     known = tuple(tools or ())
     calls = ToolCallTracker()
     results: dict[str, Mapping[str, Any]] = {}
+    # Results sent with "[Request interrupted by user for tool use]": the user stopped them.
+    interrupted_ids: set[str] = set()
     for message in messages:
         if message.get("role") == "user":
-            for block in _blocks(message):
+            blocks = _blocks(message)
+            stopped = _read_user(blocks).interrupted is True
+            for block in blocks:
                 if block.get("type") == "tool_result":
-                    results[str(block.get("tool_use_id", ""))] = block
+                    tool_id = str(block.get("tool_use_id", ""))
+                    results[tool_id] = block
+                    if stopped:
+                        interrupted_ids.add(tool_id)
     events: list[EngineEvent] = []
     for message in messages:
         blocks = _blocks(message)
@@ -63,14 +136,11 @@ def replay_events(
                 # A compaction boundary: the summary that replaced what is above it.
                 events.append(CompactionFinished("", 0, 0, extract_summary(first), 0.0))
                 continue
-            text = "\n".join(
-                str(b.get("text", ""))
-                for b in blocks
-                if b.get("type") == "text"
-                and not str(b.get("text", "")).startswith("<system-reminder>")
-            ).strip()
-            if text:
-                events.append(TurnStarted(text))
+            read = _read_user(blocks)
+            if read.interrupted is not None:
+                # A marker, as the live turn showed it: never as if the user had typed it.
+                events.append(Interrupted(read.interrupted))
+            events.extend(TurnStarted(prompt) for prompt in read.prompts)
             continue
         # The thinking too: a front end that showed it live (ACP's thoughts) shows it again.
         shown = [b for b in blocks if b.get("type") in ("text", "thinking")]
@@ -87,15 +157,29 @@ def replay_events(
             events.append(calls.queued(ToolQueued(tool_id, name, tool_input, summary, False)))
             result = results.get(tool_id)
             if result is not None:
+                content = content_text(result.get("content"))
+                is_error = bool(result.get("is_error"))
+                synthetic = _synthetic(content, tool_id in interrupted_ids) if is_error else None
+                denied = (
+                    is_error
+                    and synthetic is None
+                    and content.startswith((REJECT_MESSAGE, REJECT_WITH_FEEDBACK_PREFIX))
+                )
                 outcome = CallOutcome(
                     tool_use_id=tool_id,
                     tool_name=name,
                     result_block=dict(result),
-                    is_error=bool(result.get("is_error")),
+                    is_error=is_error,
                     data=result.get("content"),
                     input=dict(tool_input),
+                    synthetic=synthetic,
+                    permission_denial={"tool_name": name, "tool_use_id": tool_id}
+                    if denied
+                    else None,
                 )
-                events.append(calls.finished(ToolFinished(tool_id, outcome, 0.0)))
+                done = calls.finished(ToolFinished(tool_id, outcome, 0.0))
+                # How long it took is not recorded: shown as unknown, never as "0.0s".
+                events.append(ToolCallUpdated(replace(done.view, elapsed=None), done.change))
     if events:
         # Close the replayed history as a finished turn: nothing is running.
         events.append(TurnEnded(None, "", False, "success", 0))

@@ -61,19 +61,23 @@ def classify(exc: BaseException) -> ErrorInfo:
     if isinstance(exc, anthropic.APIStatusError):
         status = exc.status_code
         retry_after = _retry_after(exc.response.headers if exc.response is not None else {})
-        message = _api_message(exc)
-        return ErrorInfo(
-            status in RETRYABLE_STATUS, f"API error {status}: {message}", status, retry_after
-        )
+        from app.engine.error_words import with_hint
+
+        text = with_hint(f"API error {status}: {_api_message(exc)}", status, exc)
+        return ErrorInfo(status in RETRYABLE_STATUS, text, status, retry_after)
     if isinstance(exc, anthropic.APIConnectionError):
-        return ErrorInfo(True, f"Connection error: {exc}")
+        from app.engine.error_words import cannot_reach
+
+        return ErrorInfo(True, cannot_reach(exc))
     if isinstance(exc, anthropic.APIError):
         # An `error` event inside the stream (overloaded mid-response) is transient.
         kind = _error_type(getattr(exc, "body", None))
         retryable = kind in (*_RETRYABLE_TYPES, "") or "overloaded" in str(exc).lower()
         return ErrorInfo(retryable, f"API error: {exc}")
     if _is_transport_error(exc):
-        return ErrorInfo(True, f"The connection broke mid-stream: {type(exc).__name__}: {exc}")
+        from app.engine.error_words import broke_mid_stream
+
+        return ErrorInfo(True, broke_mid_stream(exc))
     return ErrorInfo(False, f"{type(exc).__name__}: {exc}")
 
 

@@ -86,7 +86,7 @@ def open_transcript(
     opts: EngineOptions, project: Path, state: Path, start: Path, model: str
 ) -> OpenedTranscript:
     """The session's transcript: the one --continue/--resume names (locked, its torn tail cut,
-    loaded), or a new one with its `session_start` line."""
+    loaded), or a new one whose `session_start` line is written with its first message."""
     warnings: list[str] = []
     if opts.continue_session or opts.resume:
         path = (
@@ -144,7 +144,8 @@ def open_transcript(
         cwd=str(start),
         git_branch=git_branch(start),
     )
-    writer.append_system(
-        session_id, "session_start", "lathe session started", project=str(project), model=model
+    # Written with the first message: a launch nobody typed in leaves no session behind.
+    writer.start_when_written(
+        session_id, "lathe session started", project=str(project), model=model
     )
     return OpenedTranscript(session_id, writer, None, warnings)

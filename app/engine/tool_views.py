@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from app.engine.plain_words import plain_preview, plain_result
 from app.engine.views import (
     PermissionQuestion,
     ResultView,
@@ -79,7 +80,7 @@ class ToolCallTracker:
             view,
             status=outcome_status(outcome),
             elapsed=event.elapsed,
-            result=result_view(outcome),
+            result=plain_result(result_view(outcome)),
             # The tool's own final tail (Bash keeps its last lines); else none: the result shows.
             output_tail=tail[-MAX_TAIL_CHARS:] if isinstance(tail, str) else "",
         )
@@ -170,7 +171,7 @@ def question_for(prompt: PermissionPrompt) -> PermissionQuestion:
         reason=prompt.reason,
         suggestions=tuple(prompt.suggestions),
         resolver=prompt.resolver,
-        preview=prompt.preview,
+        preview=plain_preview(prompt.preview),
         destructive=_destructive(prompt.tool, prompt.input),
         interaction=prompt.interaction,
         agent=prompt.agent,

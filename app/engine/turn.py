@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from app.engine.events import (
     AssistantMessage,
+    AttemptAbandoned,
     ErrorOccurred,
     Interrupted,
     Notice,
@@ -335,13 +336,17 @@ async def _respond(
             await executor.wait_all()
             _count_usage(session, acc)
             last_error = info.message
+            # Nothing of this attempt is kept: a front end takes back what it streamed.
             if not info.retryable or attempt + 1 >= attempts:
                 if _fall_back(session, info):
                     # --fallback-model: an overloaded model gives way, once, with fresh retries.
+                    session.emit(AttemptAbandoned(attempt + 1, info.message, True))
                     return await _respond(session, abort, turn)
+                session.emit(AttemptAbandoned(attempt + 1, info.message, False))
                 if info.retryable:
                     last_error = f"{info.message} (gave up after {attempts} attempts)"
                 return ResponseOutcome({"role": "assistant", "content": []}, None, error=last_error)
+            session.emit(AttemptAbandoned(attempt + 1, info.message, True))
             delay = backoff_delay(attempt, info.retry_after)
             session.emit(Retrying(attempt + 1, delay, info.message))
             if await _sleep_or_abort(delay, abort):

@@ -67,6 +67,7 @@ class SettingsReloader:
         self.state: SettingsState | None = None
         # The rule context of the last load: a file broken later keeps its deny rules from it.
         self.context: PermissionContext | None = None
+        self.loaded: LoadedSettings | None = None  # the files as last read
 
     def paths(self) -> list[Path]:
         """Every settings file a session reads (those that do not exist yet too)."""
@@ -75,14 +76,19 @@ class SettingsReloader:
             found.append(Path(self.cli.settings_file).expanduser().resolve())
         return found
 
-    def _load(self) -> tuple[SettingsState, LoadedSettings, PermissionContext, list[str]]:
-        loaded = load_settings(self.project, self.cli, self.env)
+    def _load(
+        self, loaded: LoadedSettings | None = None
+    ) -> tuple[SettingsState, LoadedSettings, PermissionContext, list[str]]:
+        if loaded is None:
+            loaded = load_settings(self.project, self.cli, self.env)
+        self.loaded = loaded
         context = context_from_settings(loaded, trusted=self.trusted(), env=self.env)
         return _state_of(loaded, context), loaded, context, problems_of(context)
 
-    def prime(self) -> SettingsState:
-        """Take the current files as the baseline (the session was built from them)."""
-        self.state, _, self.context, _ = self._load()
+    def prime(self, loaded: LoadedSettings | None = None) -> SettingsState:
+        """Take the files as the baseline (the session was built from them). `loaded`: the
+        load the session was built from, so the files are not read again."""
+        self.state, _, self.context, _ = self._load(loaded)
         return self.state
 
     def reload(self, current: PermissionContext | None = None) -> SettingsChange:

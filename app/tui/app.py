@@ -213,6 +213,11 @@ class LatheApp(App[int]):
             self.submit_prompt(self.config.initial_prompt)
 
     def _start_session(self) -> None:
+        if self.config.pick_session_first and self.session is None:
+            # `lathe -r`: the session is built once, from the choice (app/tui/commands.py).
+            self.config.pick_session_first = False
+            self.commands.pick_session_first()
+            return
         self.run_worker(self._build_session(), group="session", exit_on_error=False)
 
     async def _build_session(self) -> None:

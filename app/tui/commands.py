@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 COMMANDS = (
     SlashCommand("help", "Show the keys and commands"),
-    SlashCommand("clear", "Clear the conversation view"),
+    SlashCommand("clear", "Start over: clear the conversation and the model's context"),
     SlashCommand("model", "Show the model (or /model NAME to switch)"),
     SlashCommand("permissions", "Show the permission mode and rules"),
     SlashCommand("resume", "Resume an earlier session of this folder"),
@@ -40,6 +40,12 @@ Ctrl+C interrupt (idle: clear the prompt; empty: twice to quit) · Esc interrupt
 Shift+Tab permission mode (default → acceptEdits → plan) · F2 mouse capture on/off (off: select
 and copy with the terminal) · Ctrl+P command palette
 Commands: """ + " ".join(f"/{c.name}" for c in COMMANDS)
+
+
+# What /clear did, on the screen it leaves: the model forgot too, not only the view.
+CLEARED_TEXT = (
+    "Conversation cleared: the model's context is empty too; the next prompt starts afresh."
+)
 
 
 class SlashCommands:
@@ -95,6 +101,7 @@ class SlashCommands:
             self.notice("A turn is running: interrupt it first (Esc), then /clear.", "warning")
             return
         self.app.main.conversation.clear_blocks()
+        self.notice(CLEARED_TEXT)
 
     def cmd_model(self, arg: str) -> None:
         session = self.app.session
@@ -123,9 +130,22 @@ class SlashCommands:
         self.app.push_screen(ResumeScreen(list(lister())), self._resume_picked)
 
     def _resume_picked(self, session_id: str | None) -> None:
+        # The new session says "Resumed session ..." itself, once its history is shown.
         if session_id and self.app.config.on_resume is not None:
             self.app.config.on_resume(session_id)
-            self.notice(f"Resumed session {session_id}")
+
+    def pick_session_first(self) -> None:
+        """`lathe -r`: the one picker, before any session exists; Esc quits."""
+        lister = self.app.config.list_sessions
+        sessions = list(lister()) if lister is not None else []
+
+        def picked(session_id: str | None) -> None:
+            if session_id and self.app.config.on_resume is not None:
+                self.app.config.on_resume(session_id)
+            else:
+                self.app.exit(0)
+
+        self.app.push_screen(ResumeScreen(sessions), picked)
 
     def cmd_theme(self, arg: str) -> None:
         if not arg:

@@ -16,6 +16,7 @@ from app.engine.api import (
     MAX_TAIL_CHARS,
     AppEvent,
     AssistantMessage,
+    AttemptAbandoned,
     CompactionFailed,
     CompactionFinished,
     CompactionStarted,
@@ -38,6 +39,7 @@ from app.engine.api import (
     UsageUpdated,
     message_text,
 )
+from app.tui.attempts import AttemptBlocks
 from app.tui.history import ReplayedHistory, archived_renderables
 from app.tui.translate import finished_fields, plan_items
 from widgets.message_blocks import NoticeBlock, NoticeLevel, UserBlock
@@ -72,6 +74,8 @@ class EventRouter:
         self.thinking: ThinkingBlock | None = None
         self._thinking_index = -1
         self._thought_streamed = False
+        # What the current model response showed, taken back if the engine abandons it.
+        self.attempt = AttemptBlocks()
 
     def set_activity(self, text: str) -> None:
         """What the model is doing, on the busy line ("" stops it: done, interrupted, failed)."""
@@ -108,6 +112,7 @@ class EventRouter:
                 self.assistant = None
                 self._streamed = False
                 self._thought_streamed = False
+                self.attempt.start(screen.conversation)
                 if event.model:
                     screen.status_bar.set(model=event.model)
                 self.set_activity("Thinking…")
@@ -127,6 +132,8 @@ class EventRouter:
                 self._streamed = False
             case PermissionRequested():
                 self.app.permissions.enqueue(event.question)
+            case AttemptAbandoned():
+                self._abandon(event)
             case Retrying():
                 self.notice(
                     f"Retrying in {_seconds(event.delay_s)} (attempt {event.attempt}): {event.reason}",
@@ -231,6 +238,17 @@ class EventRouter:
             case _:
                 pass  # awaiting approval and answered: the dialog shows it, the block stays
 
+    def _abandon(self, event: AttemptAbandoned) -> None:
+        """The response broke and nothing of it was kept: its blocks become one failed-attempt
+        block, so the retried answer is not shown twice."""
+        self.assistant = None
+        self._streamed = False
+        conversation = self.app.main.conversation
+        for block in self.attempt.blocks(conversation):
+            if isinstance(block, ToolBlock):
+                self.tool_blocks.pop(block.state.tool_use_id, None)
+        self.attempt.abandon(event, conversation)
+
     def _flush_tails(self) -> None:
         self._tail_timer = None
         dirty, self._dirty_tails = self._dirty_tails, set()
@@ -250,6 +268,8 @@ class EventRouter:
         for event in events[keep:]:
             self.handle(event)
         self.set_activity("")  # a replayed prompt is history, not a turn at work
+        # The replayed calls are history, not work in progress: the panel shows none of them.
+        self.app.main.progress.clear()
 
     def _think(self, text: str, index: int) -> None:
         self._thought_streamed = True

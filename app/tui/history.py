@@ -13,6 +13,7 @@ from app.engine.api import (
     AssistantMessage,
     CompactionFinished,
     EngineEvent,
+    Interrupted,
     ToolCallUpdated,
     TurnStarted,
 )
@@ -30,10 +31,11 @@ def archived_renderables(events: Iterable[EngineEvent]) -> list[RenderableType]:
     """What the conversation's archive shows for replayed events: the renderables its blocks
     freeze into, each built only when first drawn (with a cheap height estimate until then)."""
     from app.engine.api import message_text
+    from app.tui.event_router import INTERRUPTED_TEXT
     from app.tui.translate import finished_fields
     from widgets.conversation import Deferred, estimate_text_lines
     from widgets.frozen_markdown import FrozenMarkdown
-    from widgets.message_blocks import UserBlock
+    from widgets.message_blocks import NoticeBlock, UserBlock
     from widgets.thinking_block import render_thinking, thinking_blocks
     from widgets.tool_block import ToolCallState, render_tool
 
@@ -69,6 +71,9 @@ def archived_renderables(events: Iterable[EngineEvent]) -> list[RenderableType]:
             text = message_text(event.message)
             if text:
                 out.append(Deferred(markdown(text), text_estimate(text)))
+        elif isinstance(event, Interrupted):
+            # The marker the live turn showed (the transcript's "[Request interrupted by user]").
+            out.append(Deferred(NoticeBlock(INTERRUPTED_TEXT, "interrupt").frozen, lines(1)))
         elif isinstance(event, CompactionFinished):
             from widgets.compaction_block import CompactionBlock
 

@@ -49,9 +49,10 @@ class SessionSummary:
     """One line of the resume picker."""
 
     session_id: str
-    title: str
-    updated: str = ""
+    title: str  # its first prompt
+    updated: str = ""  # when, as the picker shows it ("3 minutes ago")
     messages: int = 0
+    branch: str = ""  # the git branch it was on
 
 
 @dataclass
@@ -89,6 +90,8 @@ class TuiConfig:
     on_trust: Callable[[str, bool], None] | None = None
     list_sessions: Callable[[], Sequence[SessionSummary]] | None = None
     on_resume: Callable[[str], None] | None = None
+    # `lathe -r`: the resume picker before any session is built (Esc quits, as Claude Code's).
+    pick_session_first: bool = False
     mcp_servers: Callable[[], Sequence[tuple[str, str]]] | None = None
     keymap: dict[str, str] = field(default_factory=dict)
     # Watches the settings files once the session runs (None: no live reload, as in tests).

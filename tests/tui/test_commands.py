@@ -64,7 +64,11 @@ async def test_clear_and_quit() -> None:
         await run_command(app, pilot, "/help")
         assert notices(app)
         await run_command(app, pilot, "/clear")
-        assert notices(app) == []
+        # The old blocks are gone; what is left says the model forgot too.
+        from app.tui.commands import CLEARED_TEXT
+
+        assert notices(app) == [CLEARED_TEXT]
+        assert "model's context" in CLEARED_TEXT
         await run_command(app, pilot, "/quit")
     assert app.return_code == 0
 

@@ -56,7 +56,8 @@ async def test_edit_diff_and_text_after_tools_starts_a_new_block() -> None:
         scenes.feed(app, [*scenes.finished_edit(), TextDelta("after", 1)])
         await scenes.settle(app, pilot)
         block = app.main.conversation.query(ToolBlock).first()
-        assert block.state.diff.startswith("--- ")
+        # The diff without its `--- a/...` `+++ b/...` header: the block names the file.
+        assert block.state.diff.startswith("@@ ") and "+++ b/" not in block.state.diff
         assert len(app.main.conversation.query(AssistantBlock)) == 1
 
 

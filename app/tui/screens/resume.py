@@ -1,7 +1,13 @@
-"""The resume picker: choose one of this folder's past sessions."""
+"""The resume picker: choose one of this folder's past sessions, as Claude Code's /resume does:
+a search field on top, each session as its first prompt with when, branch and size below it.
+
+Focus stays in the search field: typing filters (every word must match the first prompt, the
+branch or the id), Up/Down move through the list, Enter resumes, Esc clears the search or closes.
+"""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
 from rich.text import Text
@@ -10,37 +16,122 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import OptionList, Static
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from app.tui.ports import SessionSummary
 
+HINT = "Type to search · ↑↓ choose · Enter resume · Esc close"
+
+
+def matches(session: SessionSummary, query: str) -> bool:
+    haystack = f"{session.title}\n{session.branch}\n{session.session_id}".casefold()
+    return all(word in haystack for word in query.casefold().split())
+
+
+def session_label(session: SessionSummary) -> Text:
+    label = Text(session.title or "(untitled)", style="bold", no_wrap=True, overflow="ellipsis")
+    details = [session.updated, session.branch, _count(session.messages)]
+    label.append("\n" + " · ".join(d for d in details if d), style="dim")
+    return label
+
+
+# (unit, its length in seconds, the age from which the next unit is used)
+_UNITS = (("second", 1, 60), ("minute", 60, 3600), ("hour", 3600, 86400), ("day", 86400, 2592000))
+
+
+def relative_time(then: float, now: float) -> str:
+    """ "14 seconds ago", "3 minutes ago", "2 days ago"; from 30 days on, the date."""
+    seconds = max(0, int(now - then))
+    for unit, size, limit in _UNITS:
+        if seconds < limit:
+            n = seconds // size
+            return f"{n} {unit}{'s' if n != 1 else ''} ago"
+    return time.strftime("%Y-%m-%d", time.localtime(then))
+
+
+def _count(messages: int) -> str:
+    return f"{messages} message{'s' if messages != 1 else ''}"
+
 
 class ResumeScreen(ModalScreen[str | None]):
     CSS_PATH = "resume.tcss"
-    BINDINGS = [Binding("escape", "dismiss_none", "Cancel", id="resume.cancel")]
+    BINDINGS = [
+        Binding("escape", "clear_or_close", "Close", id="resume.cancel"),
+        Binding("down", "move(1)", "Down", show=False, priority=True),
+        Binding("up", "move(-1)", "Up", show=False, priority=True),
+        Binding("pagedown", "move(5)", show=False, priority=True),
+        Binding("pageup", "move(-5)", show=False, priority=True),
+    ]
 
     def __init__(self, sessions: Sequence[SessionSummary]) -> None:
         super().__init__()
         self.sessions = list(sessions)
+        self.shown: list[SessionSummary] = list(self.sessions)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
-            yield Static(Text("Resume a session", style="bold"))
-            if not self.sessions:
-                yield Static("No earlier sessions in this folder.", id="empty")
-            options = []
-            for s in self.sessions:
-                label = Text(
-                    s.title or "(untitled)", style="bold", no_wrap=True, overflow="ellipsis"
-                )
-                label.append(f"  {s.updated}  {s.messages} messages  {s.session_id}", style="dim")
-                options.append(Option(label, id=s.session_id))
-            yield OptionList(*options, id="sessions")
+            yield Static(Text("Resume a session", style="bold"), id="title")
+            yield Input(placeholder="Search…", id="search")
+            yield Static("", id="empty")
+            sessions = OptionList(id="sessions")
+            sessions.can_focus = False  # typing goes to the search field
+            yield sessions
+            yield Static(HINT, id="hint")
+
+    def on_mount(self) -> None:
+        self._fill()
+        self.query_one("#search", Input).focus()
+
+    @property
+    def option_list(self) -> OptionList:
+        return self.query_one("#sessions", OptionList)
+
+    def _fill(self, query: str = "") -> None:
+        self.shown = [s for s in self.sessions if matches(s, query)]
+        options = self.option_list
+        options.clear_options()
+        for index, session in enumerate(self.shown):
+            if index:
+                options.add_option(None)
+            options.add_option(Option(session_label(session), id=session.session_id))
+        if self.shown:
+            options.highlighted = 0
+        empty = self.query_one("#empty", Static)
+        if not self.sessions:
+            empty.update("No earlier sessions in this folder.")
+        elif not self.shown:
+            empty.update(f"No session matches “{query.strip()}”.")
+        else:
+            empty.update("")
+        empty.display = not self.shown
+        options.display = bool(self.shown)
+
+    @on(Input.Changed, "#search")
+    def _search(self, event: Input.Changed) -> None:
+        self._fill(event.value)
+
+    @on(Input.Submitted, "#search")
+    def _enter(self) -> None:
+        option = self.option_list.highlighted_option
+        if option is not None:
+            self.dismiss(option.id)
 
     @on(OptionList.OptionSelected, "#sessions")
     def _picked(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(event.option.id)
 
-    def action_dismiss_none(self) -> None:
+    def action_move(self, step: int) -> None:
+        options = self.option_list
+        for _ in range(abs(step)):
+            if step > 0:
+                options.action_cursor_down()
+            else:
+                options.action_cursor_up()
+
+    def action_clear_or_close(self) -> None:
+        search = self.query_one("#search", Input)
+        if search.value:
+            search.value = ""
+            return
         self.dismiss(None)

@@ -54,11 +54,12 @@ def test_failed_denied_interrupted_and_diff_results() -> None:
     assert calls.finished(ToolFinished("z", denied, 0.1)).view.status == "denied"
 
     class Change:
-        diff = "--- a/f\n+++ b/f\n-x\n+y"
+        diff = "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-x\n+y\n"
 
     edit = calls.finished(ToolFinished("e", _done("e", "The file was updated.", data=Change()), 0))
     assert edit.view.result is not None and edit.view.result.kind == "diff"
-    assert edit.view.result.body == Change.diff
+    # Shown without the header lines (the block names the file): app/engine/plain_words.py.
+    assert edit.view.result.body == "@@ -1 +1 @@\n-x\n+y\n"
     assert edit.view.result.summary == "The file was updated."
 
 
@@ -111,8 +112,11 @@ def test_the_question_carries_the_tools_own_preview_of_the_real_file(tmp_path: P
     raw = {"file_path": str(tmp_path / "f.txt"), "old_string": "b", "new_string": "B"}
     preview = tool.preview(tool.parse_input(raw), context)
     question = question_for(_prompt("Edit", raw, tool=tool, preview=preview))
-    assert question.preview is preview and preview is not None and preview.kind == "diff"
-    assert "-b" in preview.text and "+B" in preview.text and " a" in preview.text
+    assert preview is not None and preview.kind == "diff" and preview.text.startswith("--- ")
+    shown = question.preview
+    assert shown is not None and shown.kind == "diff" and shown.path == preview.path
+    assert "-b" in shown.text and "+B" in shown.text and " a" in shown.text
+    assert not shown.text.startswith(("--- ", "+++ ")) and "+++ b/" not in shown.text
     assert not question.destructive
 
 
