@@ -29,6 +29,7 @@ from app.engine.api import (
 )
 from app.exit_signals import EXIT_SIGNALS, ExitSignals, exit_code, install
 from app.protocol import engine_gaps, handlers
+from app.protocol.agents import define_agents
 from app.protocol.control import ControlChannel
 from app.protocol.hooks import SdkHookBridge
 from app.protocol.options import StructuredOutputTool, protocol_engine_options
@@ -66,7 +67,6 @@ class ProtocolSession:
         self.channel = ControlChannel(self.writer)
         self.printer = ProtocolPrinter(self.writer, err, opts.include_partial_messages)
         self.inbox: asyncio.Queue[str | None] = asyncio.Queue()
-        self.agents: dict[str, Any] = dict(opts.sdk.agents)
         self.disabled_servers: set[str] = set()
         self.protocol_version = PROTOCOL_VERSION
         self.pid = os.getpid()
@@ -118,6 +118,7 @@ class ProtocolSession:
         self.session = session = setup.session
         self.default_model = session.model
         self.printer.session_id = session.session_id
+        self.define_agents(self.opts.sdk.agents)
         self._hooks = SdkHookBridge(
             self.channel, self.writer, session.session_id, self.opts.sdk.include_hook_events
         )
@@ -174,6 +175,7 @@ class ProtocolSession:
         self.writer.line(self.init_line())
         meter = TurnMeter(session)
         self.printer.interrupted_during_tools = None
+        self.printer.aborting = False
         self._budget_hit = False
         self._turn_running = True
         interrupted = False
@@ -218,9 +220,16 @@ class ProtocolSession:
             line["errors"] = [f"Reached maximum budget (${self.opts.sdk.max_budget_usd:g})"]
         elif interrupted and subtype == "error_during_execution":
             line["result"] = None
+            # Claude Code 2.1.332's errors[] for an interrupted turn (recorded against the fake).
+            stop = line.get("stop_reason") or "null"
+            line["errors"] = [
+                f"[ede_diagnostic] result_type=user last_content_type=n/a stop_reason={stop}"
+            ]
 
     def interrupt(self) -> None:
         if self.session is not None:
+            if self._turn_running:
+                self.printer.aborting = True
             self.session.interrupt()
 
     def on_event(self, event: EngineEvent) -> None:
@@ -344,6 +353,12 @@ class ProtocolSession:
         )
         return count
 
+    def define_agents(self, specs: Any) -> None:
+        """`--agents` and initialize's `agents`: agent types of the Agent tool."""
+        define_agents(
+            self.session, specs, lambda text: self.printer.note(f"lathe: warning: {text}")
+        )
+
     def status_changed(self) -> None:
         self.writer.line(
             system_line(
@@ -408,7 +423,7 @@ class ProtocolSession:
             claude_code_version=self.protocol_version,
             lathe_version=__version__,
             output_style="default",
-            agents=list(self.agents),
+            agents=engine_gaps.agent_names(session),
             skills=[],
             plugins=[],
         )
