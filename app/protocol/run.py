@@ -122,6 +122,9 @@ class ProtocolSession:
         self._hooks = SdkHookBridge(
             self.channel, self.writer, session.session_id, self.opts.sdk.include_hook_events
         )
+        runner = engine_gaps.hook_runner(session)
+        if runner is not None:
+            self._hooks.observe(runner)
         if self.opts.prompt:
             self.inbox.put_nowait(self.opts.prompt)
         # `-p PROMPT --output-format stream-json --verbose` without stream-json input: the prompt
