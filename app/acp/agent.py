@@ -63,7 +63,7 @@ class LatheAgent:
             agent_capabilities=AgentCapabilities(
                 load_session=True,
                 prompt_capabilities=PromptCapabilities(
-                    image=False, audio=False, embedded_context=True
+                    image=True, audio=False, embedded_context=True
                 ),
                 session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
             ),
