@@ -31,7 +31,7 @@ from acp.schema import (
 from app.acp import updates as u
 from app.acp.client_fs import ClientFiles
 from app.acp.client_terminal import ClientTerminals
-from app.acp.compose import Capabilities, ToolAdapter, build
+from app.acp.compose import Capabilities, ToolAdapter, build, mcp_failures
 from app.acp.permission import answer, rejected
 from app.acp.prompt import PromptError, clean_text, prompt_parts, prompt_text
 from app.engine.api import (
@@ -93,17 +93,19 @@ class AcpSession:
         self._cancelled = False
         self._idle = asyncio.Event()
         self._idle.set()
+        self._notices: list[str] = []
 
     # -- building ------------------------------------------------------------------------------
 
-    async def open(self, opts: CliOptions, cwd: str) -> list[str]:
-        """Build the engine session in `cwd` (resuming `opts.resume` if set); its warnings."""
+    async def open(self, opts: CliOptions, cwd: str, mcp_servers: Sequence[Any] = ()) -> list[str]:
+        """Build the engine session in `cwd` (resuming `opts.resume` if set) with the client's
+        MCP servers; its warnings."""
         # in_progress when a call really runs: the engine's "started" comes before the
         # permission check, and a call waiting for the user's answer is still pending.
         self.adapter = ToolAdapter(self._capabilities(), self._running)
         adapter = self.adapter
         try:
-            setup = await asyncio.to_thread(build, opts, cwd, self.sink, adapter)
+            setup = await asyncio.to_thread(build, opts, cwd, self.sink, adapter, mcp_servers)
         except SetupError as exc:
             raise RequestError.invalid_params({"message": str(exc)}) from None
         self.session = setup.session
@@ -114,9 +116,12 @@ class AcpSession:
         self._mode = self.session.permission_mode
         self._writer = asyncio.create_task(self._write_loop())
         await self.session.start_mcp()
-        for warning in setup.warnings:
+        warnings = [*setup.warnings, *mcp_failures(self.session)]
+        for warning in warnings:
             _log(f"warning: {warning}")
-        return list(setup.warnings)
+        # The MCP problems (a server that failed, a malformed entry) are the client's to see.
+        self._notices = [w for w in warnings if "MCP" in w or "mcp" in w]
+        return warnings
 
     def _capabilities(self) -> Capabilities:
         """The client's methods lathe may use, from what it said it offers."""
@@ -186,6 +191,13 @@ class AcpSession:
         self._mode = self.session.permission_mode
         if self._mode != mode:  # a policy keeps bypassPermissions off
             raise RequestError.invalid_params({"message": f"mode {mode!r} is disabled here"})
+
+    def tell_problems(self) -> None:
+        """What went wrong opening the session that the client should see (an MCP server that
+        did not start), as an agent message: ACP has no other place for it."""
+        for text in self._notices:
+            self._send(u.message_chunk(f"lathe: {text}\n"))
+        self._notices = []
 
     def advertise_commands(self) -> None:
         """available_commands_update: lathe's headless commands and the custom ones."""
