@@ -84,6 +84,10 @@ def parse_update(raw: Any) -> PermissionUpdate:
         dirs = raw.get("directories")
         if not isinstance(dirs, list) or not all(isinstance(d, str) and d for d in dirs):
             raise UpdateError(f"{kind}: `directories` must be a list of paths")
+        if kind == "addDirectories":
+            missing = [d for d in dirs if not Path(d).expanduser().is_dir()]
+            if missing:
+                raise UpdateError(f"addDirectories: {missing[0]} is not a folder")
         return PermissionUpdate(kind, str(destination), directories=tuple(dirs))
     behavior = raw.get("behavior")
     if behavior not in BEHAVIORS:
@@ -166,9 +170,6 @@ def _apply_one(pc: PermissionContext, update: PermissionUpdate) -> PermissionCon
         return _drop(pc, update, None).with_rules(_rules(pc, update, origin))
     dirs = tuple(str(Path(d).expanduser().resolve()) for d in update.directories)
     if update.kind == "addDirectories":
-        missing = [d for d in dirs if not Path(d).is_dir()]
-        if missing:
-            raise UpdateError(f"addDirectories: {missing[0]} is not a folder")
         if path is not None:
             add_rules_to_file(path, dirs, "additional_directories")
         added = tuple(d for d in dirs if d not in pc.working_dirs)
