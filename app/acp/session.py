@@ -116,7 +116,11 @@ class AcpSession:
         self._mode = self.session.permission_mode
         self._writer = asyncio.create_task(self._write_loop())
         await self.session.start_mcp()
-        warnings = [*setup.warnings, *mcp_failures(self.session)]
+        # The client's servers are read as --mcp-config's (`lathe --acp` takes no such flag).
+        warnings = [
+            w.replace("--mcp-config: ", "mcpServers: ")
+            for w in (*setup.warnings, *mcp_failures(self.session))
+        ]
         for warning in warnings:
             _log(f"warning: {warning}")
         # The MCP problems (a server that failed, a malformed entry) are the client's to see.

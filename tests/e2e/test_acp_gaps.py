@@ -122,6 +122,7 @@ async def test_mcp_servers_images_and_always_reject(fake_api, project: Path, htt
         ),
         HttpMcpServer(type="http", name="web", url=http_server, headers=[]),
         McpServerStdio(name="broken", command=str(repo / "no-such-server"), args=[], env=[]),
+        McpServerStdio(name="empty", command="", args=[], env=[]),
     ]
     env = env_for(fake_api, MCP_TIMEOUT="20000")
     async with asyncio.timeout(TIMEOUT), lathe_acp(client, repo, env) as (conn, _):
@@ -146,6 +147,7 @@ async def test_mcp_servers_images_and_always_reject(fake_api, project: Path, htt
         assert results["m2"]["content"][0]["text"] == "echo: over http"
         notices = client.text().split("echoed")[0]
         assert "MCP server 'broken' did not start" in notices
+        assert "mcpServers: MCP server 'empty': command is empty" in notices
 
         # An image, an image blob and a text resource reach the model as their blocks.
         blob = embedded_blob_resource("file:///tmp/dot.png", PNG, mime_type="image/png")
