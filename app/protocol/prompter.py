@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 from app.engine.api import PermissionQuestion
@@ -188,13 +187,21 @@ class StdioPrompter:
         """Claude Code's PermissionUpdate list, checked whole (UpdateError names the first one
         lathe cannot read). A setMode to bypassPermissions in a session not launched for it is
         refused as set_permission_mode refuses it: the call is allowed, the mode stays."""
+        if isinstance(raw, list):  # "auto" runs as default (flags.MODE_ALIASES)
+            raw = [_aliased(item) for item in raw]
         kept = []
         for update in parse_updates(raw):
-            if update.kind == "setMode":
-                mode = MODE_ALIASES.get(update.mode, update.mode)
-                if mode == "bypassPermissions" and not self.allow_bypass:
-                    self.notify(f"can_use_tool: {BYPASS_REFUSED}; the mode is unchanged")
-                    continue
-                update = replace(update, mode=mode)
+            refused = update.mode == "bypassPermissions" and not self.allow_bypass
+            if update.kind == "setMode" and refused:
+                self.notify(f"can_use_tool: {BYPASS_REFUSED}; the mode is unchanged")
+                continue
             kept.append(update)
         return tuple(kept)
+
+
+def _aliased(update: Any) -> Any:
+    if isinstance(update, Mapping) and update.get("type") == "setMode":
+        mode = update.get("mode")
+        if isinstance(mode, str) and mode in MODE_ALIASES:
+            return {**update, "mode": MODE_ALIASES[mode]}
+    return update
