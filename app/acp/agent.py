@@ -22,6 +22,7 @@ from acp.schema import (
     InitializeResponse,
     ListSessionsResponse,
     LoadSessionResponse,
+    McpCapabilities,
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
@@ -63,9 +64,11 @@ class LatheAgent:
             agent_capabilities=AgentCapabilities(
                 load_session=True,
                 prompt_capabilities=PromptCapabilities(
-                    image=False, audio=False, embedded_context=True
+                    image=True, audio=False, embedded_context=True
                 ),
                 session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
+                # session/new's and session/load's mcpServers: stdio always, http and sse too.
+                mcp_capabilities=McpCapabilities(http=True, sse=True),
             ),
             auth_methods=[],
             agent_info=Implementation(name="lathe", title="lathe", version=__version__),
@@ -103,13 +106,19 @@ class LatheAgent:
             add_dirs=[*self.opts.add_dirs, *(extra_dirs or [])],
         )
 
-    async def _open(self, cwd: str, extra_dirs: list[str] | None, resume: str | None) -> AcpSession:
+    async def _open(
+        self,
+        cwd: str,
+        extra_dirs: list[str] | None,
+        resume: str | None,
+        mcp_servers: list[Any] | None = None,
+    ) -> AcpSession:
         for folder in (cwd, *(extra_dirs or [])):
             _check_folder(folder)
         if self.conn is None:
             raise RequestError.internal_error({"message": "no client connection"})
         session = AcpSession(self.conn, self.caps)
-        await session.open(self._options(extra_dirs, resume), cwd)
+        await session.open(self._options(extra_dirs, resume), cwd, mcp_servers or ())
         self.sessions[session.session_id] = session
         return session
 
@@ -120,9 +129,10 @@ class LatheAgent:
         mcp_servers: list[Any] | None = None,
         **kwargs: Any,
     ) -> NewSessionResponse:
-        session = await self._open(cwd, additional_directories, None)
+        session = await self._open(cwd, additional_directories, None, mcp_servers)
         # Sent after the response (a task scheduled now runs after it is queued).
         session.advertise_commands()
+        session.tell_problems()
         return NewSessionResponse(session_id=session.session_id, modes=session.modes())
 
     async def load_session(
@@ -142,10 +152,11 @@ class LatheAgent:
         if old is not None:
             del self.sessions[session_id]
             await old.close()  # its lock goes, so the session can be opened again
-        session = await self._open(cwd, additional_directories, session_id)
+        session = await self._open(cwd, additional_directories, session_id, mcp_servers)
         # The whole history, the part before a compaction too, as the client saw it live.
         await session.replay()
         session.advertise_commands()
+        session.tell_problems()
         return LoadSessionResponse(modes=session.modes())
 
     def _session(self, session_id: str) -> AcpSession:

@@ -1,8 +1,10 @@
 """session/request_permission: the question the TUI's dialog would ask, asked of the client.
 
 The engine announces a question (PermissionRequested) and waits for its answer; this bridge
-sends the client the options, maps the chosen one back to the same decisions the dialog gives
-(so "always" writes the rule to .lathe/settings.local.toml exactly as the TUI does), and
+sends the client the options ACP names (allow_once, allow_always, reject_once, reject_always),
+maps the chosen one back to the same decisions the dialog gives (so "always" writes the rule to
+.lathe/settings.local.toml exactly as the TUI does; "always reject" saves it there as a deny
+rule), and
 answers the question. A cancelled request, a client that goes away or answers with an option
 it was never offered is a rejection: fail closed. A session/cancel resolves the question first
 (the engine's abort race); the client's late answer then changes nothing.
@@ -30,6 +32,7 @@ Ask = Callable[[ToolCallUpdate, list[PermissionOption]], Awaitable[RequestPermis
 ALLOW_ONCE = "allow_once"
 ALLOW_ALWAYS = "allow_always"
 REJECT_ONCE = "reject_once"
+REJECT_ALWAYS = "reject_always"
 PLAN_PREFIX = "plan:"
 NO_QUESTIONS = (
     "The editor lathe runs in (ACP) cannot show multiple-choice questions. Do not ask again; "
@@ -93,6 +96,12 @@ def question_for(prompt: PermissionQuestion, view: ToolView) -> Question | None:
             )
         )
     options.append(PermissionOption(option_id=REJECT_ONCE, name="Reject", kind="reject_once"))
+    if prompt.suggestions:
+        options.append(
+            PermissionOption(
+                option_id=REJECT_ALWAYS, name=f"Always reject {label}", kind="reject_always"
+            )
+        )
     return Question(
         ToolCallUpdate(
             tool_call_id=prompt.tool_use_id,
@@ -124,6 +133,8 @@ def decision_for(
         return answers.allow_once()
     if chosen == ALLOW_ALWAYS:
         return answers.allow_always(tuple(prompt.suggestions))
+    if chosen == REJECT_ALWAYS:
+        return answers.deny_always(tuple(prompt.suggestions))
     if chosen.startswith(PLAN_PREFIX):
         return PermissionDecision(
             "allow",

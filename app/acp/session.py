@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import re
 import sys
 import threading
 from collections.abc import Sequence
@@ -27,14 +26,14 @@ from acp.schema import (
     SessionMode,
     SessionModeState,
     StopReason,
-    TextContentBlock,
 )
 
 from app.acp import updates as u
 from app.acp.client_fs import ClientFiles
 from app.acp.client_terminal import ClientTerminals
-from app.acp.compose import Capabilities, ToolAdapter, build
+from app.acp.compose import Capabilities, ToolAdapter, build, mcp_failures
 from app.acp.permission import answer, rejected
+from app.acp.prompt import PromptError, clean_text, prompt_parts, prompt_text
 from app.engine.api import (
     AppEvent,
     EngineEvent,
@@ -52,6 +51,8 @@ from app.engine.api import (
 )
 from tools.todo_write import TodoListChanged
 
+__all__ = ["AcpSession", "clean_text", "prompt_text", "stop_reason"]
+
 if TYPE_CHECKING:
     # The parsed command line, for annotations only: the face layer above calls in with it.
     from app.cli import CliOptions
@@ -63,7 +64,6 @@ MODES: tuple[tuple[str, str, str], ...] = (
     ("dontAsk", "Don't Ask", "Refuses whatever would ask"),
     ("bypassPermissions", "Bypass Permissions", "Runs everything without asking"),
 )
-_SURROGATE = re.compile("[\ud800-\udfff]")
 BUILTIN_COMMANDS = (
     ("compact", "Summarise the conversation to free context", "instructions for the summary"),
     ("context", "Show what fills the context window", None),
@@ -93,17 +93,19 @@ class AcpSession:
         self._cancelled = False
         self._idle = asyncio.Event()
         self._idle.set()
+        self._notices: list[str] = []
 
     # -- building ------------------------------------------------------------------------------
 
-    async def open(self, opts: CliOptions, cwd: str) -> list[str]:
-        """Build the engine session in `cwd` (resuming `opts.resume` if set); its warnings."""
+    async def open(self, opts: CliOptions, cwd: str, mcp_servers: Sequence[Any] = ()) -> list[str]:
+        """Build the engine session in `cwd` (resuming `opts.resume` if set) with the client's
+        MCP servers; its warnings."""
         # in_progress when a call really runs: the engine's "started" comes before the
         # permission check, and a call waiting for the user's answer is still pending.
         self.adapter = ToolAdapter(self._capabilities(), self._running)
         adapter = self.adapter
         try:
-            setup = await asyncio.to_thread(build, opts, cwd, self.sink, adapter)
+            setup = await asyncio.to_thread(build, opts, cwd, self.sink, adapter, mcp_servers)
         except SetupError as exc:
             raise RequestError.invalid_params({"message": str(exc)}) from None
         self.session = setup.session
@@ -114,9 +116,16 @@ class AcpSession:
         self._mode = self.session.permission_mode
         self._writer = asyncio.create_task(self._write_loop())
         await self.session.start_mcp()
-        for warning in setup.warnings:
+        # The client's servers are read as --mcp-config's (`lathe --acp` takes no such flag).
+        warnings = [
+            w.replace("--mcp-config: ", "mcpServers: ")
+            for w in (*setup.warnings, *mcp_failures(self.session))
+        ]
+        for warning in warnings:
             _log(f"warning: {warning}")
-        return list(setup.warnings)
+        # The MCP problems (a server that failed, a malformed entry) are the client's to see.
+        self._notices = [w for w in warnings if "MCP" in w or "mcp" in w]
+        return warnings
 
     def _capabilities(self) -> Capabilities:
         """The client's methods lathe may use, from what it said it offers."""
@@ -186,6 +195,13 @@ class AcpSession:
         self._mode = self.session.permission_mode
         if self._mode != mode:  # a policy keeps bypassPermissions off
             raise RequestError.invalid_params({"message": f"mode {mode!r} is disabled here"})
+
+    def tell_problems(self) -> None:
+        """What went wrong opening the session that the client should see (an MCP server that
+        did not start), as an agent message: ACP has no other place for it."""
+        for text in self._notices:
+            self._send(u.message_chunk(f"lathe: {text}\n"))
+        self._notices = []
 
     def advertise_commands(self) -> None:
         """available_commands_update: lathe's headless commands and the custom ones."""
@@ -344,8 +360,11 @@ class AcpSession:
             self._idle.set()
 
     async def _prompt(self, blocks: Sequence[Any]) -> PromptResponse:
-        text = prompt_text(blocks)
-        if not text.strip():
+        try:
+            text, attachments = prompt_parts(blocks)
+        except PromptError as exc:
+            raise RequestError.invalid_params({"message": str(exc)}) from None
+        if not text.strip() and not attachments:
             # The API refuses an empty message; say so here, before anything is sent or kept.
             raise RequestError.invalid_params({"message": "the prompt is empty"})
         command, _, arg = text.strip().partition(" ")
@@ -358,7 +377,7 @@ class AcpSession:
                 self._send(u.message_chunk("\n".join(self.session.context_breakdown())))
                 result = TurnEnded("end_turn", "", False, "success", 0)
             else:
-                result = await self.session.run_turn(text)
+                result = await self.session.run_turn(text, attachments)
         except Exception as exc:
             await self.flush()
             if self._cancelled:
@@ -403,31 +422,3 @@ def stop_reason(result: TurnEnded, cancelled: bool) -> StopReason | None:
     if result.is_error:
         return None
     return "end_turn"
-
-
-def prompt_text(blocks: Sequence[Any]) -> str:
-    """The prompt's content blocks as the text the engine takes: text as is, a linked file as
-    an @-mention, an embedded resource's text as context with its address."""
-    parts: list[str] = []
-    for block in blocks:
-        if isinstance(block, TextContentBlock):
-            parts.append(block.text)
-            continue
-        kind = getattr(block, "type", "")
-        if kind == "resource_link":
-            uri = str(getattr(block, "uri", ""))
-            parts.append("@" + uri.removeprefix("file://"))
-        elif kind == "resource":
-            resource = getattr(block, "resource", None)
-            body = getattr(resource, "text", None)
-            uri = str(getattr(resource, "uri", ""))
-            if isinstance(body, str):
-                parts.append(f'<context ref="{uri}">\n{body}\n</context>')
-        # Images and audio are not offered (promptCapabilities), so none arrive.
-    return clean_text("\n".join(parts))
-
-
-def clean_text(text: str) -> str:
-    """`text` with each lone surrogate (valid JSON as an escape, not encodable as UTF-8) made
-    U+FFFD, so it can be sent to the API and written to the transcript."""
-    return _SURROGATE.sub("\ufffd", text)

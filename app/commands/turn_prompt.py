@@ -3,7 +3,7 @@ and model to the turn."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from app.commands.prompt import expand_prompt, match_command
@@ -15,6 +15,7 @@ async def run_expanded_turn(
     prompt: str,
     abort: Any,
     run_turn: Callable[..., Awaitable[Any]],
+    attachments: Sequence[Mapping[str, Any]] = (),
 ) -> Any:
     from app.engine.events import Notice
 
@@ -29,7 +30,10 @@ async def run_expanded_turn(
         expanded = await expand_prompt(prompt, session, commands)
         for text in [*notices, *expanded.notices]:
             session.emit(Notice(text, "warning"))
-        return await run_turn(session, prompt, abort, expanded.content)
+        content = [*expanded.content, *(dict(a) for a in attachments)]
+        if attachments:  # an image alone: the API refuses the empty text block beside it
+            content = [b for b in content if b.get("type") != "text" or b.get("text")]
+        return await run_turn(session, prompt, abort, content)
     finally:
         if skills is not None:
             skills.end_turn()

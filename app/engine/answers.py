@@ -1,11 +1,14 @@
 """The PermissionDecisions a front end answers a permission question with.
 
 "Always allow" is an allow whose `suggestions` are the rules to persist (and `extra["always"]`);
-the engine writes them to `.lathe/settings.local.toml`. A denial with feedback carries the user's
+the engine writes them to `.lathe/settings.local.toml`; "always reject" a denial whose
+`extra["updates"]` saves deny rules there. A denial with feedback carries the user's
 words in `feedback`, for the model.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from app.execution.texts import REJECT_MESSAGE, REJECT_WITH_FEEDBACK_PREFIX
 from tools.decisions import DecisionReason, PermissionDecision
@@ -36,6 +39,15 @@ def deny(feedback: str = "") -> PermissionDecision:
         reason=DecisionReason("user", "denied by the user"),
         feedback=feedback,
     )
+
+
+def deny_always(rules: tuple[str, ...]) -> PermissionDecision:
+    """ "Always reject": this call is denied and `rules` are saved as deny rules to
+    `.lathe/settings.local.toml` (applied at once), so the same call is refused without asking."""
+    from app.engine.permission_updates import PermissionUpdate
+
+    save = PermissionUpdate("addRules", "localSettings", "deny", rules)
+    return replace(deny(), extra={"updates": (save,)})
 
 
 def aborted() -> PermissionDecision:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from app.engine import answers as answers
 from app.engine.events import AppEvent as AppEvent
@@ -131,8 +131,12 @@ class SessionPort(Protocol):
     def status(self) -> SessionStatus: ...
 
     # -- prompting ------------------------------------------------------------------------------
-    def run_turn(self, prompt: str) -> Awaitable[TurnEnded]:
-        """Send a prompt (custom commands and @files expanded) and run the turn to its end."""
+    def run_turn(
+        self, prompt: str, attachments: Sequence[Mapping[str, Any]] = ()
+    ) -> Awaitable[TurnEnded]:
+        """Send a prompt (custom commands and @files expanded) and run the turn to its end.
+        `attachments`: Messages API content blocks (images, documents, text) a protocol front
+        end's client sent with the prompt; they follow its text."""
         ...
 
     def send_while_running(self, prompt: str) -> bool:

@@ -10,10 +10,17 @@ mode to the one the user picked, also before the tool runs.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from app.engine.events import Notice, PermissionRequested
+from app.engine.permission_updates import (
+    PermissionUpdate,
+    UpdateError,
+    apply_updates,
+    directory_changes,
+)
 from app.engine.tool_views import question_for
 from app.execution.interfaces import PermissionPrompt
 from app.permissions import PersistError, RuleDecider, allow_for_session, always_allow
@@ -47,6 +54,9 @@ class EventPrompter:
             self.session.emit(event)
 
     def remember(self, decision: PermissionDecision) -> None:
+        updates = decision.extra.get("updates")
+        if updates:
+            self._apply_updates(updates)
         mode = decision.extra.get("set_mode") if decision.behavior == "allow" else None
         if isinstance(mode, str):
             # An approved plan goes on in the mode the user picked, before the tool's call runs.
@@ -68,3 +78,20 @@ class EventPrompter:
                 )
         elif decision.extra.get("session"):
             self.decider.set_context(allow_for_session(self.decider.context, rules))
+
+    def _apply_updates(self, updates: Sequence[PermissionUpdate]) -> None:
+        """A front end's permission updates (the SDK's updatedPermissions, ACP's "always
+        reject"), applied before the tool's call runs; one that fails is a warning."""
+        try:
+            notes = apply_updates(self.decider, updates)
+        except UpdateError as exc:
+            self.sink(Notice(f"Could not apply the permission update: {exc}", "warning"))
+            return
+        for note in notes:
+            self.sink(Notice(note))
+        added, gone = directory_changes(updates)
+        session = self.session
+        if (added or gone) and session is not None:
+            kept = [d for d in session.context.working_dirs if d not in gone]
+            kept.extend(d for d in added if d not in kept)
+            session.context = replace(session.context, working_dirs=tuple(kept))

@@ -393,7 +393,9 @@ class Session:
 
     # -- turns ----------------------------------------------------------------------------------
 
-    async def run_turn(self, prompt: str) -> TurnEnded:
+    async def run_turn(
+        self, prompt: str, attachments: Sequence[Mapping[str, Any]] = ()
+    ) -> TurnEnded:
         from app.engine.turn import run_turn
 
         if self._turn_abort is not None:
@@ -406,7 +408,9 @@ class Session:
             await self.start("resume" if self.messages else "startup")
             from app.commands.turn_prompt import run_expanded_turn
 
-            result: TurnEnded = await run_expanded_turn(self, prompt, self._turn_abort, run_turn)
+            result: TurnEnded = await run_expanded_turn(
+                self, prompt, self._turn_abort, run_turn, attachments
+            )
         finally:
             self._turn_abort = None
         self.last_result = result

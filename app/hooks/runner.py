@@ -15,7 +15,7 @@ import os
 import tempfile
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel
 
@@ -47,6 +47,14 @@ from app.hooks.translate import (
 from tools.abort import AbortSignal
 from tools.process.child_env import add_env_file, child_env
 from tools.process.owner import mark_env
+
+
+class HookObserver(Protocol):
+    """Sees command hooks run: `started` returns a token `finished` gets back with the run."""
+
+    def started(self, handler: HookHandler) -> str: ...
+
+    def finished(self, token: str, handler: HookHandler, run: RawHookRun) -> None: ...
 
 
 class CommandHookRunner:
@@ -84,6 +92,9 @@ class CommandHookRunner:
         self.callback_runner: (
             Callable[[HookHandler, bytes, AbortSignal | None], Awaitable[RawHookRun]] | None
         ) = None
+        # Told as each handler starts and when its run is over (`--include-hook-events`'s
+        # hook_started / hook_response lines, app/protocol/hooks.py); None: nobody listens.
+        self.observer: HookObserver | None = None
         # Fields added to every event's stdin (a subagent's `agent_id` and `agent_type`).
         self.extra_fields: dict[str, Any] = {}
         # Set for a subagent's runner: (agent_id, agent_type, its transcript path).
@@ -280,6 +291,7 @@ class CommandHookRunner:
         try:
             if handler.source == "sdk" and self.callback_runner is not None:
                 return read_output(handler, await self.callback_runner(handler, stdin, abort))
+            token = self.observer.started(handler) if self.observer is not None else None
             run = await run_command(
                 handler.command,
                 stdin,
@@ -289,6 +301,8 @@ class CommandHookRunner:
                 abort=abort,
                 cap=self.output_cap,
             )
+            if self.observer is not None and token is not None:
+                self.observer.finished(token, handler, run)
             return read_output(handler, run)
         except asyncio.CancelledError:
             raise

@@ -86,3 +86,32 @@ def _atomic_write(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def remove_from_file(path: Path, texts: Sequence[str], key: str = "allow") -> None:
+    """Take entries out of `[permissions].<key>`, keeping the rest of the file byte for byte. A
+    missing file or key has nothing to remove."""
+    try:
+        original = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise PersistError(f"{path}: cannot read: {exc}") from None
+    import tomlkit
+    from tomlkit.exceptions import TOMLKitError
+
+    try:
+        doc = tomlkit.parse(original)
+    except TOMLKitError as exc:
+        raise PersistError(f"{path}: not valid TOML, not changed ({exc})") from None
+    perms = doc.get("permissions")
+    current = perms.get(key) if isinstance(perms, dict) else None
+    if not isinstance(current, list):
+        return
+    drop = set(texts)
+    hits = [i for i, item in enumerate(current) if str(item) in drop]
+    if not hits:
+        return
+    for index in reversed(hits):
+        del current[index]
+    _atomic_write(path, tomlkit.dumps(doc))

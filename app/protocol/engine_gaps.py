@@ -72,3 +72,46 @@ def context_breakdown(port: SessionPort) -> Any:
 def hook_runner(port: SessionPort) -> CommandHookRunner | None:
     runner = _session(port).parts.session_hooks
     return runner if isinstance(runner, CommandHookRunner) else None
+
+
+def define_agents(port: SessionPort, definitions: list[Any]) -> bool:
+    """Add agent types (app.agents.definitions.AgentDefinition) to the session's: the Agent
+    tool runs them and its description lists them. False when the session has no Agent tool."""
+    from dataclasses import replace
+
+    from tools.agent import AgentTool
+    from tools.registry import assemble_tool_pool
+
+    session = _session(port)
+    agents = session.parts.agents
+    builtins = session.parts.builtin_tools
+    if agents is None or builtins is None or session.pool.find("Agent") is None:
+        return False
+    for definition in definitions:
+        agents.agents[definition.name] = definition
+    summaries = agents.summaries()
+    builtins = tuple(t.with_agents(summaries) if isinstance(t, AgentTool) else t for t in builtins)
+    session.parts.builtin_tools = builtins
+    manager = session.parts.mcp
+    pool = assemble_tool_pool(builtins, manager.tools() if manager else (), session.parts.rules)
+    session.pool = pool
+    session.context = replace(session.context, tools=pool.tools)
+    session.deps.tools = pool.tools
+    return True
+
+
+def agent_names(port: SessionPort) -> list[str]:
+    agents = _session(port).parts.agents
+    return [a.name for a in agents.all()] if agents is not None else []
+
+
+def agent_list(port: SessionPort) -> list[dict[str, Any]]:
+    """initialize's `agents`: each type's name, description and model, as Claude Code lists them."""
+    agents = _session(port).parts.agents
+    out: list[dict[str, Any]] = []
+    for a in agents.all() if agents is not None else []:
+        entry: dict[str, Any] = {"name": a.name, "description": a.description}
+        if a.model:
+            entry["model"] = a.model
+        out.append(entry)
+    return out

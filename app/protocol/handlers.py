@@ -32,19 +32,14 @@ Handler = Callable[["ProtocolSession", Mapping[str, Any]], Any]
 
 async def initialize(ps: ProtocolSession, req: Mapping[str, Any]) -> dict[str, Any]:
     count = ps.install_hooks(req.get("hooks"))
-    agents = req.get("agents")
-    if isinstance(agents, Mapping):
-        ps.agents.update({str(k): v for k, v in agents.items() if isinstance(v, Mapping)})
+    ps.define_agents(req.get("agents"))
     session = ps.session
     return {
         "commands": [
             {"name": name, "description": text, "argumentHint": ""}
             for name, text in ps.slash_commands().items()
         ],
-        "agents": [
-            {"name": name, "description": str(spec.get("description", ""))}
-            for name, spec in ps.agents.items()
-        ],
+        "agents": engine_gaps.agent_list(session),
         "output_style": "default",
         "available_output_styles": ["default"],
         "models": [{"value": session.model, "displayName": session.model, "description": ""}],

@@ -20,7 +20,7 @@ from app.config.hooks import HOOK_EVENTS, HookHandler, Matcher
 from app.hooks.process import RawHookRun
 from app.hooks.runner import CommandHookRunner
 from app.protocol.control import ControlChannel, ControlError
-from app.protocol.wire import LineWriter, system_line
+from app.protocol.wire import LineWriter, new_uuid, system_line
 from tools.abort import AbortSignal
 
 SDK_HOOK_TIMEOUT_S = 60.0  # the SDK's default for a matcher without `timeout`
@@ -84,7 +84,13 @@ class SdkHookBridge:
         kept = tuple(h for h in runner.config.handlers if h.source != "sdk")
         runner.config = replace(runner.config, handlers=(*kept, *handlers))
         runner.callback_runner = self.run
+        self.observe(runner)
         return len(handlers)
+
+    def observe(self, runner: CommandHookRunner) -> None:
+        """`--include-hook-events`: the settings' command hooks are reported too."""
+        if self.emit_events:
+            runner.observer = self
 
     async def run(
         self, handler: HookHandler, stdin: bytes, abort: AbortSignal | None
@@ -92,8 +98,7 @@ class SdkHookBridge:
         started = time.monotonic()
         payload = json.loads(stdin.decode("utf-8", "replace"))
         callback_id = handler.command.removeprefix(_PREFIX)
-        hook_id = f"{handler.event}:{callback_id}:{int(started * 1000)}"
-        self._event("hook_started", handler, hook_id)
+        hook_id = self.started(handler)
         body = {"callback_id": callback_id, "input": payload}
         if isinstance(payload.get("tool_use_id"), str):
             body["tool_use_id"] = payload["tool_use_id"]
@@ -107,27 +112,63 @@ class SdkHookBridge:
             answer = await asyncio.wait_for(request, handler.timeout)
         except asyncio.CancelledError:
             if abort is not None and abort.aborted:
-                return RawHookRun(None, "", "", cancelled=True)
+                run = RawHookRun(None, "", "", cancelled=True)
+                self.finished(hook_id, handler, run)
+                return run
             raise
         except TimeoutError:
-            return RawHookRun(None, "", "", timed_out=True, duration_s=handler.timeout)
+            run = RawHookRun(None, "", "", timed_out=True, duration_s=handler.timeout)
+            self.finished(hook_id, handler, run)
+            return run
         except ControlError as exc:
-            return RawHookRun(1, "", f"the SDK's hook callback failed: {exc}")
+            run = RawHookRun(1, "", f"the SDK's hook callback failed: {exc}")
+            self.finished(hook_id, handler, run)
+            return run
         finally:
             remove()
-        text = json.dumps(answer)
-        self._event("hook_response", handler, hook_id, output=text)
-        return RawHookRun(0, text, "", duration_s=time.monotonic() - started)
+        run = RawHookRun(0, json.dumps(answer), "", duration_s=time.monotonic() - started)
+        self.finished(hook_id, handler, run)
+        return run
 
-    def _event(self, subtype: str, handler: HookHandler, hook_id: str, **extra: Any) -> None:
-        """`--include-hook-events`: Claude Code's hook_started / hook_response lines."""
+    # -- `--include-hook-events`: the runner's HookObserver, for command hooks and callbacks --
+
+    def started(self, handler: HookHandler) -> str:
+        hook_id = new_uuid()
+        if self.emit_events:
+            self.writer.line(
+                system_line("hook_started", self.session_id, **_names(handler, hook_id))
+            )
+        return hook_id
+
+    def finished(self, token: str, handler: HookHandler, run: RawHookRun) -> None:
+        """Claude Code 2.1.332's hook_response: `output` (stdout and stderr), both streams, the
+        exit code and `outcome` (success for exit 0, cancelled for an interrupted hook, else
+        error)."""
         if not self.emit_events:
             return
-        fields: dict[str, Any] = {
-            "hook_id": hook_id,
-            "hook_name": f"{handler.event}:{handler.matcher.text or '*'}",
-            "hook_event": handler.event,
-        }
-        if subtype == "hook_response":
-            fields.update(stdout=extra.get("output", ""), stderr="", exit_code=0, outcome="success")
-        self.writer.line(system_line(subtype, self.session_id, **fields))
+        if run.cancelled:
+            outcome = "cancelled"
+        elif run.exit_code == 0 and not run.timed_out and run.spawn_error is None:
+            outcome = "success"
+        else:
+            outcome = "error"
+        stderr = run.stderr or run.spawn_error or ""
+        self.writer.line(
+            system_line(
+                "hook_response",
+                self.session_id,
+                **_names(handler, token),
+                output=run.stdout + stderr,
+                stdout=run.stdout,
+                stderr=stderr,
+                exit_code=run.exit_code,
+                outcome=outcome,
+            )
+        )
+
+
+def _names(handler: HookHandler, hook_id: str) -> dict[str, Any]:
+    """`hook_name` as Claude Code writes it: `PreToolUse:Bash`, or the event alone."""
+    matcher = handler.matcher.text
+    name = f"{handler.event}:{matcher}" if matcher else handler.event
+    return {"hook_id": hook_id, "hook_name": name, "hook_event": handler.event}

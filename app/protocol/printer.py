@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Mapping
 from typing import IO, Any
 
 from app.engine.api import (
@@ -39,6 +40,10 @@ from app.protocol.wire import (
 # The SDK asks for `session_state_changed` lines with this variable (it drops the ones marked
 # sdk_host_only); they tell it when a run that serves control requests is over.
 SESSION_STATE_ENV = "CLAUDE_CODE_SDK_READS_SESSION_STATE"
+# Claude Code's (and the engine's) markers of an interrupted turn, in the user lines it writes:
+# one after the tool results when the tools were stopped, one when the answer was cut off.
+INTERRUPTED_FOR_TOOL_USE = "[Request interrupted by user for tool use]"
+INTERRUPTED = "[Request interrupted by user]"
 
 
 class ProtocolPrinter:
@@ -49,6 +54,8 @@ class ProtocolPrinter:
         self.session_id = ""
         self.clock = ApiClock()
         self.interrupted_during_tools: bool | None = None
+        # An interrupt was asked for in this turn: an answer cut off by it is marked `aborted`.
+        self.aborting = False
         self.report_state = os.environ.get(SESSION_STATE_ENV, "") not in ("", "0")
         # A subagent's lines wait for the line holding its Agent call (see app/headless.py).
         self._printed_tool_uses: set[str] = set()
@@ -83,7 +90,11 @@ class ProtocolPrinter:
             self.writer.line(system_line("status", sid, status="requesting"))
         elif isinstance(event, AssistantMessage):
             self.clock.request_ended()
+            # Cut off by the interrupt (no stop reason ever came): Claude Code marks its lines.
+            cut = self.aborting and event.message.get("stop_reason") is None
             for line in assistant_lines(event.message, sid):
+                if cut:
+                    line["aborted"] = True
                 self.writer.line(line)
             for block in event.message.get("content", []):
                 if isinstance(block, dict) and block.get("type") == "tool_use":
@@ -93,9 +104,11 @@ class ProtocolPrinter:
             self._held.append(event)
             self.flush_subagents(only_printed=True)
         elif isinstance(event, ToolResultsMessage):
-            self.writer.line(user_line(event.message, sid))
+            self.tool_results(event.message)
         elif isinstance(event, Interrupted):
             self.interrupted_during_tools = event.during_tools
+            if not event.during_tools:
+                self.writer.line(user_line(_text_message(INTERRUPTED), sid))
         elif isinstance(event, CompactionFinished):
             self.writer.line(
                 system_line(
@@ -109,6 +122,17 @@ class ProtocolPrinter:
             )
         elif isinstance(event, RawStreamEvent) and self.partial:
             self.writer.line(stream_event_line(event.event, sid))
+
+    def tool_results(self, message: Mapping[str, Any]) -> None:
+        """The results' user line; an interrupt's marker after them is a user line of its own,
+        as Claude Code writes it (the model gets both in one message)."""
+        content = list(message.get("content") or [])
+        last = content[-1] if content else None
+        if isinstance(last, dict) and last.get("text") == INTERRUPTED_FOR_TOOL_USE:
+            self.writer.line(user_line({**message, "content": content[:-1]}, self.session_id))
+            self.writer.line(user_line(_text_message(INTERRUPTED_FOR_TOOL_USE), self.session_id))
+            return
+        self.writer.line(user_line(message, self.session_id))
 
     def flush_subagents(self, *, only_printed: bool = False) -> None:
         """A subagent's messages with `parent_tool_use_id` set to its Agent call's id, printed
@@ -125,6 +149,10 @@ class ProtocolPrinter:
             else:
                 self.writer.line(user_line(event.message, self.session_id, parent))
         self._held = keep
+
+
+def _text_message(text: str) -> dict[str, Any]:
+    return {"role": "user", "content": [{"type": "text", "text": text}]}
 
 
 class TurnMeter:

@@ -5,8 +5,9 @@ The session asks through the front-end API (a PermissionRequested event with its
 PermissionQuestion); the question goes out as a `can_use_tool` control request in Claude Code's
 shape (tool_name, display_name, input, description, title, permission_suggestions, blocked_path,
 tool_use_id, decision_reason). An allow may carry `updatedInput` (the call runs with it) and
-`updatedPermissions` (allow rules for the session or written to `.lathe/settings.local.toml`, a
-mode switch); a deny carries the message the model is told, and `interrupt: true` also stops the
+`updatedPermissions` (every PermissionUpdate of Claude Code's: rules added, replaced or removed,
+the mode, working folders, for the session or saved; app/engine/permission_updates.py; one lathe
+cannot read denies the call, naming it); a deny carries the message the model is told, and `interrupt: true` also stops the
 turn. A question answered first by someone else (the turn was interrupted) is withdrawn with a
 `control_cancel_request`. An answer lathe cannot read is a deny (fail closed).
 """
@@ -18,11 +19,17 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from app.engine.api import PermissionQuestion
+from app.engine.permission_updates import (
+    PermissionUpdate,
+    UpdateError,
+    parse_updates,
+    rule_from_wire,
+)
 from app.protocol.control import ControlChannel, ControlError
 from app.protocol.flags import BYPASS_REFUSED, MODE_ALIASES
 from tools.decisions import DecisionReason, PermissionDecision
 
-_FILE_DESTINATIONS = ("localSettings", "projectSettings", "userSettings")
+__all__ = ["StdioPrompter", "rule_from_wire", "rule_to_wire", "suggestions_to_wire"]
 
 
 def rule_to_wire(rule: str) -> dict[str, str]:
@@ -31,13 +38,6 @@ def rule_to_wire(rule: str) -> dict[str, str]:
     if paren and rest.endswith(")"):
         return {"toolName": name, "ruleContent": rest[:-1]}
     return {"toolName": rule}
-
-
-def rule_from_wire(value: Any) -> str | None:
-    if not isinstance(value, Mapping) or not isinstance(value.get("toolName"), str):
-        return None
-    content = value.get("ruleContent")
-    return f"{value['toolName']}({content})" if isinstance(content, str) else value["toolName"]
 
 
 def suggestions_to_wire(rules: Sequence[str]) -> list[dict[str, Any]]:
@@ -155,14 +155,19 @@ class StdioPrompter:
                 if isinstance(updated, Mapping) and updated not in (sent, question.input)
                 else None
             )
-            rules, extra = self.updates(response.get("updatedPermissions"))
+            try:
+                updates = self.updates(response.get("updatedPermissions"))
+            except UpdateError as exc:
+                # Fail closed: the program expected a change lathe cannot make.
+                text = f"lathe cannot apply the SDK's updatedPermissions: {exc}"
+                self.notify(f"can_use_tool: {text}; the call is denied")
+                return self._deny(question, f"{text}. The call was not run."), False
             return (
                 PermissionDecision(
                     "allow",
                     reason=DecisionReason("user", "allowed by the SDK's can_use_tool callback"),
                     updated_input=changed,
-                    suggestions=rules,
-                    extra=extra,
+                    extra={"updates": updates} if updates else {},
                 ),
                 False,
             )
@@ -178,30 +183,25 @@ class StdioPrompter:
             text, DecisionReason("user", "denied by the SDK's can_use_tool")
         )
 
-    def updates(self, updates: Any) -> tuple[tuple[str, ...], dict[str, Any]]:
-        """Claude Code's PermissionUpdate list as the answer's rules and flags: addRules (allow)
-        for the session (`session`, `cliArg`) or saved (a settings destination), setMode."""
-        rules: list[str] = []
-        extra: dict[str, Any] = {}
-        for update in updates if isinstance(updates, list) else []:
-            if not isinstance(update, Mapping):
+    def updates(self, raw: Any) -> tuple[PermissionUpdate, ...]:
+        """Claude Code's PermissionUpdate list, checked whole (UpdateError names the first one
+        lathe cannot read). A setMode to bypassPermissions in a session not launched for it is
+        refused as set_permission_mode refuses it: the call is allowed, the mode stays."""
+        if isinstance(raw, list):  # "auto" runs as default (flags.MODE_ALIASES)
+            raw = [_aliased(item) for item in raw]
+        kept = []
+        for update in parse_updates(raw):
+            refused = update.mode == "bypassPermissions" and not self.allow_bypass
+            if update.kind == "setMode" and refused:
+                self.notify(f"can_use_tool: {BYPASS_REFUSED}; the mode is unchanged")
                 continue
-            kind = update.get("type")
-            if kind == "addRules" and update.get("behavior", "allow") == "allow":
-                rules.extend(r for r in map(rule_from_wire, update.get("rules") or []) if r)
-                if update.get("destination") in _FILE_DESTINATIONS:
-                    extra["always"] = True
-                else:
-                    extra.setdefault("session", True)
-            elif kind == "setMode" and isinstance(update.get("mode"), str):
-                mode = MODE_ALIASES.get(update["mode"], update["mode"])
-                if mode == "bypassPermissions" and not self.allow_bypass:
-                    # Fail closed as set_permission_mode: the call is allowed, the mode stays.
-                    self.notify(f"can_use_tool: {BYPASS_REFUSED}; the mode is unchanged")
-                else:
-                    extra["set_mode"] = mode
-            else:
-                self.notify(f"can_use_tool: permission update {kind!r} is not supported; ignored")
-        if extra.get("always"):
-            extra.pop("session", None)
-        return tuple(rules), extra
+            kept.append(update)
+        return tuple(kept)
+
+
+def _aliased(update: Any) -> Any:
+    if isinstance(update, Mapping) and update.get("type") == "setMode":
+        mode = update.get("mode")
+        if isinstance(mode, str) and mode in MODE_ALIASES:
+            return {**update, "mode": MODE_ALIASES[mode]}
+    return update

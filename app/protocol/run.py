@@ -29,6 +29,7 @@ from app.engine.api import (
 )
 from app.exit_signals import EXIT_SIGNALS, ExitSignals, exit_code, install
 from app.protocol import engine_gaps, handlers
+from app.protocol.agents import define_agents
 from app.protocol.control import ControlChannel
 from app.protocol.hooks import SdkHookBridge
 from app.protocol.options import StructuredOutputTool, protocol_engine_options
@@ -48,6 +49,8 @@ if TYPE_CHECKING:
     # The parsed command line, for annotations only: the face layer above calls in with it.
     from app.cli import CliOptions
 
+# A turn's prompt: its text and the image or document blocks sent with it.
+Prompt = tuple[str, list[dict[str, Any]]]
 HEADLESS_COMMANDS = {"compact": "Compact the conversation", "context": "Show the context usage"}
 
 
@@ -65,8 +68,7 @@ class ProtocolSession:
         self.writer = LineWriter(out)
         self.channel = ControlChannel(self.writer)
         self.printer = ProtocolPrinter(self.writer, err, opts.include_partial_messages)
-        self.inbox: asyncio.Queue[str | None] = asyncio.Queue()
-        self.agents: dict[str, Any] = dict(opts.sdk.agents)
+        self.inbox: asyncio.Queue[Prompt | None] = asyncio.Queue()
         self.disabled_servers: set[str] = set()
         self.protocol_version = PROTOCOL_VERSION
         self.pid = os.getpid()
@@ -118,11 +120,15 @@ class ProtocolSession:
         self.session = session = setup.session
         self.default_model = session.model
         self.printer.session_id = session.session_id
+        self.define_agents(self.opts.sdk.agents)
         self._hooks = SdkHookBridge(
             self.channel, self.writer, session.session_id, self.opts.sdk.include_hook_events
         )
+        runner = engine_gaps.hook_runner(session)
+        if runner is not None:
+            self._hooks.observe(runner)
         if self.opts.prompt:
-            self.inbox.put_nowait(self.opts.prompt)
+            self.inbox.put_nowait((self.opts.prompt, []))
         # `-p PROMPT --output-format stream-json --verbose` without stream-json input: the prompt
         # is the one turn and stdin is not ours to read.
         reading = asyncio.create_task(
@@ -168,12 +174,13 @@ class ProtocolSession:
 
     # -- turns ------------------------------------------------------------------------------------
 
-    async def _turn(self, prompt: str) -> dict[str, Any]:
+    async def _turn(self, prompt: Prompt) -> dict[str, Any]:
         session = self.session
         self.printer.state("running")
         self.writer.line(self.init_line())
         meter = TurnMeter(session)
         self.printer.interrupted_during_tools = None
+        self.printer.aborting = False
         self._budget_hit = False
         self._turn_running = True
         interrupted = False
@@ -181,7 +188,7 @@ class ProtocolSession:
         if structured is not None:
             structured.value = None
         try:
-            result = await _run(session, prompt)
+            result = await _run(session, *prompt)
             interrupted = result.subtype == "interrupted"
         except Exception as exc:  # the turn failed; the session (and the SDK's wait) goes on
             self.printer.note(f"lathe: the turn failed: {type(exc).__name__}: {exc}")
@@ -218,9 +225,16 @@ class ProtocolSession:
             line["errors"] = [f"Reached maximum budget (${self.opts.sdk.max_budget_usd:g})"]
         elif interrupted and subtype == "error_during_execution":
             line["result"] = None
+            # Claude Code 2.1.332's errors[] for an interrupted turn (recorded against the fake).
+            stop = line.get("stop_reason") or "null"
+            line["errors"] = [
+                f"[ede_diagnostic] result_type=user last_content_type=n/a stop_reason={stop}"
+            ]
 
     def interrupt(self) -> None:
         if self.session is not None:
+            if self._turn_running:
+                self.printer.aborting = True
             self.session.interrupt()
 
     def on_event(self, event: EngineEvent) -> None:
@@ -271,7 +285,7 @@ class ProtocolSession:
             return
         kind = message.get("type") if isinstance(message, Mapping) else None
         if kind == "user":
-            prompt = prompt_text(message.get("message"))
+            prompt = prompt_parts(message.get("message"))
             if prompt is None:
                 self.printer.note(
                     f"lathe: stdin line {number}: a user message without text; ignored"
@@ -344,6 +358,12 @@ class ProtocolSession:
         )
         return count
 
+    def define_agents(self, specs: Any) -> None:
+        """`--agents` and initialize's `agents`: agent types of the Agent tool."""
+        define_agents(
+            self.session, specs, lambda text: self.printer.note(f"lathe: warning: {text}")
+        )
+
     def status_changed(self) -> None:
         self.writer.line(
             system_line(
@@ -408,31 +428,43 @@ class ProtocolSession:
             claude_code_version=self.protocol_version,
             lathe_version=__version__,
             output_style="default",
-            agents=list(self.agents),
+            agents=engine_gaps.agent_names(session),
             skills=[],
             plugins=[],
         )
 
 
-def prompt_text(message: Any) -> str | None:
-    """A user message's text: a string, or its text blocks joined (other blocks are named)."""
+# The Messages API blocks a user message may carry besides text: passed on to the model as sent.
+PASSED_BLOCKS = ("image", "document")
+
+
+def prompt_parts(message: Any) -> Prompt | None:
+    """A user message's text (a string, or its text blocks joined) and its image and document
+    blocks; another kind of block is named in the text."""
     if not isinstance(message, Mapping):
         return None
     content = message.get("content")
     if isinstance(content, str):
-        return content
+        return content, []
     if not isinstance(content, list):
         return None
     parts: list[str] = []
+    blocks: list[dict[str, Any]] = []
     for block in content:
         if isinstance(block, Mapping) and block.get("type") == "text":
             parts.append(str(block.get("text", "")))
+        elif isinstance(block, Mapping) and block.get("type") in PASSED_BLOCKS:
+            blocks.append(dict(block))
         elif isinstance(block, Mapping):
             parts.append(f"[a {block.get('type')} block, which lathe cannot pass on yet]")
-    return "\n\n".join(parts) if parts else None
+    if not parts and not blocks:
+        return None
+    return "\n\n".join(parts), blocks
 
 
-async def _run(session: Any, prompt: str) -> TurnEnded:
+async def _run(
+    session: Any, prompt: str, attachments: list[dict[str, Any]] | None = None
+) -> TurnEnded:
     """A prompt, or the slash commands that make sense without a screen (as `lathe -p`)."""
     command, _, arg = prompt.strip().partition(" ")
     if command == "/compact":
@@ -440,5 +472,5 @@ async def _run(session: Any, prompt: str) -> TurnEnded:
         return compacted
     if command == "/context":
         return TurnEnded(None, "\n".join(session.context_breakdown()), False, "success", 0)
-    result: TurnEnded = await session.run_turn(prompt)
+    result: TurnEnded = await session.run_turn(prompt, attachments or ())
     return result

@@ -183,7 +183,12 @@ async def test_tool_calls_and_permissions(fake_api, repo):
         assert r.stop_reason == "end_turn" and (repo / "made.txt").exists()
         tool_call, options = client.questions[0]
         assert tool_call.tool_call_id == "b1" and tool_call.kind == "execute"
-        assert option_kinds(options) == ["allow_once", "allow_always", "reject_once"]
+        assert option_kinds(options) == [
+            "allow_once",
+            "allow_always",
+            "reject_once",
+            "reject_always",
+        ]
         b1 = client.tool_updates("b1")
         assert b1[0].session_update == "tool_call" and b1[0].status == "pending"
         assert b1[0].kind == "execute" and "touch made.txt" in b1[0].title

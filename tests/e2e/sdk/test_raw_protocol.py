@@ -123,7 +123,25 @@ def test_fallback_model_and_thinking_budget(
         "claude-haiku-4-5",
         "--max-thinking-tokens",
         "2048",
+        "--agents",
+        json.dumps(
+            {
+                "scout": {
+                    "description": "Finds things.",
+                    "prompt": "You scout.",
+                    "tools": ["Glob"],
+                },
+                "nameless": {"prompt": "no description"},
+            }
+        ),
     )
+    # --agents: a defined agent is an Agent type (listed in the init line and the Agent tool's
+    # description); a malformed one is a warning naming it.
+    init = next(o for o in out if o.get("subtype") == "init")
+    assert "scout" in init["agents"] and "nameless" not in init["agents"]
+    agent_tool = next(t for t in fake_api.bodies()[0]["tools"] if t["name"] == "Agent")
+    assert "- scout: Finds things. (Tools: Glob)" in agent_tool["description"]
+    assert "agent 'nameless': no `description`" in err
     result = next(o for o in out if o["type"] == "result")
     assert code == 0 and result["subtype"] == "success"
     assert result["result"] == "answered by the fallback"

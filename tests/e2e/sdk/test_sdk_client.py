@@ -160,7 +160,14 @@ async def test_sdk_hooks_and_control_requests(
 async def test_interrupt_ends_the_turn_with_a_result_and_the_client_goes_on(
     fake_api: FakeAPI, sdk_env: dict[str, str], lathe_cli: str, repo: Path
 ) -> None:
-    from claude_agent_sdk import ClaudeSDKClient, ResultMessage, StreamEvent
+    from claude_agent_sdk import (
+        AssistantMessage,
+        ClaudeSDKClient,
+        ResultMessage,
+        StreamEvent,
+        TextBlock,
+        UserMessage,
+    )
 
     slow = text_turn("one two three four five six seven eight nine ten " * 4, delay=0.3)
     fake_api.enqueue(slow, text_turn("after the interrupt"))
@@ -182,6 +189,13 @@ async def test_interrupt_ends_the_turn_with_a_result_and_the_client_goes_on(
         assert result.subtype == "error_during_execution" and result.is_error
         assert result.terminal_reason == "aborted_streaming"
         assert result.result is None  # as Claude Code: no result text after an interrupt
+        # Claude Code's shape (2.1.332 against the fake): the answer so far, then the marker
+        # as a user message of its own, then the result with its diagnostic.
+        cut, marker = messages[-3], messages[-2]
+        assert isinstance(cut, AssistantMessage) and isinstance(cut.content[0], TextBlock)
+        assert isinstance(marker, UserMessage)
+        assert [b.text for b in marker.content] == ["[Request interrupted by user]"]  # type: ignore[union-attr]
+        assert result.errors and result.errors[0].startswith("[ede_diagnostic] result_type=user")
         again = await asyncio.wait_for(turn(client, "go on"), 60)
         assert isinstance(again[-1], ResultMessage) and again[-1].result == "after the interrupt"
 

@@ -46,13 +46,29 @@ def test_answers_map_to_the_dialogs_decisions():
     prompt = bash_prompt()
     question = question_for(prompt, ToolView(BashTool(), "Bash", prompt.input))
     assert question is not None
-    assert [o.kind for o in question.options] == ["allow_once", "allow_always", "reject_once"]
+    assert [o.kind for o in question.options] == [
+        "allow_once",
+        "allow_always",
+        "reject_once",
+        "reject_always",
+    ]
     once = decision_for(prompt, question, chosen("allow_once"))
     assert once.behavior == "allow" and not once.extra.get("always")
     always = decision_for(prompt, question, chosen("allow_always"))
     assert always.behavior == "allow" and always.extra["always"] is True
     assert always.suggestions == ("Bash(npm test:*)",)
-    assert decision_for(prompt, question, chosen("reject_once")).behavior == "deny"
+    once_no = decision_for(prompt, question, chosen("reject_once"))
+    assert once_no.behavior == "deny" and not once_no.extra.get("updates")
+    # Always reject: a denial that saves the suggested rule as a deny rule.
+    never = decision_for(prompt, question, chosen("reject_always"))
+    assert never.behavior == "deny" and "doesn't want to proceed" in never.message
+    (update,) = never.extra["updates"]
+    assert (update.kind, update.destination, update.behavior, update.rules) == (
+        "addRules",
+        "localSettings",
+        "deny",
+        ("Bash(npm test:*)",),
+    )
 
 
 @pytest.mark.parametrize(
@@ -76,6 +92,7 @@ def test_no_always_without_a_rule_to_save():
     assert question is not None
     assert [o.kind for o in question.options] == ["allow_once", "reject_once"]
     assert decision_for(prompt, question, chosen("allow_always")).behavior == "deny"
+    assert not decision_for(prompt, question, chosen("reject_always")).extra.get("updates")
 
 
 def test_questions_are_not_asked_of_a_client_that_cannot_show_them():
@@ -288,3 +305,32 @@ def test_prompt_text_replaces_lone_surrogates():
     assert text == "a\ufffdb\ufffdc 😀"
     text.encode("utf-8")  # sendable and writable
     assert encodable("x\udcffy") == "x\ufffdy"  # argv's surrogate escape of a stray byte
+
+
+def test_prompt_parts_images_blobs_and_refusals():
+    from acp import embedded_blob_resource, image_block, resource_block
+
+    from app.acp.prompt import PromptError, prompt_parts
+
+    png = "iVBORw0KGgo="
+    text, blocks = prompt_parts(
+        [
+            TextContentBlock(type="text", text="look"),
+            image_block(png, "image/png"),
+            image_block("", "image/png", uri="https://example.com/a.png"),
+            resource_block(embedded_blob_resource("file:///a.webp", png, mime_type="image/webp")),
+        ]
+    )
+    assert text == "look"
+    assert blocks == [
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": png}},
+        {"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}},
+        {"type": "image", "source": {"type": "base64", "media_type": "image/webp", "data": png}},
+    ]
+    for bad, words in (
+        (image_block(png, "image/tiff"), "image/tiff"),
+        (image_block("not base64!", "image/png"), "not base64"),
+        (image_block("", "image/png", uri="file:///a.png"), "no image data"),
+    ):
+        with pytest.raises(PromptError, match=words):
+            prompt_parts([bad])

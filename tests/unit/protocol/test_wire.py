@@ -57,3 +57,23 @@ def test_rules_round_trip_in_claude_codes_permission_update_shape() -> None:
     assert rule_from_wire({"ruleContent": "ls"}) is None
     update = suggestions_to_wire(["Read(./x)"])[0]
     assert update["type"] == "addRules" and update["behavior"] == "allow"
+
+
+def test_can_use_tool_updates_alias_refuse_bypass_and_fail_closed():
+    import io
+
+    import pytest
+
+    from app.engine.permission_updates import UpdateError
+    from app.protocol.control import ControlChannel
+    from app.protocol.prompter import StdioPrompter
+    from app.protocol.wire import LineWriter
+
+    notes: list[str] = []
+    prompter = StdioPrompter(ControlChannel(LineWriter(io.StringIO())), notes.append, lambda: None)
+    (auto,) = prompter.updates([{"type": "setMode", "mode": "auto", "destination": "session"}])
+    assert auto.mode == "default"  # "auto" runs as default, never looser
+    assert prompter.updates([{"type": "setMode", "mode": "bypassPermissions"}]) == ()
+    assert "bypassPermissions" in notes[-1]
+    with pytest.raises(UpdateError, match="removeEverything"):
+        prompter.updates([{"type": "removeEverything"}])
