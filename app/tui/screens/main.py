@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer
 
@@ -39,6 +40,9 @@ def key_label(keys: str) -> str:
 
 class MainScreen(Screen[None]):
     CSS_PATH = "main.tcss"
+    BINDINGS = [
+        Binding("ctrl+o", "full_view", "Full view", show=False, id="full_view"),
+    ]
 
     def __init__(self, config: TuiConfig, commands: Sequence[SlashCommand]) -> None:
         super().__init__()
@@ -105,10 +109,43 @@ class MainScreen(Screen[None]):
 
     @on(PromptInput.Changed, "#prompt")
     def _prompt_changed(self) -> None:
-        self.hint.show_matches(self.prompt.completions())
+        self.hint.show_popup(self.prompt.popup)
         # What Ctrl+C does (clear or quit) depends only on whether the prompt is empty; the
         # footer is rebuilt on every refresh, so not on every key.
         has_text = bool(self.prompt.text)
         if has_text != self._prompt_had_text:
             self._prompt_had_text = has_text
             self.app.refresh_bindings()
+
+    @on(PromptInput.PopupChanged, "#prompt")
+    def _popup_changed(self) -> None:
+        self.hint.show_popup(self.prompt.popup)
+
+    @on(PromptInput.ScrollRequested, "#prompt")
+    def _scroll_requested(self, event: PromptInput.ScrollRequested) -> None:
+        conversation = self.conversation
+        match event.where:
+            case "page_up":
+                conversation.scroll_page_up(animate=False)
+            case "page_down":
+                conversation.scroll_page_down(animate=False)
+            case "home":
+                conversation.scroll_home(animate=False)
+            case "end":
+                conversation.scroll_end(animate=False)  # and follows new output again
+
+    def on_key(self, event: events.Key) -> None:
+        """A key typed while something else has the focus (a clicked tool block, the
+        conversation) goes to the prompt, and the focus with it: nothing typed is lost."""
+        if self.focused is self.prompt or not event.is_printable or event.character is None:
+            return
+        if not self.prompt.is_mounted or self.prompt.disabled:
+            return
+        event.stop()
+        self.prompt.focus()
+        self.prompt.insert(event.character)
+
+    def action_full_view(self) -> None:
+        from app.tui.screens.full_view import open_full_view
+
+        open_full_view(self.app, self.conversation)
