@@ -24,7 +24,8 @@ class AssistantBlock(Markdown):
     the next newline, or the end of the message, hands the text to the Markdown parser again.
     """
 
-    DEFAULT_CSS = """
+    DEFAULT_CSS = (
+        """
     AssistantBlock {
         height: auto;
         padding: 0 1;
@@ -33,7 +34,9 @@ class AssistantBlock(Markdown):
     }
     AssistantBlock > MarkdownBlock:last-child { margin-bottom: 0; }
     AssistantBlock > .-stream-head { margin-bottom: 0; }
-    """ + MARKDOWN_LAYOUT_CSS
+    """
+        + MARKDOWN_LAYOUT_CSS
+    )
 
     def __init__(self, text: str = "") -> None:
         super().__init__(text, parser_factory=parser_factory)

@@ -192,6 +192,9 @@ class Conversation(VerticalScroll):
         # Blocks added before the widget is mounted (start-up notices) wait here.
         self._early: list[Widget] = []
         self._headers = 0  # archive items above the history (the welcome line), not blocks
+        # What the full view (Ctrl+O) shows of each archived item: the whole block, not its
+        # collapsed frozen form (widgets/full_view.py).
+        self.full_sources: list[Callable[[], RenderableType]] = []
 
     def compose(self) -> ComposeResult:
         yield self.archive
@@ -244,7 +247,9 @@ class Conversation(VerticalScroll):
 
     def load_history(self, renderables: Iterable[RenderableType]) -> None:
         """Put already-finished history straight into the archive (resuming a session)."""
-        self.archive.add(renderables)
+        items = list(renderables)
+        self.archive.add(items)
+        self.full_sources.extend(_shown(item) for item in items)
 
     def _freeze_overflow(self) -> None:
         while len(self._live) > self.live_limit:
@@ -254,6 +259,9 @@ class Conversation(VerticalScroll):
             if not isinstance(oldest, Freezable) or not oldest.finished:
                 return
             self._live.popleft()
+            from widgets.full_view import full_source
+
+            self.full_sources.append(full_source(oldest))
             self.archive.add([oldest.frozen()])
             oldest.remove()
 
@@ -261,6 +269,14 @@ class Conversation(VerticalScroll):
         self._headers = 0
         self._live.clear()
         self.archive.clear()
+        self.full_sources.clear()
         for child in list(self.children):
             if child is not self.archive:
                 child.remove()
+
+
+def _shown(item: RenderableType) -> Callable[[], RenderableType]:
+    """A replayed item as the full view shows it: what the archive shows (built when drawn)."""
+    if isinstance(item, Deferred):
+        return lambda: item.renderable
+    return lambda: item

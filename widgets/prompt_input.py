@@ -23,7 +23,13 @@ from textual.message import Message
 from textual.widgets import TextArea
 
 from widgets.path_complete import PathIndex, quote
-from widgets.prompt_popup import CompletionHint, Popup, SlashCommand, history_matches
+from widgets.prompt_popup import (
+    CompletionHint,
+    Popup,
+    PopupKind,
+    SlashCommand,
+    history_matches,
+)
 
 __all__ = ["CompletionHint", "Popup", "PromptInput", "SlashCommand"]
 
@@ -155,7 +161,7 @@ class PromptInput(TextArea):
             if found:
                 return Popup("history", found, for_text=text)
             self._history_popup = False  # nothing earlier matches what is typed now
-        kind = "path" if self._mention_start() is not None else "slash"
+        kind: PopupKind = "path" if self._mention_start() is not None else "slash"
         return Popup(kind, self.completions(), for_text=text)
 
     def _popup_changed(self) -> None:

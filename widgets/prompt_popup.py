@@ -121,5 +121,7 @@ class CompletionHint(Static):
                 text.append(" " * max(0, self.content_size.width - used))
                 text.stylize(highlight, start, len(text))
         if len(popup.items) > MAX_SHOWN:
-            text.append(f"\n  {popup.index + 1}/{len(popup.items)} · ↑↓ move · Tab accept · Esc close")
+            text.append(
+                f"\n  {popup.index + 1}/{len(popup.items)} · ↑↓ move · Tab accept · Esc close"
+            )
         return text

@@ -14,6 +14,7 @@ from textual.widgets import Footer
 from app.tui.ports import TuiConfig
 from widgets.busy_line import BusyLine
 from widgets.conversation import Conversation
+from widgets.full_view import ShowFullView
 from widgets.plan_view import PlanView
 from widgets.progress_panel import ProgressPanel
 from widgets.prompt_input import CompletionHint, PromptInput, SlashCommand
@@ -149,3 +150,9 @@ class MainScreen(Screen[None]):
         from app.tui.screens.full_view import open_full_view
 
         open_full_view(self.app, self.conversation)
+
+    @on(ShowFullView)
+    def _show_full_view(self, event: ShowFullView) -> None:
+        from app.tui.screens.full_view import open_full_view
+
+        open_full_view(self.app, self.conversation, at=event.block)

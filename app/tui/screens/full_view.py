@@ -1,0 +1,127 @@
+"""The full view (Ctrl+O): the whole conversation and every tool's whole output, searchable.
+
+A snapshot of the conversation when it opens (Ctrl+O again later shows what came since). Keys:
+/ or Ctrl+F search, Enter in the search box finds, n/N the next/previous match, arrows, PgUp/PgDn,
+Home/End (g/G) scroll, Esc closes the search box, then returns to the prompt as it was (the main
+screen is only covered, never rebuilt).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from rich.console import RenderableType
+from textual import on
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Input, Static
+
+from widgets.conversation import Conversation
+from widgets.full_view import FullDocument, full_source
+
+TITLE = "Full view · / search · n/N next/previous match · Esc back to the prompt"
+
+
+class FullViewScreen(Screen[None]):
+    CSS_PATH = "full_view.tcss"
+    BINDINGS = [
+        Binding("escape", "back", "Back", id="full_view.back"),
+        Binding("slash,ctrl+f", "search", "Search", id="full_view.search"),
+        Binding("n", "step(True)", "Next match", id="full_view.next"),
+        Binding("N,shift+n", "step(False)", "Previous match", id="full_view.previous"),
+        Binding("g", "top", "Top", show=False, id="full_view.top"),
+        Binding("G,shift+g", "bottom", "Bottom", show=False, id="full_view.bottom"),
+        Binding("ctrl+o", "back", "Back", show=False, id="full_view.close"),
+    ]
+
+    def __init__(self, sources: Sequence[Callable[[], RenderableType]], start: int | None = None):
+        super().__init__()
+        self.document = FullDocument(sources)
+        # The item shown at the top when it opens (None: the end, where the conversation is).
+        self.start = start
+        self.scroller = VerticalScroll(self.document, id="full-scroll")
+        self.search_box = Input(placeholder="Search (Enter finds, Esc closes)", id="full-search")
+        self.status = Static("", id="full-status")
+
+    def compose(self) -> ComposeResult:
+        yield Static(TITLE, id="full-title")
+        yield self.scroller
+        yield self.search_box
+        yield self.status
+
+    def on_mount(self) -> None:
+        self.scroller.focus()
+        self.call_after_refresh(self._scroll_to_start)
+
+    def _scroll_to_start(self) -> None:
+        if self.start is None:
+            self.scroller.scroll_end(animate=False, immediate=True)
+        else:
+            self.scroller.scroll_to(y=self.document.item_line(self.start), animate=False)
+
+    # -- search -------------------------------------------------------------------------------
+    def action_search(self) -> None:
+        self.search_box.add_class("-active")
+        self.search_box.focus()
+
+    @on(Input.Submitted, "#full-search")
+    def _find(self, event: Input.Submitted) -> None:
+        term = event.value
+        count = self.document.search(term)
+        self._close_search()
+        if not term:
+            self.status.update("")
+            return
+        if not count:
+            self.status.update(f"No match for {term!r}")
+            return
+        self.action_step(True)
+
+    def action_step(self, forward: bool) -> None:
+        if not self.document.term:
+            self.status.update("Nothing searched yet: press / to search")
+            return
+        match = self.document.step(forward, int(self.scroller.scroll_y))
+        if match is None:
+            self.status.update(f"No match for {self.document.term!r}")
+            return
+        assert self.document.current is not None
+        # The match a third of the way down, with what leads to it above.
+        above = max(0, self.scroller.size.height // 3)
+        self.scroller.scroll_to(y=max(0, match.y - above), animate=False)
+        total = len(self.document.matches)
+        self.status.update(
+            f"Match {self.document.current + 1} of {total} for {self.document.term!r}"
+            " · n next · N previous"
+        )
+
+    def _close_search(self) -> None:
+        self.search_box.remove_class("-active")
+        self.scroller.focus()
+
+    # -- moving and leaving -------------------------------------------------------------------
+    def action_top(self) -> None:
+        self.scroller.scroll_home(animate=False)
+
+    def action_bottom(self) -> None:
+        self.scroller.scroll_end(animate=False)
+
+    def action_back(self) -> None:
+        if self.search_box.has_class("-active"):
+            self._close_search()
+            return
+        self.dismiss(None)
+
+
+def open_full_view(app: App[object], conversation: Conversation, at: Widget | None = None) -> None:
+    """Cover the main screen with the full view of `conversation`, opened at the block `at`."""
+    sources = list(conversation.full_sources)
+    live = conversation.live_blocks
+    sources.extend(full_source(block) for block in live)
+    start = None
+    if at is not None and at in live:
+        start = len(conversation.full_sources) + live.index(at)
+    app.push_screen(FullViewScreen(sources, start))

@@ -1,0 +1,214 @@
+"""The full view's content: every block of the conversation with nothing collapsed or cut (a tool's
+whole output, a long line wrapped), searchable with the matches highlighted.
+
+`FullDocument` is the conversation's archive widget (one widget drawn line by line, items built
+and measured only when needed), plus search: a search renders every item once at the current
+width and finds the term line by line in what is drawn, so a match is always where it shows.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import ClassVar, Protocol, runtime_checkable
+
+from rich.cells import cell_len
+from rich.console import Group, RenderableType
+from rich.padding import Padding
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual.message import Message
+from textual.strip import Strip
+from textual.widget import Widget
+
+from widgets.conversation import ArchiveView, Deferred
+
+
+@runtime_checkable
+class HasFullView(Protocol):
+    def full_view(self) -> RenderableType: ...
+
+
+@dataclass
+class ShowFullView(Message):
+    """A block asks for the full view, opened at it (a tool block's "see it all")."""
+
+    block: Widget
+
+    @property
+    def control(self) -> Widget:
+        return self.block
+
+
+def full_source(block: Widget) -> Callable[[], RenderableType]:
+    """How to draw `block` whole, holding only the little it needs (not the widget): blocks the
+    conversation archives keep this, so the full view can show them after their widget is gone."""
+    from widgets.assistant_block import AssistantBlock
+    from widgets.tool_block import ToolBlock
+
+    if isinstance(block, AssistantBlock):
+        text = block.markdown_text
+
+        def markdown() -> RenderableType:
+            from widgets.markdown_render import FrozenMarkdown
+
+            return FrozenMarkdown(text)
+
+        return markdown
+    if isinstance(block, ToolBlock):
+        state = block.state
+        return lambda: whole_tool(state)
+    if isinstance(block, HasFullView):
+        return block.full_view
+    frozen = getattr(block, "frozen", None)
+    if callable(frozen):
+        shown: RenderableType = frozen()
+        return lambda: shown
+    return lambda: Text("")
+
+
+def whole_tool(state: object) -> RenderableType:
+    """A tool call with its whole result: the block's head line, then every line of the output
+    (wrapped, never cut) or the whole diff."""
+    from widgets.diff_view import render_diff
+    from widgets.tool_block import ToolCallState, render_tool
+
+    assert isinstance(state, ToolCallState)
+    drawn = render_tool(state, False)
+    # The block's own head (what runs, its state, its time); the rest is redrawn whole here.
+    head = drawn.renderables[0] if isinstance(drawn, Group) and drawn.renderables else drawn
+    if state.diff and state.status == "done":
+        body: RenderableType = render_diff(state.diff, max_lines=state.diff.count("\n") + 1)
+    else:
+        source = (state.result_text or state.output_tail).rstrip("\n")
+        if not source:
+            return head
+        style = "red" if state.status in ("error", "denied") else ""
+        body = Text(source, style=style, no_wrap=False, overflow="fold")
+    return Group(head, Padding(body, (0, 0, 0, 2)))
+
+
+def smart_case(term: str) -> Callable[[str], str]:
+    """Search ignores case unless the term has a capital (as less and vim's smartcase)."""
+    return (lambda s: s) if term != term.lower() else str.lower
+
+
+@dataclass(frozen=True)
+class Match:
+    y: int  # the document line
+    start: int  # cells
+    end: int
+
+
+class FullDocument(ArchiveView):
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"full-document--match", "full-document--current"}
+    DEFAULT_CSS = """
+    FullDocument { height: auto; }
+    FullDocument > .full-document--match { background: $warning 40%; }
+    FullDocument > .full-document--current { background: $accent; color: $foreground; }
+    """
+
+    def __init__(self, sources: Iterable[Callable[[], RenderableType]]) -> None:
+        super().__init__()
+        self.term = ""
+        self.matches: list[Match] = []
+        self.current: int | None = None
+        self._by_line: dict[int, list[int]] = {}
+        self._searched_width = 0
+        self.add(Deferred(source, _estimate) for source in sources)
+
+    def item_line(self, index: int) -> int:
+        """The document line where item `index` starts (after measuring the items above it
+        exactly, so the line is right)."""
+        width = self.content_size.width
+        if width <= 0:
+            return 0
+        self._measure(width)
+        for i in range(index):
+            self._exact_item(i, width)
+        return self._starts[index] if index < len(self._starts) else self._total
+
+    def _exact_item(self, index: int, width: int) -> list[Strip]:
+        strips = self._lines.get(index)
+        if strips is None:
+            strips = self._render_item(index, width)
+            self._cache(index, strips)
+        if not self._exact[index]:
+            self._correct(index, len(strips))
+        return strips
+
+    # -- search -------------------------------------------------------------------------------
+    def search(self, term: str) -> int:
+        """Find `term` in every line of the document; returns how many times it is there."""
+        self.term = term
+        self.matches = []
+        self._by_line = {}
+        self.current = None
+        width = self.content_size.width
+        self._searched_width = width
+        if not term or width <= 0:
+            self.refresh()
+            return 0
+        fold = smart_case(term)
+        needle = fold(term)
+        self._measure(width)
+        for index in range(len(self.items)):
+            strips = self._exact_item(index, width)
+            first = self._starts[index]
+            for offset, strip in enumerate(strips):
+                line = fold(strip.text)
+                at = line.find(needle)
+                while at >= 0:
+                    start = cell_len(line[:at])
+                    end = start + cell_len(line[at : at + len(needle)])
+                    self._by_line.setdefault(first + offset, []).append(len(self.matches))
+                    self.matches.append(Match(first + offset, start, end))
+                    at = line.find(needle, at + max(1, len(needle)))
+        self.refresh()
+        return len(self.matches)
+
+    def step(self, forward: bool, from_line: int) -> Match | None:
+        """The next (or previous) match after the current one, or from `from_line` when none is
+        current; wraps around the ends."""
+        if not self.matches:
+            return None
+        if self.current is None:
+            lines = [m.y for m in self.matches]
+            at = bisect_left(lines, from_line)
+            index = at % len(self.matches) if forward else (at - 1) % len(self.matches)
+        else:
+            index = (self.current + (1 if forward else -1)) % len(self.matches)
+        self.current = index
+        self.refresh()
+        return self.matches[index]
+
+    def render_line(self, y: int) -> Strip:
+        strip = super().render_line(y)
+        if self.term and self.content_size.width != self._searched_width:
+            # The width changed: lines wrap elsewhere, so the matches move with them.
+            current = self.current
+            self.search(self.term)
+            if current is not None and self.matches:
+                self.current = min(current, len(self.matches) - 1)
+        found = self._by_line.get(y)
+        if not found:
+            return strip
+        plain = self.get_component_rich_style("full-document--match", partial=True)
+        strong = self.get_component_rich_style("full-document--current", partial=True)
+        for index in found:
+            match = self.matches[index]
+            style = strong if index == self.current else plain
+            strip = _highlight(strip, match.start, match.end, style)
+        return strip
+
+
+def _highlight(strip: Strip, start: int, end: int, style: Style) -> Strip:
+    before, middle, after = strip.divide([start, end, strip.cell_length])[:3]
+    marked = Strip(list(Segment.apply_style(middle, post_style=style)), middle.cell_length)
+    return Strip.join([before, marked, after])
+
+
+def _estimate(width: int) -> int:
+    return 3
