@@ -134,7 +134,8 @@ class PromptInput(TextArea):
         start = self._mention_start()
         if start is not None and self.paths is not None:
             partial = self.text[start + 1 :]
-            return [SlashCommand(p, "", "@") for p in self.paths.matches(partial)]
+            found = self.paths.matches(partial)
+            return [SlashCommand(p, "", "@") for p in found if p != partial]
         text = self.text
         if not text.startswith("/") or " " in text or "\n" in text:
             return []
@@ -269,7 +270,8 @@ class PromptInput(TextArea):
         return line[column - 1] if column > 0 else ""
 
     def submit(self) -> None:
-        value = self.text
+        # An accepted command ends with the space Tab leaves for its arguments.
+        value = self.text.rstrip(" ") if self.text.startswith("/") else self.text
         if not value.strip():
             return
         if not self.prompt_history or self.prompt_history[-1] != value:

@@ -140,6 +140,8 @@ class MainScreen(Screen[None]):
         conversation) goes to the prompt, and the focus with it: nothing typed is lost."""
         if self.focused is self.prompt or not event.is_printable or event.character is None:
             return
+        if event.key in self.active_bindings:
+            return  # a key the focused block binds (Space expands a tool block)
         if not self.prompt.is_mounted or self.prompt.disabled:
             return
         event.stop()
