@@ -119,16 +119,39 @@ class FullDocument(ArchiveView):
         self._searched_width = 0
         self.add(Deferred(source, _estimate) for source in sources)
 
-    def item_line(self, index: int) -> int:
-        """The document line where item `index` starts (after measuring the items above it
-        exactly, so the line is right)."""
+    def item_line(self, index: int, below: int = 0) -> int:
+        """The document line where item `index` starts, after measuring exactly the items above
+        it and `below` lines from it on (so the line is right and the view can scroll there)."""
         width = self.content_size.width
-        if width <= 0:
+        if width <= 0 or not self.items:
             return 0
         self._measure(width)
+        index = min(index, len(self.items) - 1)
         for i in range(index):
             self._exact_item(i, width)
-        return self._starts[index] if index < len(self._starts) else self._total
+        shown = 0
+        for i in range(index, len(self.items)):
+            if shown > below:
+                break
+            shown += len(self._exact_item(i, width))
+        return self._starts[index]
+
+    @property
+    def total_lines(self) -> int:
+        """The document's height as measured so far."""
+        return self._total
+
+    def measure_end(self, lines: int) -> None:
+        """Measure exactly the last items, `lines` of them (what the end of the view shows)."""
+        width = self.content_size.width
+        if width <= 0:
+            return
+        self._measure(width)
+        shown = 0
+        for i in range(len(self.items) - 1, -1, -1):
+            if shown > lines:
+                break
+            shown += len(self._exact_item(i, width))
 
     def _exact_item(self, index: int, width: int) -> list[Strip]:
         strips = self._lines.get(index)

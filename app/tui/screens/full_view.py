@@ -54,13 +54,33 @@ class FullViewScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.scroller.focus()
-        self.call_after_refresh(self._scroll_to_start)
+        # Items are estimated until drawn: what will be on screen is measured exactly first,
+        # and the view scrolls there once the scroller's layout has those heights.
+        self._scroll_pending = False
+        self.watch(self.scroller, "virtual_size", self._scroll_to_start, init=False)
+        self.call_after_refresh(self._measure_start)
+
+    def _measure_start(self) -> None:
+        height = self.scroller.size.height
+        if self.start is None:
+            self.document.measure_end(height)
+        else:
+            self.document.item_line(self.start, height)
+        self.document.refresh(layout=True)
+        self.scroller.refresh(layout=True)
+        self._scroll_pending = True
+        self._scroll_to_start()
 
     def _scroll_to_start(self) -> None:
+        document, scroller = self.document, self.scroller
+        if not self._scroll_pending or scroller.virtual_size.height < document.total_lines:
+            return
+        self._scroll_pending = False
         if self.start is None:
-            self.scroller.scroll_end(animate=False, immediate=True)
+            scroller.scroll_end(animate=False, immediate=True)
         else:
-            self.scroller.scroll_to(y=self.document.item_line(self.start), animate=False)
+            line = document.item_line(self.start, scroller.size.height)
+            scroller.scroll_to(y=line, animate=False, immediate=True)
 
     # -- search -------------------------------------------------------------------------------
     def action_search(self) -> None:
