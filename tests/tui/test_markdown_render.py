@@ -31,7 +31,9 @@ print('short')
 
 
 def frozen_lines(width: int) -> list[str]:
-    console = Console(width=width, record=True, color_system=None, file=open("/dev/null", "w"))
+    import io
+
+    console = Console(width=width, record=True, color_system=None, file=io.StringIO())
     console.print(FrozenMarkdown(MARKDOWN))
     return console.export_text().splitlines()
 
