@@ -41,7 +41,7 @@ SCROLL_KEYS: dict[str, ScrollWhere] = {
     "ctrl+home": "home",
     "ctrl+end": "end",
 }
-PLACEHOLDER = "Ask lathe… (Enter sends, \\+Enter new line, / for commands, Ctrl+O full view)"
+PLACEHOLDER = "Ask lathe… (Enter sends, Shift+Enter new line, / for commands)"
 
 
 class PromptInput(TextArea):

@@ -11,11 +11,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.widgets import Static
 
 PopupKind = Literal["slash", "path", "history"]
 MAX_SHOWN = 8
+MAX_NAME_CELLS = 28
 
 
 @dataclass(frozen=True)
@@ -104,6 +106,11 @@ class CompletionHint(Static):
             return text
         highlight = self.get_component_rich_style("completion-hint--highlight", partial=True)
         shown = _window(len(popup.items), popup.index, MAX_SHOWN)
+        labels = {
+            i: popup.items[i].prefix + popup.items[i].name.replace("\n", " ⏎ ") for i in shown
+        }
+        # The helps line up in a column after the longest name shown (within reason).
+        column = min(max(cell_len(label) for label in labels.values()), MAX_NAME_CELLS)
         for line, i in enumerate(shown):
             item = popup.items[i]
             if line:
@@ -111,10 +118,12 @@ class CompletionHint(Static):
             start = len(text)
             chosen = i == popup.index
             text.append("❯ " if chosen else "  ")
-            label = item.name.replace("\n", " ⏎ ")
-            text.append(f"{item.prefix}{label}", style="bold" if item.prefix else "")
+            label = labels[i]
             if item.help:
-                text.append(f"  {item.help}")
+                label += " " * max(0, column - cell_len(label)) + "  "
+            text.append(label, style="bold" if item.prefix else "")
+            if item.help:
+                text.append(item.help)
             if chosen:
                 # The bar spans the line, so the choice reads as selected at a glance.
                 used = text[start:].cell_len
