@@ -106,8 +106,12 @@ class FullDocument(ArchiveView):
     COMPONENT_CLASSES: ClassVar[set[str]] = {"full-document--match", "full-document--current"}
     DEFAULT_CSS = """
     FullDocument { height: auto; }
-    FullDocument > .full-document--match { background: $warning 40%; }
-    FullDocument > .full-document--current { background: $accent; color: $foreground; }
+    FullDocument > .full-document--match { background: $warning 35%; }
+    FullDocument > .full-document--current {
+        background: $foreground;
+        color: $background;
+        text-style: bold;
+    }
     """
 
     def __init__(self, sources: Iterable[Callable[[], RenderableType]]) -> None:

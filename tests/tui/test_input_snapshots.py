@@ -61,6 +61,7 @@ def shot(snap_compare: Any, size: tuple[int, int], before: Before, session: bool
         app.session = ScriptedSession(app)
 
     async def run_before(pilot: Pilot[int]) -> None:
+        await scenes.settle(app, pilot)  # mounted and focused before the first key
         await before(app, pilot)
         await scenes.settle(app, pilot)
 
