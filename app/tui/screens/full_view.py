@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from rich.console import RenderableType
-from textual import on
+from textual import events, on
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -85,11 +85,31 @@ class FullViewScreen(Screen[None]):
     # -- search -------------------------------------------------------------------------------
     def action_search(self) -> None:
         self.search_box.add_class("-active")
-        self.search_box.focus()
+        self.set_focus(self.search_box)  # at once: the next keys typed are the term
+
+    def on_key(self, event: events.Key) -> None:
+        """Keys typed fast after / can reach the screen from the old focus: they go to the search
+        box all the same, so `/term` and Enter typed in one go finds the term. (A printable key
+        typed in the box never gets here: the box takes it.)"""
+        box = self.search_box
+        active = box.has_class("-active")
+        if not active:
+            if event.key in ("slash", "ctrl+f"):
+                event.stop()
+                self.action_search()
+            return
+        if event.key == "enter" and self.focused is not box:
+            event.stop()
+            self._find_term(box.value)
+        elif event.is_printable and event.character:
+            event.stop()
+            box.insert_text_at_cursor(event.character)
 
     @on(Input.Submitted, "#full-search")
     def _find(self, event: Input.Submitted) -> None:
-        term = event.value
+        self._find_term(event.value)
+
+    def _find_term(self, term: str) -> None:
         count = self.document.search(term)
         self._close_search()
         if not term:

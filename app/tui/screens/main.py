@@ -138,14 +138,16 @@ class MainScreen(Screen[None]):
     def on_key(self, event: events.Key) -> None:
         """A key typed while something else has the focus (a clicked tool block, the
         conversation) goes to the prompt, and the focus with it: nothing typed is lost."""
-        if self.focused is self.prompt or not event.is_printable or event.character is None:
+        # A printable key typed in the prompt never gets here (the prompt takes it); one that
+        # does came from elsewhere, maybe just before the focus moved back.
+        if not event.is_printable or event.character is None:
             return
         if event.key in self.active_bindings:
             return  # a key the focused block binds (Space expands a tool block)
         if not self.prompt.is_mounted or self.prompt.disabled:
             return
         event.stop()
-        self.prompt.focus()
+        self.set_focus(self.prompt)
         self.prompt.insert(event.character)
 
     def action_full_view(self) -> None:
