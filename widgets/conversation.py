@@ -28,10 +28,18 @@ class Deferred:
     one up front (markdown parsing, wrapping) would cost seconds before the first frame.
     """
 
-    def __init__(self, build: Callable[[], RenderableType], estimate: Callable[[int], int]) -> None:
+    def __init__(
+        self,
+        build: Callable[[], RenderableType],
+        estimate: Callable[[int], int],
+        text: str | None = None,
+    ) -> None:
         self._build = build
         self._built: RenderableType | None = None
         self.estimate_lines = estimate
+        # All the text it will show (or more), when known without building it: the full view's
+        # search skips building what cannot hold the term.
+        self.text = text
 
     @property
     def renderable(self) -> RenderableType:
@@ -194,7 +202,7 @@ class Conversation(VerticalScroll):
         self._headers = 0  # archive items above the history (the welcome line), not blocks
         # What the full view (Ctrl+O) shows of each archived item: the whole block, not its
         # collapsed frozen form (widgets/full_view.py).
-        self.full_sources: list[Callable[[], RenderableType]] = []
+        self.full_sources: list[Deferred] = []
 
     def compose(self) -> ComposeResult:
         yield self.archive
@@ -275,8 +283,8 @@ class Conversation(VerticalScroll):
                 child.remove()
 
 
-def _shown(item: RenderableType) -> Callable[[], RenderableType]:
-    """A replayed item as the full view shows it: what the archive shows (built when drawn)."""
+def _shown(item: RenderableType) -> Deferred:
+    """A replayed item as the full view shows it: what the archive shows."""
     if isinstance(item, Deferred):
-        return lambda: item.renderable
-    return lambda: item
+        return item
+    return Deferred(lambda: item, lambda width: 3)

@@ -8,7 +8,8 @@ width and finds the term line by line in what is drawn, so a match is always whe
 
 from __future__ import annotations
 
-from bisect import bisect_left
+import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import ClassVar, Protocol, runtime_checkable
@@ -23,7 +24,7 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
-from widgets.conversation import ArchiveView, Deferred
+from widgets.conversation import ArchiveView, Deferred, estimate_text_lines
 
 
 @runtime_checkable
@@ -42,7 +43,7 @@ class ShowFullView(Message):
         return self.block
 
 
-def full_source(block: Widget) -> Callable[[], RenderableType]:
+def full_source(block: Widget) -> Deferred:
     """How to draw `block` whole, holding only the little it needs (not the widget): blocks the
     conversation archives keep this, so the full view can show them after their widget is gone."""
     from widgets.assistant_block import AssistantBlock
@@ -56,17 +57,16 @@ def full_source(block: Widget) -> Callable[[], RenderableType]:
 
             return FrozenMarkdown(text)
 
-        return markdown
+        return Deferred(markdown, lambda width: estimate_text_lines(text, width), text)
     if isinstance(block, ToolBlock):
         state = block.state
-        return lambda: whole_tool(state)
+        # Its head line is the tool block's own drawing: its text is known only once drawn.
+        return Deferred(lambda: whole_tool(state), _estimate)
     if isinstance(block, HasFullView):
-        return block.full_view
+        return Deferred(block.full_view, _estimate)
     frozen = getattr(block, "frozen", None)
-    if callable(frozen):
-        shown: RenderableType = frozen()
-        return lambda: shown
-    return lambda: Text("")
+    shown: RenderableType = frozen() if callable(frozen) else Text("")
+    return Deferred(lambda: shown, _estimate, source_text(shown))
 
 
 def whole_tool(state: object) -> RenderableType:
@@ -97,9 +97,33 @@ def smart_case(term: str) -> Callable[[str], str]:
 
 @dataclass(frozen=True)
 class Match:
-    y: int  # the document line
+    item: int
+    offset: int  # the line within the item
     start: int  # cells
     end: int
+
+
+# What rendering drops from a markdown source (markup) and how it breaks lines (any whitespace).
+_MARKUP = re.compile(r"[\\*_`~#>|\[\]()]+")
+_SPACE = re.compile(r"\s+")
+
+
+def _normal(text: str) -> str:
+    return _SPACE.sub(" ", _MARKUP.sub("", text))
+
+
+def source_text(item: RenderableType) -> str | None:
+    """The text an item draws (or more), as far as it is known without building or drawing it
+    (None: unknown). A search skips drawing the items whose text cannot hold the term."""
+    if isinstance(item, Padding):
+        item = item.renderable
+    if isinstance(item, Deferred):
+        return item.text
+    if isinstance(item, str):
+        return item
+    if isinstance(item, Text):
+        return item.plain
+    return None
 
 
 class FullDocument(ArchiveView):
@@ -114,31 +138,36 @@ class FullDocument(ArchiveView):
     }
     """
 
-    def __init__(self, sources: Iterable[Callable[[], RenderableType]]) -> None:
+    def __init__(self, sources: Iterable[Deferred]) -> None:
         super().__init__()
         self.term = ""
         self.matches: list[Match] = []
         self.current: int | None = None
-        self._by_line: dict[int, list[int]] = {}
+        self._by_line: dict[tuple[int, int], list[int]] = {}
         self._searched_width = 0
-        self.add(Deferred(source, _estimate) for source in sources)
+        # Each item's lines as plain text at `_plain_width`: a later search needs no drawing.
+        self._plain: dict[int, list[str]] = {}
+        self._plain_width = 0
+        self.add(sources)
 
     def item_line(self, index: int, below: int = 0) -> int:
-        """The document line where item `index` starts, after measuring exactly the items above
-        it and `below` lines from it on (so the line is right and the view can scroll there)."""
+        """The document line where item `index` starts, after measuring it and `below` lines
+        from it on exactly (so the view can scroll there; the items above keep their estimate,
+        which is where the view will draw this one)."""
         width = self.content_size.width
         if width <= 0 or not self.items:
             return 0
         self._measure(width)
         index = min(index, len(self.items) - 1)
-        for i in range(index):
-            self._exact_item(i, width)
         shown = 0
         for i in range(index, len(self.items)):
             if shown > below:
                 break
             shown += len(self._exact_item(i, width))
         return self._starts[index]
+
+    def match_line(self, match: Match) -> int:
+        return self._starts[match.item] + match.offset
 
     @property
     def total_lines(self) -> int:
@@ -166,6 +195,16 @@ class FullDocument(ArchiveView):
             self._correct(index, len(strips))
         return strips
 
+    def _item_text(self, index: int, width: int) -> list[str]:
+        if width != self._plain_width:
+            self._plain.clear()
+            self._plain_width = width
+        lines = self._plain.get(index)
+        if lines is None:
+            lines = [strip.text for strip in self._exact_item(index, width)]
+            self._plain[index] = lines
+        return lines
+
     # -- search -------------------------------------------------------------------------------
     def search(self, term: str) -> int:
         """Find `term` in every line of the document; returns how many times it is there."""
@@ -180,18 +219,21 @@ class FullDocument(ArchiveView):
             return 0
         fold = smart_case(term)
         needle = fold(term)
+        rough = _normal(needle)
         self._measure(width)
         for index in range(len(self.items)):
-            strips = self._exact_item(index, width)
-            first = self._starts[index]
-            for offset, strip in enumerate(strips):
-                line = fold(strip.text)
+            if rough.strip() and index not in self._plain:
+                known = source_text(self.items[index])
+                if known is not None and rough not in _normal(fold(known)):
+                    continue  # cannot be there: not drawn
+            for offset, text in enumerate(self._item_text(index, width)):
+                line = fold(text)
                 at = line.find(needle)
                 while at >= 0:
                     start = cell_len(line[:at])
                     end = start + cell_len(line[at : at + len(needle)])
-                    self._by_line.setdefault(first + offset, []).append(len(self.matches))
-                    self.matches.append(Match(first + offset, start, end))
+                    self._by_line.setdefault((index, offset), []).append(len(self.matches))
+                    self.matches.append(Match(index, offset, start, end))
                     at = line.find(needle, at + max(1, len(needle)))
         self.refresh()
         return len(self.matches)
@@ -202,7 +244,7 @@ class FullDocument(ArchiveView):
         if not self.matches:
             return None
         if self.current is None:
-            lines = [m.y for m in self.matches]
+            lines = [self.match_line(m) for m in self.matches]
             at = bisect_left(lines, from_line)
             index = at % len(self.matches) if forward else (at - 1) % len(self.matches)
         else:
@@ -212,21 +254,27 @@ class FullDocument(ArchiveView):
         return self.matches[index]
 
     def render_line(self, y: int) -> Strip:
+        # Where y falls, as the archive draws it (before drawing corrects any height).
+        width = self.content_size.width
+        if width > 0:
+            self._measure(width)
+        index = bisect_right(self._starts, y) - 1
+        offset = y - self._starts[index] if index >= 0 else 0
         strip = super().render_line(y)
-        if self.term and self.content_size.width != self._searched_width:
+        if self.term and width != self._searched_width:
             # The width changed: lines wrap elsewhere, so the matches move with them.
             current = self.current
             self.search(self.term)
             if current is not None and self.matches:
                 self.current = min(current, len(self.matches) - 1)
-        found = self._by_line.get(y)
+        found = self._by_line.get((index, offset))
         if not found:
             return strip
         plain = self.get_component_rich_style("full-document--match", partial=True)
         strong = self.get_component_rich_style("full-document--current", partial=True)
-        for index in found:
-            match = self.matches[index]
-            style = strong if index == self.current else plain
+        for number in found:
+            match = self.matches[number]
+            style = strong if number == self.current else plain
             strip = _highlight(strip, match.start, match.end, style)
         return strip
 

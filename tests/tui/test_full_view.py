@@ -78,8 +78,9 @@ async def test_search_highlights_and_n_and_shift_n_move_through_matches() -> Non
         assert len(document.matches) == 11
         assert document.current is not None
         first = document.matches[document.current]
-        assert "output line 25" in document.render_line(first.y).text
-        assert screen.scroller.scroll_y <= first.y < screen.scroller.scroll_y + 30
+        y = document.match_line(first)
+        assert "output line 25" in document.render_line(y).text
+        assert screen.scroller.scroll_y <= y < screen.scroller.scroll_y + 30
         assert "Match" in str(screen.status.render()) and "of 11" in str(screen.status.render())
         start = document.current
         await pilot.press("n")
@@ -89,7 +90,7 @@ async def test_search_highlights_and_n_and_shift_n_move_through_matches() -> Non
         await pilot.press("N")
         assert document.current == (start - 1) % 11
         # The current match is drawn in the "current" style, the others in the "match" style.
-        line = document.render_line(document.matches[document.current].y)
+        line = document.render_line(document.match_line(document.matches[document.current]))
         strong = document.get_component_rich_style("full-document--current", partial=True)
         assert any(seg.style and seg.style.bgcolor == strong.bgcolor for seg in line)
         await pilot.press("escape")  # no search box open: back to the prompt
@@ -158,3 +159,27 @@ async def test_ctrl_o_is_free_in_the_prompt() -> None:
         await pilot.press("ctrl+o")  # and closes it again
         await pilot.pause()
         assert app.screen is app.main and app.main.prompt.text == "abc"
+
+
+async def test_search_draws_only_what_can_match_and_finds_across_markup() -> None:
+    """A resumed conversation's items are drawn for a search only when their text can hold the
+    term; a term spanning markup (`**bold** and`) is still found where it shows."""
+    from app.tui.history import archived_renderables
+
+    events: list[Any] = []
+    for i in range(300):
+        events.append(TurnStarted(f"question {i}"))
+        text = f"Answer {i} is **bold** and `plain`, see [docs](https://e.example/{i})."
+        events.append(
+            AssistantMessage({"role": "assistant", "content": [{"type": "text", "text": text}]})
+        )
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.main.conversation.load_history(archived_renderables(events))
+        await pilot.pause()
+        screen = await open_view(app, pilot)
+        document = screen.document
+        assert document.search("Answer 299 is bold and plain") == 1
+        assert len(document._plain) <= 3  # one item drawn for the search (plus those on screen)
+        assert document.search("e.example/123)") == 1  # the URL shown after the link text
+        assert document.search("question 7") == 1 + 10  # 7 and 70..79

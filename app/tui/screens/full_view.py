@@ -8,9 +8,8 @@ screen is only covered, never rebuilt).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
-from rich.console import RenderableType
 from textual import events, on
 from textual.app import App, ComposeResult
 from textual.binding import Binding
@@ -19,7 +18,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
-from widgets.conversation import Conversation
+from widgets.conversation import Conversation, Deferred
 from widgets.full_view import FullDocument, full_source
 
 TITLE = "Full view · / search · n/N next/previous match · Esc back to the prompt"
@@ -37,7 +36,7 @@ class FullViewScreen(Screen[None]):
         Binding("ctrl+o", "back", "Back", show=False, id="full_view.close"),
     ]
 
-    def __init__(self, sources: Sequence[Callable[[], RenderableType]], start: int | None = None):
+    def __init__(self, sources: Sequence[Deferred], start: int | None = None):
         super().__init__()
         self.document = FullDocument(sources)
         # The item shown at the top when it opens (None: the end, where the conversation is).
@@ -131,7 +130,8 @@ class FullViewScreen(Screen[None]):
         assert self.document.current is not None
         # The match a third of the way down, with what leads to it above.
         above = max(0, self.scroller.size.height // 3)
-        self.scroller.scroll_to(y=max(0, match.y - above), animate=False)
+        line = self.document.match_line(match)
+        self.scroller.scroll_to(y=max(0, line - above), animate=False)
         total = len(self.document.matches)
         self.status.update(
             f"Match {self.document.current + 1} of {total} for {self.document.term!r}"
