@@ -9,8 +9,9 @@ width and finds the term line by line in what is drawn, so a match is always whe
 from __future__ import annotations
 
 import re
+import time
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import ClassVar, Protocol, runtime_checkable
 
@@ -25,6 +26,9 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from widgets.conversation import ArchiveView, Deferred, estimate_text_lines
+
+# How long a search draws before it lets a frame out (a drawn answer costs a few ms).
+SEARCH_SLICE_S = 0.03
 
 
 @runtime_checkable
@@ -148,6 +152,7 @@ class FullDocument(ArchiveView):
         # Each item's lines as plain text at `_plain_width`: a later search needs no drawing.
         self._plain: dict[int, list[str]] = {}
         self._plain_width = 0
+        self.searching = False  # a search is going on in steps (the screen runs it)
         self.add(sources)
 
     def item_line(self, index: int, below: int = 0) -> int:
@@ -208,6 +213,13 @@ class FullDocument(ArchiveView):
     # -- search -------------------------------------------------------------------------------
     def search(self, term: str) -> int:
         """Find `term` in every line of the document; returns how many times it is there."""
+        for _ in self.search_steps(term):
+            pass
+        return len(self.matches)
+
+    def search_steps(self, term: str, slice_s: float = SEARCH_SLICE_S) -> Iterator[int]:
+        """The search, yielding (the items looked at so far) each time it has drawn for
+        `slice_s`, so its caller can let frames out: drawing thousands of answers takes seconds."""
         self.term = term
         self.matches = []
         self._by_line = {}
@@ -216,11 +228,12 @@ class FullDocument(ArchiveView):
         self._searched_width = width
         if not term or width <= 0:
             self.refresh()
-            return 0
+            return
         fold = smart_case(term)
         needle = fold(term)
         rough = _normal(needle)
         self._measure(width)
+        since = time.monotonic()
         for index in range(len(self.items)):
             if rough.strip() and index not in self._plain:
                 known = source_text(self.items[index])
@@ -235,8 +248,11 @@ class FullDocument(ArchiveView):
                     self._by_line.setdefault((index, offset), []).append(len(self.matches))
                     self.matches.append(Match(index, offset, start, end))
                     at = line.find(needle, at + max(1, len(needle)))
+            if time.monotonic() - since >= slice_s:
+                self.refresh()
+                yield index + 1
+                since = time.monotonic()
         self.refresh()
-        return len(self.matches)
 
     def step(self, forward: bool, from_line: int) -> Match | None:
         """The next (or previous) match after the current one, or from `from_line` when none is
@@ -261,7 +277,7 @@ class FullDocument(ArchiveView):
         index = bisect_right(self._starts, y) - 1
         offset = y - self._starts[index] if index >= 0 else 0
         strip = super().render_line(y)
-        if self.term and width != self._searched_width:
+        if self.term and width != self._searched_width and not self.searching:
             # The width changed: lines wrap elsewhere, so the matches move with them.
             current = self.current
             self.search(self.term)

@@ -208,11 +208,6 @@ class PromptInput(TextArea):
         self._popup_changed()
         return item
 
-    def complete(self) -> bool:
-        """Tab: accept the highlighted choice. False when there is nothing to complete."""
-        before = self.text
-        return self.accept() is not None and self.text != before
-
     # -- keys ---------------------------------------------------------------------------------
     async def _on_key(self, event: events.Key) -> None:
         key = event.key

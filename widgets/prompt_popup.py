@@ -95,10 +95,6 @@ class CompletionHint(Static):
         self.set_class(self.popup is not None, "-active")
         self.refresh(layout=True)
 
-    def show_matches(self, matches: Sequence[SlashCommand]) -> None:
-        """The matches with the first highlighted (what the prompt offers before any arrow)."""
-        self.show_popup(Popup("slash", list(matches)) if matches else None)
-
     def render(self) -> Text:
         popup = self.popup
         text = Text(no_wrap=True, overflow="ellipsis")

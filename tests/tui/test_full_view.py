@@ -72,6 +72,7 @@ async def test_search_highlights_and_n_and_shift_n_move_through_matches() -> Non
         await scenes.settle(app, pilot)
         screen = await open_view(app, pilot)
         await pilot.press("slash", *"line 25", "enter")
+        await app.workers.wait_for_complete()
         await pilot.pause()
         document = screen.document
         # "line 25" and "line 250".."line 259": 11 matches, the first after the top shown.
@@ -107,6 +108,7 @@ async def test_ctrl_f_opens_the_search_and_esc_closes_it_first() -> None:
         await pilot.press("ctrl+f")
         assert app.focused is screen.search_box
         await pilot.press(*"nothing like it", "enter")
+        await app.workers.wait_for_complete()
         await pilot.pause()
         assert "No match" in str(screen.status.render())
         await pilot.press("ctrl+f", "escape")

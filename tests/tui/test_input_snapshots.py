@@ -125,7 +125,9 @@ def test_full_view_with_search(snap_compare: Any, size: tuple[int, int]) -> None
         await scenes.settle(app, pilot)
         await pilot.press(*"draft", "ctrl+o")
         await scenes.settle(app, pilot)
-        await pilot.press("slash", *"module 4", "enter", "n")
+        await pilot.press("slash", *"module 4", "enter")
+        await app.workers.wait_for_complete()
+        await pilot.press("n")
 
     assert shot(snap_compare, size, before)
 

@@ -8,6 +8,7 @@ screen is only covered, never rebuilt).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 
 from textual import events, on
@@ -109,15 +110,32 @@ class FullViewScreen(Screen[None]):
         self._find_term(event.value)
 
     def _find_term(self, term: str) -> None:
-        count = self.document.search(term)
         self._close_search()
         if not term:
+            self.document.search("")
             self.status.update("")
             return
-        if not count:
+        self.run_worker(self._search(term), group="full-search", exclusive=True)
+
+    async def _search(self, term: str) -> None:
+        """The search in steps, a frame let out between them: a long session stays responsive
+        (n/N already move through the matches found so far)."""
+        document = self.document
+        document.searching = True
+        try:
+            total = len(document.items)
+            for looked_at in document.search_steps(term):
+                self.status.update(f"Searching {term!r}… {looked_at} of {total} blocks")
+                await asyncio.sleep(0)
+        finally:
+            document.searching = False
+        if not document.matches:
             self.status.update(f"No match for {term!r}")
             return
-        self.action_step(True)
+        if document.current is None:
+            self.action_step(True)
+        else:
+            self._show_current()
 
     def action_step(self, forward: bool) -> None:
         if not self.document.term:
@@ -125,13 +143,17 @@ class FullViewScreen(Screen[None]):
             return
         match = self.document.step(forward, int(self.scroller.scroll_y))
         if match is None:
-            self.status.update(f"No match for {self.document.term!r}")
+            searching = "none found yet" if self.document.searching else "no match"
+            self.status.update(f"{self.document.term!r}: {searching}")
             return
-        assert self.document.current is not None
         # The match a third of the way down, with what leads to it above.
         above = max(0, self.scroller.size.height // 3)
         line = self.document.match_line(match)
         self.scroller.scroll_to(y=max(0, line - above), animate=False)
+        self._show_current()
+
+    def _show_current(self) -> None:
+        assert self.document.current is not None
         total = len(self.document.matches)
         self.status.update(
             f"Match {self.document.current + 1} of {total} for {self.document.term!r}"
