@@ -185,3 +185,25 @@ async def test_search_draws_only_what_can_match_and_finds_across_markup() -> Non
         assert len(document._plain) <= 3  # one item drawn for the search (plus those on screen)
         assert document.search("e.example/123)") == 1  # the URL shown after the link text
         assert document.search("question 7") == 1 + 10  # 7 and 70..79
+
+
+async def test_a_search_in_slices_lets_frames_out_and_finds_the_same() -> None:
+    from app.tui.history import archived_renderables
+
+    events: list[Any] = []
+    for i in range(30):
+        events.append(TurnStarted(f"question {i}"))
+        text = f"Answer {i}: **done**."
+        events.append(
+            AssistantMessage({"role": "assistant", "content": [{"type": "text", "text": text}]})
+        )
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.main.conversation.load_history(archived_renderables(events))
+        await pilot.pause()
+        screen = await open_view(app, pilot)
+        document = screen.document
+        steps = list(document.search_steps("answer", slice_s=0.0))
+        assert len(steps) >= 30 and steps == sorted(steps)  # a yield after every drawn item
+        sliced = list(document.matches)
+        assert document.search("answer") == 30 and document.matches == sliced
