@@ -57,7 +57,7 @@ def full_source(block: Widget) -> Deferred:
         text = block.markdown_text
 
         def markdown() -> RenderableType:
-            from widgets.markdown_render import FrozenMarkdown
+            from widgets.frozen_markdown import FrozenMarkdown
 
             return FrozenMarkdown(text)
 

@@ -9,7 +9,7 @@ from textual.containers import VerticalScroll
 from textual.widgets._markdown import MarkdownFence, MarkdownParagraph, MarkdownTableContent
 
 from widgets.assistant_block import AssistantBlock
-from widgets.markdown_render import FrozenMarkdown
+from widgets.frozen_markdown import FrozenMarkdown
 
 LONG = "value = '" + "".join(f"{i:03d}abcdefg" for i in range(60)) + "'"  # 609 characters
 MARKDOWN = f"""See [the docs](https://docs.python.org/3/), <https://example.com> and [me](mailto:me@x.org).
