@@ -89,7 +89,7 @@ def whole_tool(state: object) -> RenderableType:
         source = (state.result_text or state.output_tail).rstrip("\n")
         if not source:
             return head
-        style = "red" if state.status in ("error", "denied") else ""
+        style = "lathe.failed" if state.status in ("error", "denied") else ""
         body = Text(source, style=style, no_wrap=False, overflow="fold")
     return Group(head, Padding(body, (0, 0, 0, 2)))
 
