@@ -1,4 +1,5 @@
-"""The assistant's answer: markdown that grows as deltas arrive."""
+"""The assistant's answer: markdown that grows as deltas arrive (parsed and laid out as
+widgets/markdown_render.py says: link URLs shown, code lines wrapped, tables fit)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from textual.widgets import Markdown
 from textual.widgets._markdown import MarkdownParagraph
 
 from widgets.frozen_markdown import FrozenMarkdown
+from widgets.markdown_render import MARKDOWN_LAYOUT_CSS, parser_factory
 from widgets.stream_tail import StreamTail
 
 
@@ -22,7 +24,8 @@ class AssistantBlock(Markdown):
     the next newline, or the end of the message, hands the text to the Markdown parser again.
     """
 
-    DEFAULT_CSS = """
+    DEFAULT_CSS = (
+        """
     AssistantBlock {
         height: auto;
         padding: 0 1;
@@ -32,9 +35,11 @@ class AssistantBlock(Markdown):
     AssistantBlock > MarkdownBlock:last-child { margin-bottom: 0; }
     AssistantBlock > .-stream-head { margin-bottom: 0; }
     """
+        + MARKDOWN_LAYOUT_CSS
+    )
 
     def __init__(self, text: str = "") -> None:
-        super().__init__(text)
+        super().__init__(text, parser_factory=parser_factory)
         self.markdown_text = text
         self._pending: list[str] = []
         self._flusher: asyncio.Task[None] | None = None

@@ -28,10 +28,18 @@ class Deferred:
     one up front (markdown parsing, wrapping) would cost seconds before the first frame.
     """
 
-    def __init__(self, build: Callable[[], RenderableType], estimate: Callable[[int], int]) -> None:
+    def __init__(
+        self,
+        build: Callable[[], RenderableType],
+        estimate: Callable[[int], int],
+        text: str | None = None,
+    ) -> None:
         self._build = build
         self._built: RenderableType | None = None
         self.estimate_lines = estimate
+        # All the text it will show (or more), when known without building it: the full view's
+        # search skips building what cannot hold the term.
+        self.text = text
 
     @property
     def renderable(self) -> RenderableType:
@@ -192,6 +200,9 @@ class Conversation(VerticalScroll):
         # Blocks added before the widget is mounted (start-up notices) wait here.
         self._early: list[Widget] = []
         self._headers = 0  # archive items above the history (the welcome line), not blocks
+        # What the full view (Ctrl+O) shows of each archived item: the whole block, not its
+        # collapsed frozen form (widgets/full_view.py).
+        self.full_sources: list[Deferred] = []
 
     def compose(self) -> ComposeResult:
         yield self.archive
@@ -244,7 +255,9 @@ class Conversation(VerticalScroll):
 
     def load_history(self, renderables: Iterable[RenderableType]) -> None:
         """Put already-finished history straight into the archive (resuming a session)."""
-        self.archive.add(renderables)
+        items = list(renderables)
+        self.archive.add(items)
+        self.full_sources.extend(_shown(item) for item in items)
 
     def _freeze_overflow(self) -> None:
         while len(self._live) > self.live_limit:
@@ -254,6 +267,9 @@ class Conversation(VerticalScroll):
             if not isinstance(oldest, Freezable) or not oldest.finished:
                 return
             self._live.popleft()
+            from widgets.full_view import full_source
+
+            self.full_sources.append(full_source(oldest))
             self.archive.add([oldest.frozen()])
             oldest.remove()
 
@@ -261,6 +277,14 @@ class Conversation(VerticalScroll):
         self._headers = 0
         self._live.clear()
         self.archive.clear()
+        self.full_sources.clear()
         for child in list(self.children):
             if child is not self.archive:
                 child.remove()
+
+
+def _shown(item: RenderableType) -> Deferred:
+    """A replayed item as the full view shows it: what the archive shows."""
+    if isinstance(item, Deferred):
+        return item
+    return Deferred(lambda: item, lambda width: 3)

@@ -1,25 +1,47 @@
-"""The multi-line prompt: Enter sends, Shift+Enter or Ctrl+J adds a line, Up/Down walk the history
-(from the first/last line), and a leading "/" offers slash-command completion (Tab completes)."""
+"""The multi-line prompt. The focus stays here: every key of the main screen is either the
+prompt's or a global binding, and nothing typed is lost.
+
+- Enter sends. A new line: `\\`+Enter (the backslash goes), Alt+Enter, Shift+Enter (where the
+  terminal reports it) or Ctrl+J.
+- Completion from a popup under the prompt (widgets/prompt_popup.py): typing `/` offers the slash
+  commands and `@` the files; Tab on other text offers earlier prompts containing it. Up/Down
+  move the highlight, Tab accepts it, Enter accepts it (a slash command also runs), Esc closes.
+- Up/Down with no popup walk the history from the first/last line.
+- PgUp/PgDn, and Home/End while the prompt is empty (Ctrl+Home/Ctrl+End always), scroll the
+  conversation: the prompt posts ScrollRequested and its screen scrolls.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
-from rich.text import Text
 from textual import events
 from textual.message import Message
-from textual.widgets import Static, TextArea
+from textual.widgets import TextArea
 
 from widgets.path_complete import PathIndex, quote
+from widgets.prompt_popup import (
+    CompletionHint,
+    Popup,
+    PopupKind,
+    SlashCommand,
+    history_matches,
+)
 
+__all__ = ["CompletionHint", "Popup", "PromptInput", "SlashCommand"]
 
-@dataclass(frozen=True)
-class SlashCommand:
-    name: str  # without the slash
-    help: str
-    prefix: str = "/"  # "@" for a path completion
+ScrollWhere = Literal["page_up", "page_down", "home", "end"]
+NEWLINE_KEYS = frozenset({"shift+enter", "ctrl+j", "alt+enter"})
+SCROLL_KEYS: dict[str, ScrollWhere] = {
+    "pageup": "page_up",
+    "pagedown": "page_down",
+    "ctrl+home": "home",
+    "ctrl+end": "end",
+}
+PLACEHOLDER = "Ask lathe… (Enter sends, Shift+Enter new line, / for commands)"
 
 
 class PromptInput(TextArea):
@@ -45,6 +67,27 @@ class PromptInput(TextArea):
         def control(self) -> PromptInput:
             return self.prompt_input
 
+    @dataclass
+    class PopupChanged(Message):
+        """The popup's items or highlight changed: the screen redraws its list (`popup`)."""
+
+        prompt_input: PromptInput
+
+        @property
+        def control(self) -> PromptInput:
+            return self.prompt_input
+
+    @dataclass
+    class ScrollRequested(Message):
+        """A scrolling key pressed in the prompt: the conversation above should move."""
+
+        prompt_input: PromptInput
+        where: ScrollWhere
+
+        @property
+        def control(self) -> PromptInput:
+            return self.prompt_input
+
     def __init__(
         self,
         *,
@@ -57,9 +100,10 @@ class PromptInput(TextArea):
             "",
             soft_wrap=True,
             show_line_numbers=False,
+            # Tab is handled in _on_key (completion) and never moves the focus.
             tab_behavior="focus",
             highlight_cursor_line=False,
-            placeholder="Ask lathe… (Enter sends, Shift+Enter new line, / for commands)",
+            placeholder=PLACEHOLDER,
             id=id,
         )
         self.cursor_blink = cursor_blink
@@ -69,84 +113,167 @@ class PromptInput(TextArea):
         self.prompt_history: list[str] = []
         self._history_index: int | None = None
         self._draft = ""
+        self._popup: Popup | None = None
+        # Tab asked for earlier prompts: the popup offers them until accepted or closed.
+        self._history_popup = False
+        # Esc closed the popup for this text: it stays closed until the text changes.
+        self._dismissed_for: str | None = None
 
     # -- completion ---------------------------------------------------------------------------
-    def _mention(self) -> str | None:
-        """The `@partial` being typed at the end of the text, without the `@`."""
+    def _mention_start(self) -> int | None:
+        """Where the `@partial` being typed at the end of the text starts (None: not one)."""
         text = self.text
         start = max(text.rfind(" "), text.rfind("\n")) + 1
         word = text[start:]
         if not word.startswith("@") or '"' in word or self.paths is None:
             return None
-        return word[1:]
+        return start
 
     def completions(self) -> list[SlashCommand]:
-        partial = self._mention()
-        if partial is not None and self.paths is not None:
-            return [SlashCommand(p, "", "@") for p in self.paths.matches(partial)]
+        """The slash commands or paths the text asks for (the popup's items before Tab)."""
+        start = self._mention_start()
+        if start is not None and self.paths is not None:
+            partial = self.text[start + 1 :]
+            found = self.paths.matches(partial)
+            return [SlashCommand(p, "", "@") for p in found if p != partial]
         text = self.text
         if not text.startswith("/") or " " in text or "\n" in text:
             return []
         return [c for c in self.commands if c.name.startswith(text[1:])]
 
-    def complete(self) -> bool:
-        if self._mention() is not None:
-            return self._complete_path()
-        matches = self.completions()
-        if not matches:
+    @property
+    def popup(self) -> Popup | None:
+        """The popup for the current text, recomputed when the text has changed: a key that
+        arrives before the Changed message still sees what is typed."""
+        text = self.text
+        if self._popup is not None and self._popup.for_text == text:
+            return self._popup if self._popup.items else None
+        self._popup = self._compute_popup(text)
+        return self._popup if self._popup.items else None
+
+    def _compute_popup(self, text: str) -> Popup:
+        if self._dismissed_for is not None and self._dismissed_for != text:
+            self._dismissed_for = None
+            self._history_popup = False
+        if self._dismissed_for == text:
+            return Popup("slash", [], for_text=text)
+        if self._history_popup:
+            found = history_matches(self.prompt_history, text)
+            if found:
+                return Popup("history", found, for_text=text)
+            self._history_popup = False  # nothing earlier matches what is typed now
+        kind: PopupKind = "path" if self._mention_start() is not None else "slash"
+        return Popup(kind, self.completions(), for_text=text)
+
+    def _popup_changed(self) -> None:
+        self.post_message(self.PopupChanged(self))
+
+    def close_popup(self) -> None:
+        if self.popup is not None:
+            self._dismissed_for = self.text
+            self._history_popup = False
+            self._popup = None
+            self._popup_changed()
+
+    def open_history_popup(self) -> bool:
+        """Tab on plain text: the earlier prompts containing it (all of them for an empty
+        prompt), newest first. False when none does."""
+        if not history_matches(self.prompt_history, self.text):
             return False
-        names = [m.name for m in matches]
-        prefix = names[0]
-        for name in names[1:]:
-            while not name.startswith(prefix):
-                prefix = prefix[:-1]
-        target = f"/{names[0]} " if len(names) == 1 else f"/{prefix}"
-        if target == self.text:
-            return False
-        self.load_text(target)
-        self.move_cursor(self.document.end)
+        self._history_popup = True
+        self._dismissed_for = None
+        self._popup = None
+        self._popup_changed()
         return True
 
-    def _complete_path(self) -> bool:
-        """Tab on `@partial`: the best match replaces it (a folder keeps completing)."""
-        matches = self.completions()
-        if not matches:
-            return False
-        text = self.text
-        start = max(text.rfind(" "), text.rfind("\n")) + 1
-        best = matches[0].name
-        target = text[:start] + quote(best) + ("" if best.endswith("/") else " ")
-        if target == text:
-            return False
-        self.load_text(target)
-        self.move_cursor(self.document.end)
-        return True
+    def accept(self) -> SlashCommand | None:
+        """Put the highlighted choice into the prompt. A folder path keeps the popup open on
+        its contents; anything else closes it."""
+        popup = self.popup
+        if popup is None:
+            return None
+        item = popup.current
+        if popup.kind == "slash":
+            target = f"/{item.name} "
+        elif popup.kind == "path":
+            start = self._mention_start() or 0
+            folder = item.name.endswith("/")
+            target = self.text[:start] + quote(item.name) + ("" if folder else " ")
+        else:
+            target = item.name
+            self._history_popup = False
+        self._show(target)
+        if popup.kind == "history":
+            self._dismissed_for = target  # the accepted prompt: no slash popup over it
+        self._popup_changed()
+        return item
 
     # -- keys ---------------------------------------------------------------------------------
     async def _on_key(self, event: events.Key) -> None:
-        if event.key == "enter":
+        key = event.key
+        if self._popup_key(key):
             event.stop()
             event.prevent_default()
-            self.submit()
             return
-        if event.key in ("shift+enter", "ctrl+j"):
-            event.stop()
-            event.prevent_default()
+        handled = True
+        if key == "enter":
+            if self._before_cursor() == "\\":
+                # `\`+Enter, which works in every terminal: the backslash becomes the new line.
+                row, column = self.cursor_location
+                self.replace("\n", (row, column - 1), (row, column))
+            else:
+                self.submit()
+        elif key in NEWLINE_KEYS:
             self.insert("\n")
-            return
-        if event.key == "tab" and self.complete():
+        elif key == "tab":
+            # Never moves focus: with nothing to offer, Tab does nothing.
+            self.open_history_popup()
+        elif key in SCROLL_KEYS:
+            self.post_message(self.ScrollRequested(self, SCROLL_KEYS[key]))
+        elif key in ("home", "end") and not self.text:
+            self.post_message(self.ScrollRequested(self, "home" if key == "home" else "end"))
+        else:
+            handled = False
+        if handled:
             event.stop()
             event.prevent_default()
             return
         await super()._on_key(event)
 
+    def _popup_key(self, key: str) -> bool:
+        """The popup's keys while it is open: True when the key was the popup's."""
+        if key not in ("up", "down", "tab", "enter", "escape"):
+            return False
+        popup = self.popup
+        if popup is None:
+            return False
+        if key in ("up", "down"):
+            popup.move(-1 if key == "up" else 1)
+            self._popup_changed()
+        elif key == "escape":
+            self.close_popup()
+        else:
+            run = key == "enter" and popup.kind == "slash"
+            self.accept()
+            if run:
+                self.submit()
+        return True
+
+    def _before_cursor(self) -> str:
+        row, column = self.cursor_location
+        line = self.document.get_line(row)
+        return line[column - 1] if column > 0 else ""
+
     def submit(self) -> None:
-        value = self.text
+        # An accepted command ends with the space Tab leaves for its arguments.
+        value = self.text.rstrip(" ") if self.text.startswith("/") else self.text
         if not value.strip():
             return
         if not self.prompt_history or self.prompt_history[-1] != value:
             self.prompt_history.append(value)
         self._history_index = None
+        self._history_popup = False
+        self._dismissed_for = None
         self.clear()
         self.post_message(self.Submitted(self, value))
 
@@ -169,7 +296,7 @@ class PromptInput(TextArea):
             self._history_index = len(self.prompt_history)
         if self._history_index > 0:
             self._history_index -= 1
-            self._show(self.prompt_history[self._history_index])
+            self._walk_to(self.prompt_history[self._history_index])
 
     def history_next(self) -> None:
         if self._history_index is None:
@@ -177,36 +304,16 @@ class PromptInput(TextArea):
         self._history_index += 1
         if self._history_index >= len(self.prompt_history):
             self._history_index = None
-            self._show(self._draft)
+            self._walk_to(self._draft)
         else:
-            self._show(self.prompt_history[self._history_index])
+            self._walk_to(self.prompt_history[self._history_index])
+
+    def _walk_to(self, value: str) -> None:
+        """Show an earlier prompt while walking the history: no popup opens over it (an earlier
+        `/command` would otherwise take the next Up for its highlight)."""
+        self._dismissed_for = value
+        self._show(value)
 
     def _show(self, value: str) -> None:
         self.load_text(value)
         self.move_cursor(self.document.end)
-
-
-class CompletionHint(Static):
-    """The slash commands matching what is typed, under the prompt."""
-
-    DEFAULT_CSS = """
-    CompletionHint {
-        height: auto;
-        max-height: 8;
-        padding: 0 2;
-        color: $text-muted;
-        display: none;
-    }
-    CompletionHint.-active { display: block; }
-    """
-
-    def show_matches(self, matches: Sequence[SlashCommand]) -> None:
-        self.set_class(bool(matches), "-active")
-        text = Text()
-        for i, cmd in enumerate(matches):
-            if i:
-                text.append("\n")
-            text.append(f"{cmd.prefix}{cmd.name}", style="bold")
-            if cmd.help:
-                text.append(f"  {cmd.help}")
-        self.update(text)

@@ -80,7 +80,10 @@ class StreamTail:
     def __init__(self, block: Markdown, head: MarkdownParagraph, source: str) -> None:
         self.block = block
         self.head = head
-        self.parser = MarkdownIt("gfm-like")
+        # The block's own parser (link URLs shown: widgets/markdown_render.py), so the streamed
+        # lines are the lines the finished paragraph will have.
+        factory = block._parser_factory
+        self.parser = factory() if factory is not None else MarkdownIt("gfm-like")
         self.chunks: list[MarkdownParagraph] = []  # frozen pieces after `head`
         self.stable = Content("")  # parsed for good, not yet frozen
         self.unstable = source.lstrip()  # source not yet cut off

@@ -35,11 +35,17 @@ COMMANDS = (
     SlashCommand("quit", "Quit lathe"),
 )
 
-HELP_TEXT = """Keys: Enter send · Shift+Enter/Ctrl+J new line · Up/Down history · Tab complete /commands
+HELP_TEXT = """Keys: Enter send · \\+Enter, Alt+Enter, Shift+Enter or Ctrl+J new line · Up/Down history
+Tab complete: /commands, @files, earlier prompts (Up/Down choose · Tab or Enter accept · Esc close)
+PgUp/PgDn scroll the conversation · Home/End too when the prompt is empty (Ctrl+Home/Ctrl+End always)
+Ctrl+O full view of everything, searchable (/ or Ctrl+F search · n/N next/previous · Esc back)
 Ctrl+C interrupt (idle: clear the prompt; empty: twice to quit) · Esc interrupt
 Shift+Tab permission mode (default → acceptEdits → plan) · F2 mouse capture on/off (off: select
 and copy with the terminal) · Ctrl+P command palette
 Commands: """ + " ".join(f"/{c.name}" for c in COMMANDS)
+
+# The keys the palette lists as commands too (Ctrl+P, then type "full" or "keys").
+FULL_VIEW_HELP = "The whole conversation and every tool's output, searchable (Ctrl+O)"
 
 
 # What /clear did, on the screen it leaves: the model forgot too, not only the view.
@@ -205,7 +211,12 @@ class SlashCommands:
         self.app.exit(0)
 
     def system_commands(self) -> Iterable[SystemCommand]:
-        """The palette's entries: the built-in commands, then the custom ones."""
+        """The palette's entries: the full view and the keys, the built-in commands, then the
+        custom ones."""
+        yield SystemCommand("Full view", FULL_VIEW_HELP, self.app.main.action_full_view)
+        yield SystemCommand(
+            "Keys of the prompt", "Sending, new lines, completion, scrolling", self._keys
+        )
         for command in COMMANDS:
             yield SystemCommand(f"/{command.name}", command.help, self._palette(command.name))
         for command in self.custom:
@@ -213,6 +224,9 @@ class SlashCommands:
             yield SystemCommand(
                 f"/{command.name}", command.help, self._palette_prompt(command.name)
             )
+
+    def _keys(self) -> None:
+        self.notice(HELP_TEXT.partition("\nCommands: ")[0])
 
     def _palette_prompt(self, name: str) -> Callable[[], None]:
         return lambda: self.app.submit_prompt(f"/{name}")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import IO, Any
 
+from textual.drivers import linux_driver
 from textual.drivers.linux_driver import LinuxDriver
 
 
@@ -47,3 +48,11 @@ class LatheDriver(LinuxDriver):
             self.output = TerminalOutput(self._file)
             # The writer thread takes its file from here when application mode starts.
             self._file = self.output  # type: ignore[assignment]
+
+    def run_input_thread(self) -> None:
+        # LinuxDriver builds its parser from this module name; lathe's tells Alt+Enter from
+        # Enter (app/tui/key_parser.py). Only lathe's driver runs in the process.
+        from app.tui.key_parser import KeyParser
+
+        linux_driver.XTermParser = KeyParser  # type: ignore[attr-defined,misc]
+        super().run_input_thread()

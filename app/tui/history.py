@@ -64,13 +64,13 @@ def archived_renderables(events: Iterable[EngineEvent]) -> list[RenderableType]:
     for event in events:
         if isinstance(event, TurnStarted):
             prompt = event.prompt
-            out.append(Deferred(user(prompt), text_estimate("> " + prompt)))
+            out.append(Deferred(user(prompt), text_estimate("> " + prompt), "> " + prompt))
         elif isinstance(event, AssistantMessage):
             for thinking in thinking_blocks(event.message):
                 out.append(Deferred(thought(thinking), lines(1)))
             text = message_text(event.message)
             if text:
-                out.append(Deferred(markdown(text), text_estimate(text)))
+                out.append(Deferred(markdown(text), text_estimate(text), text))
         elif isinstance(event, Interrupted):
             # The marker the live turn showed (the transcript's "[Request interrupted by user]").
             out.append(Deferred(NoticeBlock(INTERRUPTED_TEXT, "interrupt").frozen, lines(1)))

@@ -41,6 +41,9 @@ def _words(n: int) -> list[str]:
 async def test_a_long_streamed_paragraph_wraps_as_the_whole_paragraph_would() -> None:
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
+        for i in range(40):  # the scrollbar is there from the start: the width never changes
+            app.notice(f"earlier {i}")
+        await pilot.pause()
         app.handle_engine_event(TurnStarted("go"))
         fragments = _words(600)
         for i, fragment in enumerate(fragments):

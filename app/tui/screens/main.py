@@ -5,14 +5,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer
 
 from app.tui.ports import TuiConfig
 from widgets.busy_line import BusyLine
 from widgets.conversation import Conversation
+from widgets.full_view import ShowFullView
 from widgets.plan_view import PlanView
 from widgets.progress_panel import ProgressPanel
 from widgets.prompt_input import CompletionHint, PromptInput, SlashCommand
@@ -39,6 +41,9 @@ def key_label(keys: str) -> str:
 
 class MainScreen(Screen[None]):
     CSS_PATH = "main.tcss"
+    BINDINGS = [
+        Binding("ctrl+o", "full_view", "Full view", show=False, id="full_view"),
+    ]
 
     def __init__(self, config: TuiConfig, commands: Sequence[SlashCommand]) -> None:
         super().__init__()
@@ -105,10 +110,53 @@ class MainScreen(Screen[None]):
 
     @on(PromptInput.Changed, "#prompt")
     def _prompt_changed(self) -> None:
-        self.hint.show_matches(self.prompt.completions())
+        self.hint.show_popup(self.prompt.popup)
         # What Ctrl+C does (clear or quit) depends only on whether the prompt is empty; the
         # footer is rebuilt on every refresh, so not on every key.
         has_text = bool(self.prompt.text)
         if has_text != self._prompt_had_text:
             self._prompt_had_text = has_text
             self.app.refresh_bindings()
+
+    @on(PromptInput.PopupChanged, "#prompt")
+    def _popup_changed(self) -> None:
+        self.hint.show_popup(self.prompt.popup)
+
+    @on(PromptInput.ScrollRequested, "#prompt")
+    def _scroll_requested(self, event: PromptInput.ScrollRequested) -> None:
+        conversation = self.conversation
+        match event.where:
+            case "page_up":
+                conversation.scroll_page_up(animate=False)
+            case "page_down":
+                conversation.scroll_page_down(animate=False)
+            case "home":
+                conversation.scroll_home(animate=False)
+            case "end":
+                conversation.scroll_end(animate=False)  # and follows new output again
+
+    def on_key(self, event: events.Key) -> None:
+        """A key typed while something else has the focus (a clicked tool block, the
+        conversation) goes to the prompt, and the focus with it: nothing typed is lost."""
+        # A printable key typed in the prompt never gets here (the prompt takes it); one that
+        # does came from elsewhere, maybe just before the focus moved back.
+        if not event.is_printable or event.character is None:
+            return
+        if event.key in self.active_bindings:
+            return  # a key the focused block binds (Space expands a tool block)
+        if not self.prompt.is_mounted or self.prompt.disabled:
+            return
+        event.stop()
+        self.set_focus(self.prompt)
+        self.prompt.insert(event.character)
+
+    def action_full_view(self) -> None:
+        from app.tui.screens.full_view import open_full_view
+
+        open_full_view(self.app, self.conversation)
+
+    @on(ShowFullView)
+    def _show_full_view(self, event: ShowFullView) -> None:
+        from app.tui.screens.full_view import open_full_view
+
+        open_full_view(self.app, self.conversation, at=event.block)

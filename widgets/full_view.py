@@ -1,0 +1,305 @@
+"""The full view's content: every block of the conversation with nothing collapsed or cut (a tool's
+whole output, a long line wrapped), searchable with the matches highlighted.
+
+`FullDocument` is the conversation's archive widget (one widget drawn line by line, items built
+and measured only when needed), plus search: a search renders every item once at the current
+width and finds the term line by line in what is drawn, so a match is always where it shows.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import ClassVar, Protocol, runtime_checkable
+
+from rich.cells import cell_len
+from rich.console import Group, RenderableType
+from rich.padding import Padding
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual.message import Message
+from textual.strip import Strip
+from textual.widget import Widget
+
+from widgets.conversation import ArchiveView, Deferred, estimate_text_lines
+
+# How long a search draws before it lets a frame out (a drawn answer costs a few ms).
+SEARCH_SLICE_S = 0.03
+
+
+@runtime_checkable
+class HasFullView(Protocol):
+    def full_view(self) -> RenderableType: ...
+
+
+@dataclass
+class ShowFullView(Message):
+    """A block asks for the full view, opened at it (a tool block's "see it all")."""
+
+    block: Widget
+
+    @property
+    def control(self) -> Widget:
+        return self.block
+
+
+def full_source(block: Widget) -> Deferred:
+    """How to draw `block` whole, holding only the little it needs (not the widget): blocks the
+    conversation archives keep this, so the full view can show them after their widget is gone."""
+    from widgets.assistant_block import AssistantBlock
+    from widgets.tool_block import ToolBlock
+
+    if isinstance(block, AssistantBlock):
+        text = block.markdown_text
+
+        def markdown() -> RenderableType:
+            from widgets.frozen_markdown import FrozenMarkdown
+
+            return FrozenMarkdown(text)
+
+        return Deferred(markdown, lambda width: estimate_text_lines(text, width), text)
+    if isinstance(block, ToolBlock):
+        state = block.state
+        # Its head line is the tool block's own drawing: its text is known only once drawn.
+        return Deferred(lambda: whole_tool(state), _estimate)
+    if isinstance(block, HasFullView):
+        return Deferred(block.full_view, _estimate)
+    frozen = getattr(block, "frozen", None)
+    shown: RenderableType = frozen() if callable(frozen) else Text("")
+    return Deferred(lambda: shown, _estimate, source_text(shown))
+
+
+def whole_tool(state: object) -> RenderableType:
+    """A tool call with its whole result: the block's head line, then every line of the output
+    (wrapped, never cut) or the whole diff."""
+    from widgets.diff_view import render_diff
+    from widgets.tool_block import ToolCallState, render_tool
+
+    assert isinstance(state, ToolCallState)
+    drawn = render_tool(state, False)
+    # The block's own head (what runs, its state, its time); the rest is redrawn whole here.
+    head = drawn.renderables[0] if isinstance(drawn, Group) and drawn.renderables else drawn
+    if state.diff and state.status == "done":
+        body: RenderableType = render_diff(state.diff, max_lines=state.diff.count("\n") + 1)
+    else:
+        source = (state.result_text or state.output_tail).rstrip("\n")
+        if not source:
+            return head
+        style = "lathe.failed" if state.status in ("error", "denied") else ""
+        body = Text(source, style=style, no_wrap=False, overflow="fold")
+    return Group(head, Padding(body, (0, 0, 0, 2)))
+
+
+def smart_case(term: str) -> Callable[[str], str]:
+    """Search ignores case unless the term has a capital (as less and vim's smartcase)."""
+    return (lambda s: s) if term != term.lower() else str.lower
+
+
+@dataclass(frozen=True)
+class Match:
+    item: int
+    offset: int  # the line within the item
+    start: int  # cells
+    end: int
+
+
+# What rendering drops from a markdown source (markup) and how it breaks lines (any whitespace).
+_MARKUP = re.compile(r"[\\*_`~#>|\[\]()]+")
+_SPACE = re.compile(r"\s+")
+
+
+def _normal(text: str) -> str:
+    return _SPACE.sub(" ", _MARKUP.sub("", text))
+
+
+def source_text(item: RenderableType) -> str | None:
+    """The text an item draws (or more), as far as it is known without building or drawing it
+    (None: unknown). A search skips drawing the items whose text cannot hold the term."""
+    if isinstance(item, Padding):
+        item = item.renderable
+    if isinstance(item, Deferred):
+        return item.text
+    if isinstance(item, str):
+        return item
+    if isinstance(item, Text):
+        return item.plain
+    return None
+
+
+class FullDocument(ArchiveView):
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"full-document--match", "full-document--current"}
+    DEFAULT_CSS = """
+    FullDocument { height: auto; }
+    FullDocument > .full-document--match { background: $warning 35%; }
+    FullDocument > .full-document--current {
+        background: $foreground;
+        color: $background;
+        text-style: bold;
+    }
+    """
+
+    def __init__(self, sources: Iterable[Deferred]) -> None:
+        super().__init__()
+        self.term = ""
+        self.matches: list[Match] = []
+        self.current: int | None = None
+        self._by_line: dict[tuple[int, int], list[int]] = {}
+        self._searched_width = 0
+        # Each item's lines as plain text at `_plain_width`: a later search needs no drawing.
+        self._plain: dict[int, list[str]] = {}
+        self._plain_width = 0
+        self.searching = False  # a search is going on in steps (the screen runs it)
+        self.add(sources)
+
+    def item_line(self, index: int, below: int = 0) -> int:
+        """The document line where item `index` starts, after measuring it and `below` lines
+        from it on exactly (so the view can scroll there; the items above keep their estimate,
+        which is where the view will draw this one)."""
+        width = self.content_size.width
+        if width <= 0 or not self.items:
+            return 0
+        self._measure(width)
+        index = min(index, len(self.items) - 1)
+        shown = 0
+        for i in range(index, len(self.items)):
+            if shown > below:
+                break
+            shown += len(self._exact_item(i, width))
+        return self._starts[index]
+
+    def match_line(self, match: Match) -> int:
+        return self._starts[match.item] + match.offset
+
+    @property
+    def total_lines(self) -> int:
+        """The document's height as measured so far."""
+        return self._total
+
+    def measure_end(self, lines: int) -> None:
+        """Measure exactly the last items, `lines` of them (what the end of the view shows)."""
+        width = self.content_size.width
+        if width <= 0:
+            return
+        self._measure(width)
+        shown = 0
+        for i in range(len(self.items) - 1, -1, -1):
+            if shown > lines:
+                break
+            shown += len(self._exact_item(i, width))
+
+    def _exact_item(self, index: int, width: int) -> list[Strip]:
+        strips = self._lines.get(index)
+        if strips is None:
+            strips = self._render_item(index, width)
+            self._cache(index, strips)
+        if not self._exact[index]:
+            self._correct(index, len(strips))
+        return strips
+
+    def _item_text(self, index: int, width: int) -> list[str]:
+        if width != self._plain_width:
+            self._plain.clear()
+            self._plain_width = width
+        lines = self._plain.get(index)
+        if lines is None:
+            lines = [strip.text for strip in self._exact_item(index, width)]
+            self._plain[index] = lines
+        return lines
+
+    # -- search -------------------------------------------------------------------------------
+    def search(self, term: str) -> int:
+        """Find `term` in every line of the document; returns how many times it is there."""
+        for _ in self.search_steps(term):
+            pass
+        return len(self.matches)
+
+    def search_steps(self, term: str, slice_s: float = SEARCH_SLICE_S) -> Iterator[int]:
+        """The search, yielding (the items looked at so far) each time it has drawn for
+        `slice_s`, so its caller can let frames out: drawing thousands of answers takes seconds."""
+        self.term = term
+        self.matches = []
+        self._by_line = {}
+        self.current = None
+        width = self.content_size.width
+        self._searched_width = width
+        if not term or width <= 0:
+            self.refresh()
+            return
+        fold = smart_case(term)
+        needle = fold(term)
+        rough = _normal(needle)
+        self._measure(width)
+        since = time.monotonic()
+        for index in range(len(self.items)):
+            if rough.strip() and index not in self._plain:
+                known = source_text(self.items[index])
+                if known is not None and rough not in _normal(fold(known)):
+                    continue  # cannot be there: not drawn
+            for offset, text in enumerate(self._item_text(index, width)):
+                line = fold(text)
+                at = line.find(needle)
+                while at >= 0:
+                    start = cell_len(line[:at])
+                    end = start + cell_len(line[at : at + len(needle)])
+                    self._by_line.setdefault((index, offset), []).append(len(self.matches))
+                    self.matches.append(Match(index, offset, start, end))
+                    at = line.find(needle, at + max(1, len(needle)))
+            if time.monotonic() - since >= slice_s:
+                self.refresh()
+                yield index + 1
+                since = time.monotonic()
+        self.refresh()
+
+    def step(self, forward: bool, from_line: int) -> Match | None:
+        """The next (or previous) match after the current one, or from `from_line` when none is
+        current; wraps around the ends."""
+        if not self.matches:
+            return None
+        if self.current is None:
+            lines = [self.match_line(m) for m in self.matches]
+            at = bisect_left(lines, from_line)
+            index = at % len(self.matches) if forward else (at - 1) % len(self.matches)
+        else:
+            index = (self.current + (1 if forward else -1)) % len(self.matches)
+        self.current = index
+        self.refresh()
+        return self.matches[index]
+
+    def render_line(self, y: int) -> Strip:
+        # Where y falls, as the archive draws it (before drawing corrects any height).
+        width = self.content_size.width
+        if width > 0:
+            self._measure(width)
+        index = bisect_right(self._starts, y) - 1
+        offset = y - self._starts[index] if index >= 0 else 0
+        strip = super().render_line(y)
+        if self.term and width != self._searched_width and not self.searching:
+            # The width changed: lines wrap elsewhere, so the matches move with them.
+            current = self.current
+            self.search(self.term)
+            if current is not None and self.matches:
+                self.current = min(current, len(self.matches) - 1)
+        found = self._by_line.get((index, offset))
+        if not found:
+            return strip
+        plain = self.get_component_rich_style("full-document--match", partial=True)
+        strong = self.get_component_rich_style("full-document--current", partial=True)
+        for number in found:
+            match = self.matches[number]
+            style = strong if number == self.current else plain
+            strip = _highlight(strip, match.start, match.end, style)
+        return strip
+
+
+def _highlight(strip: Strip, start: int, end: int, style: Style) -> Strip:
+    before, middle, after = strip.divide([start, end, strip.cell_length])[:3]
+    marked = Strip(list(Segment.apply_style(middle, post_style=style)), middle.cell_length)
+    return Strip.join([before, marked, after])
+
+
+def _estimate(width: int) -> int:
+    return 3
