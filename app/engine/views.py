@@ -13,6 +13,8 @@ from typing import Any, Literal
 
 from app.engine import answers
 from app.execution.resolve_once import ResolveOnce
+from tools.base import CallLabel as CallLabel
+from tools.base import OutputFocus as OutputFocus
 from tools.base import ResultView as ResultView
 from tools.base import ToolPreview as ToolPreview
 from tools.decisions import DecisionReason, PermissionDecision
@@ -49,6 +51,10 @@ class ToolCallView:
     elapsed: float | None = None
     # The Agent tool's call this one runs under (a subagent's tools); None at the top level.
     parent_tool_use_id: str | None = None
+    # The tool's one-line label (Bash's command and its description; a path; a pattern), and
+    # which end of a long output the collapsed block shows.
+    label: CallLabel | None = None
+    output_focus: OutputFocus = "head"
 
     @property
     def finished(self) -> bool:
