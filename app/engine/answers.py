@@ -34,6 +34,28 @@ def allow_always(rules: tuple[str, ...]) -> PermissionDecision:
     )
 
 
+def allow_for_session(rules: tuple[str, ...]) -> PermissionDecision:
+    """Allow, and let `rules` approve the like for the rest of the session (nothing is saved)."""
+    return PermissionDecision(
+        "allow",
+        reason=DecisionReason(
+            "user", "allowed for this session by the user", rule=", ".join(rules)
+        ),
+        suggestions=rules,
+        extra={"session": True},
+    )
+
+
+def accept_edits() -> PermissionDecision:
+    """Allow, and switch the session to acceptEdits (edits inside the working folders go on
+    without asking, for the rest of the session)."""
+    return PermissionDecision(
+        "allow",
+        reason=DecisionReason("user", "allowed by the user, who accepted all edits"),
+        extra={"set_mode": "acceptEdits"},
+    )
+
+
 def deny(feedback: str = "", *, end_turn: bool = False) -> PermissionDecision:
     feedback = feedback.strip()
     message = REJECT_WITH_FEEDBACK_PREFIX + feedback if feedback else REJECT_MESSAGE

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
+from app.engine.choices import Offer
 from app.engine.plain_words import plain_preview, plain_result
 from app.engine.result_views import MAX_RESULT_CHARS as MAX_RESULT_CHARS
 from app.engine.result_views import ToolFinder, call_label, result_view
@@ -184,9 +185,13 @@ def message_text(message: Mapping[str, Any]) -> str:
 # -- permission questions --------------------------------------------------------------------------
 
 
-def question_for(prompt: PermissionPrompt) -> PermissionQuestion:
+def question_for(prompt: PermissionPrompt, offer: Offer | None = None) -> PermissionQuestion:
     """The PermissionPrompt as front ends see it; answering it resolves the prompt. Its preview is
-    the tool's own (`Tool.preview`, computed off the loop by the pipeline's permission step)."""
+    the tool's own (`Tool.preview`, computed off the loop by the pipeline's permission step).
+    `offer`: the choices the engine proved (app/engine/choices.py); None offers the decider's
+    suggestions as they are."""
+    tool = prompt.tool
+    edit = tool is not None and tool.permission_kind == "path_write" and offer is not None
     return PermissionQuestion(
         tool_use_id=prompt.tool_use_id,
         tool_name=prompt.tool_name,
@@ -194,12 +199,15 @@ def question_for(prompt: PermissionPrompt) -> PermissionQuestion:
         input=dict(prompt.input),
         message=prompt.message,
         reason=prompt.reason,
-        suggestions=tuple(prompt.suggestions),
+        suggestions=tuple(prompt.suggestions) if offer is None else offer.always_rules,
         resolver=prompt.resolver,
         preview=plain_preview(prompt.preview),
         destructive=_destructive(prompt.tool, prompt.input),
         interaction=prompt.interaction,
         agent=prompt.agent,
+        edit=edit,
+        session_rules=offer.session_rules if offer is not None else (),
+        accept_edits=offer.accept_edits if offer is not None else False,
     )
 
 
