@@ -18,12 +18,13 @@ from textual.widget import Widget
 
 from widgets.tool_block import format_elapsed
 
-RowState = Literal["queued", "running", "done", "error"]
+RowState = Literal["queued", "awaiting", "running", "done", "error"]
 BAR_WIDTH = 12
 # icon + space, elapsed column (" 12.3s  "), bar with percentage, separator.
 FIXED_COLUMNS = 2 + 9 + BAR_WIDTH + 5 + 1
 ROW_ICONS: dict[str, tuple[str, str]] = {
     "queued": ("○", "dim"),
+    "awaiting": ("?", "lathe.busy"),
     "running": ("◐", "lathe.busy"),
     "done": ("●", "lathe.ok"),
     "error": ("✗", "lathe.failed"),
@@ -103,10 +104,18 @@ class ProgressPanel(Widget):
         self._changed(rows_changed=True)
 
     def started(self, tool_use_id: str, at: float) -> None:
+        """Running from `at` on (again after an approval: the wait is not counted)."""
         row = self.rows.get(tool_use_id)
         if row is not None:
             row.state = "running"
             row.started_at = at
+            self._changed()
+
+    def awaiting(self, tool_use_id: str) -> None:
+        """Waiting for the user's answer: not running, and no clock."""
+        row = self.rows.get(tool_use_id)
+        if row is not None and row.finished_at is None:
+            row.state = "awaiting"
             self._changed()
 
     def progressed(
@@ -156,7 +165,10 @@ class ProgressPanel(Widget):
     def counts(self) -> str:
         running = sum(1 for r in self.rows.values() if r.state == "running")
         queued = sum(1 for r in self.rows.values() if r.state == "queued")
+        awaiting = sum(1 for r in self.rows.values() if r.state == "awaiting")
         parts = [f"{running} running"]
+        if awaiting:
+            parts.append(f"{awaiting} awaiting approval")
         if queued:
             parts.append(f"{queued} queued")
         return ", ".join(parts)
@@ -180,6 +192,8 @@ class ProgressPanel(Widget):
             icon, style = ROW_ICONS[row.state]
             if row.elapsed is not None:
                 elapsed = format_elapsed(row.elapsed)
+            elif row.state == "awaiting":
+                elapsed = "waiting"
             elif row.started_at is not None:
                 elapsed = format_elapsed(max(0.0, now - row.started_at))
             else:
