@@ -18,7 +18,7 @@ from textual.widget import Widget
 
 from widgets.tool_block import format_elapsed
 
-RowState = Literal["queued", "awaiting", "running", "done", "error"]
+RowState = Literal["queued", "awaiting", "running", "done", "error", "stopped"]
 BAR_WIDTH = 12
 # icon + space, elapsed column (" 12.3s  "), bar with percentage, separator.
 FIXED_COLUMNS = 2 + 9 + BAR_WIDTH + 5 + 1
@@ -28,6 +28,7 @@ ROW_ICONS: dict[str, tuple[str, str]] = {
     "running": ("◐", "lathe.busy"),
     "done": ("●", "lathe.ok"),
     "error": ("✗", "lathe.failed"),
+    "stopped": ("■", "lathe.stopped"),
 }
 
 
@@ -131,11 +132,15 @@ class ProgressPanel(Widget):
             row.last_line = line
         self._changed()
 
-    def finished(self, tool_use_id: str, elapsed: float, is_error: bool) -> None:
+    def finished(
+        self, tool_use_id: str, elapsed: float | None, is_error: bool, *, stopped: bool = False
+    ) -> None:
+        """`stopped`: denied, interrupted or not run (not a failure of the tool); `elapsed` None:
+        it never ran."""
         row = self.rows.get(tool_use_id)
         if row is None:
             return
-        row.state = "error" if is_error else "done"
+        row.state = "stopped" if stopped else "error" if is_error else "done"
         row.elapsed = elapsed
         row.finished_at = self.clock()
         self._changed()
@@ -190,8 +195,8 @@ class ProgressPanel(Widget):
         out.append(f"Tools: {self.counts()}", style="bold")
         for row in self.rows.values():
             icon, style = ROW_ICONS[row.state]
-            if row.elapsed is not None:
-                elapsed = format_elapsed(row.elapsed)
+            if row.finished_at is not None:
+                elapsed = format_elapsed(row.elapsed) if row.elapsed is not None else ""
             elif row.state == "awaiting":
                 elapsed = "waiting"
             elif row.started_at is not None:

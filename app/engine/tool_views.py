@@ -117,7 +117,10 @@ class ToolCallTracker:
         view = replace(
             view,
             status=outcome_status(outcome),
-            elapsed=max(0.0, event.elapsed - waited),
+            # A call that never started, or was refused, has no elapsed time: it did not run.
+            elapsed=None
+            if view.started_at is None or outcome.permission_denial is not None
+            else max(0.0, event.elapsed - waited),
             result=plain_result(result_view(outcome, self._labels, self._stopped_by)),
             # The tool's own final tail (Bash keeps its last lines); else what it printed before
             # it stopped (an interrupted command keeps the output seen so far).

@@ -132,10 +132,10 @@ class PermissionQuestion:
             return (once, always, deny) if rules else (once, deny)
         out = [once]
         if self.session_rules:
-            label = "Allow edits to this file for the session"
+            label = "Allow edits to this file this session"
             out.append(PermissionChoice("allow_session", label, "2", False, self.session_rules))
         if self.accept_edits:
-            label = "Accept all edits for the session (acceptEdits)"
+            label = "Accept all edits this session (acceptEdits)"
             out.append(PermissionChoice("accept_edits", label, "4", True))
         if rules:
             label = "Always allow for the project: " + ", ".join(rules)

@@ -245,7 +245,12 @@ class EventRouter:
                 done = self.tool_blocks.pop(tool_use_id, None)
                 if done is not None:
                     done.update_state(**finished_fields(view))
-                screen.progress.finished(tool_use_id, view.elapsed or 0.0, view.status != "done")
+                screen.progress.finished(
+                    tool_use_id,
+                    view.elapsed,
+                    view.status != "done",
+                    stopped=view.status in ("denied", "interrupted"),
+                )
             case "awaiting_approval" | "answered":
                 # Waiting for the user is not running: the block says so, the panel does not
                 # count it, and its clock starts again when the answer comes.

@@ -29,13 +29,16 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Footer, Input, Static
+from textual.widgets.button import ButtonVariant
 
 from app.engine.api import PermissionChoice, PermissionQuestion, answers
 from app.tui.screens.guarded import GuardedQuestionScreen
 from tools.decisions import PermissionDecision
 from widgets.diff_view import DiffView
 
-VARIANTS = {"allow_once": "success", "deny": "error"}
+# Screens shorter than this get the compact dialog.
+COMPACT_BELOW = 30
+VARIANTS: dict[str, ButtonVariant] = {"allow_once": "success", "deny": "error"}
 
 
 class PermissionScreen(GuardedQuestionScreen):
@@ -76,7 +79,7 @@ class PermissionScreen(GuardedQuestionScreen):
         kind = "input" if preview is None or preview.kind == "text" else preview.kind
         text = preview.text if preview is not None else ""
         with Vertical(id="dialog"):
-            title = Text("Permission needed: ", style="bold")
+            title = Text("Permission needed: ", style="bold", no_wrap=True, overflow="ellipsis")
             title.append(p.tool_name, style="bold")
             if p.title:
                 title.append(f"  {p.title}")
@@ -104,7 +107,7 @@ class PermissionScreen(GuardedQuestionScreen):
                     yield Button(
                         f"{choice.key} {_short(choice)}",
                         id=_button_id(choice),
-                        variant=VARIANTS.get(choice.id, "primary"),  # type: ignore[arg-type]
+                        variant=VARIANTS.get(choice.id, "primary"),
                         compact=True,
                     )
             yield Input(
@@ -114,16 +117,30 @@ class PermissionScreen(GuardedQuestionScreen):
         yield Footer()
 
     def _choices(self) -> Text:
+        """Every choice with its key; the selected one (arrows, or a key of a grant that needs
+        Enter) is marked, so the list works where the buttons do not fit."""
         text = Text()
         for choice in self.choices:
             if choice.id == "deny":
                 continue
+            selected = self.selected == _button_id(choice)
+            text.append("› " if selected else "  ", style="bold")
+            start = len(text)
             text.append(choice.key, style="bold")
             if choice.confirm:
                 text.append(" then ")
                 text.append("Enter", style="bold")
-            text.append(f" {choice.label[0].lower()}{choice.label[1:]}")
+            words, rules = choice.label, ", ".join(choice.rules)
+            shows_rules = bool(rules) and words.endswith(rules)
+            if shows_rules:  # the rules as they will be saved, in bold
+                words = words[: -len(rules)]
+            text.append(f" {words[0].lower()}{words[1:]}")
+            if shows_rules:
+                text.append(rules, style="bold")
+            if selected:
+                text.stylize("reverse", start, len(text))
             text.append("\n")
+        text.append("› " if self.selected == "deny" else "  ", style="bold")
         text.append("3", style="bold")
         text.append("/")
         text.append("Esc", style="bold")
@@ -138,9 +155,15 @@ class PermissionScreen(GuardedQuestionScreen):
 
     def on_mount(self) -> None:
         self.start_guard()
-        self.call_after_refresh(self._fit_preview)
+        self._compact()
 
     def on_resize(self) -> None:
+        self._compact()
+
+    def _compact(self) -> None:
+        """Below COMPACT_BELOW rows the dialog drops its blank rows (permission.tcss)."""
+        if self.query("#dialog"):
+            self.query_one("#dialog").set_class(self.size.height < COMPACT_BELOW, "-compact")
         self.call_after_refresh(self._fit_preview)
 
     def _fit_preview(self) -> None:
@@ -150,6 +173,11 @@ class PermissionScreen(GuardedQuestionScreen):
             return  # answered and dismissed before this ran
         dialog = self.query_one("#dialog", Vertical)
         preview = self.query_one("#preview", VerticalScroll)
+        # Buttons are for the mouse; where they do not fit in one row the list above (every
+        # choice with its key) is the dialog, and no button is cut in half.
+        buttons = self.query_one("#buttons", Horizontal)
+        needed = sum(len(str(b.label)) + 4 for b in self.query(Button))
+        buttons.display = needed <= dialog.content_region.width
         others = sum(
             child.outer_size.height
             for child in dialog.children
@@ -169,6 +197,7 @@ class PermissionScreen(GuardedQuestionScreen):
         more = self.query_one("#more", Static)
         more.update(Text(f"… {below} more lines (PgDn scrolls)", style="dim") if below else "")
         more.display = bool(below)
+        preview.set_class(bool(below), "-more")
 
     def on_mouse_scroll_down(self) -> None:
         self.call_after_refresh(self._count_hidden)
@@ -208,6 +237,8 @@ class PermissionScreen(GuardedQuestionScreen):
         self.selected_at = self.clock()
         for button in self.query(Button):
             button.set_class(button.id == choice, "-selected")
+        if self.query("#choices"):
+            self.query_one("#choices", Static).update(self._choices())
 
     def on_key(self, event: events.Key) -> None:
         # Typing meant for the prompt (letters, spaces, other digits) clears a selection, so a
@@ -310,7 +341,7 @@ def _short(choice: PermissionChoice) -> str:
     """A button's words: the choice without its rule (the list above shows the rule)."""
     return {
         "allow_once": "Allow once",
-        "allow_session": "This file, this session",
+        "allow_session": "This file",
         "accept_edits": "All edits",
         "allow_always": "Always allow",
         "deny": "Deny",
