@@ -89,7 +89,9 @@ class PermissionScreen(GuardedQuestionScreen):
                     yield DiffView(text)
                 else:
                     yield Static(Text(text), id="input", classes=f"-{kind}")
-            yield Static("", id="more")
+            more = Static("", id="more")
+            more.display = False  # until the preview is measured and found too long
+            yield more
             reason = p.reason_text
             if reason:
                 yield Static(Text(f"Why: {reason}", style="italic"), id="reason")

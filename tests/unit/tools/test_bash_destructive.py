@@ -28,7 +28,7 @@ from tools.bash import BashTool
         "x=$(rm a)",
         "cat <(rm x)",
         "$(echo rm) -rf build",  # the command name is made at run time
-        "eval \"$CMD\"",  # runs code it was given as words
+        'eval "$CMD"',  # runs code it was given as words
         "sh -c 'anything'",
         "xargs rm < list",
     ],
