@@ -13,6 +13,7 @@ from typing import Any
 
 from app.engine.views import ResultView
 from app.execution.outcome import CallOutcome
+from app.execution.texts import REJECT_MESSAGE, REJECT_WITH_FEEDBACK_PREFIX
 from tools.base import Tool
 
 MAX_RESULT_CHARS = 200_000
@@ -67,6 +68,11 @@ def result_view(
         said = denial.feedback.strip()
         return ResultView("Denied by you" + (f" · you said: {said}" if said else ""))
     text = content_text(outcome.result_block.get("content"))[:MAX_RESULT_CHARS]
+    if outcome.is_error and denial is None:
+        # A resumed conversation has only the texts the model read: say them in plain words.
+        replayed = _replayed(text)
+        if replayed:
+            return ResultView(replayed, replayed, "error")
     if denial is not None:
         why = denial.reason.describe() if denial.reason is not None else screen_text(text)
         return ResultView(f"Denied: {why}", screen_text(text), "error")
@@ -79,6 +85,18 @@ def result_view(
         shown = screen_text(text)
         return ResultView(shown, shown, "error", full_path=full_path)
     return ResultView(text, text, "text", full_path=full_path)
+
+
+def _replayed(text: str) -> str:
+    if text == REJECT_MESSAGE:
+        return "Rejected by you"
+    if text.startswith(REJECT_WITH_FEEDBACK_PREFIX):
+        return "Rejected by you · you said: " + text[len(REJECT_WITH_FEEDBACK_PREFIX) :].strip()
+    if re.fullmatch(
+        r"<tool_use_error>Cancelled: parallel tool call \S+ errored</tool_use_error>", text
+    ):
+        return "not run: a parallel call failed"
+    return ""
 
 
 def _sibling_of(outcome: CallOutcome) -> str:

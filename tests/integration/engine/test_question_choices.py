@@ -60,7 +60,7 @@ async def test_no_always_rule_when_none_can_approve_the_call(
 async def test_an_always_rule_is_offered_when_it_approves_the_call(
     fake_api: FakeAPI, repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    session, question, events, turn = await _ask(
+    _, question, _, turn = await _ask(
         fake_api, repo, monkeypatch, [tool_use_block("Bash", {"command": "make build"}, "b1")]
     )
     assert _ids(question) == ["allow_once", "allow_always", "deny"]

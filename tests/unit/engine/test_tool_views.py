@@ -192,3 +192,19 @@ def test_errors_on_screen_lose_their_model_tags() -> None:
     bad = error_outcome("g1", "Grep", "<tool_use_error>Error: bad regex</tool_use_error>")
     view = calls.finished(ToolFinished("g1", bad, 0.1)).view
     assert view.result is not None and view.result.body == "Error: bad regex"
+
+
+def test_a_resumed_rejection_reads_in_plain_words() -> None:
+    from app.execution.texts import REJECT_MESSAGE, REJECT_WITH_FEEDBACK_PREFIX, sibling_cancelled
+
+    calls = ToolCallTracker()
+    texts = {
+        "a": (REJECT_MESSAGE, "Rejected by you"),
+        "b": (REJECT_WITH_FEEDBACK_PREFIX + "use yarn", "Rejected by you · you said: use yarn"),
+        "c": (sibling_cancelled("toolu_x"), "not run: a parallel call failed"),
+    }
+    for tool_use_id, (sent, shown) in texts.items():
+        view = calls.finished(
+            ToolFinished(tool_use_id, error_outcome(tool_use_id, "Bash", sent), 0)
+        )
+        assert view.view.result is not None and view.view.result.summary == shown
