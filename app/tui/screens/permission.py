@@ -28,6 +28,7 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.widgets import Button, Footer, Input, Static
 from textual.widgets.button import ButtonVariant
 
@@ -171,8 +172,12 @@ class PermissionScreen(GuardedQuestionScreen):
     def _fit_preview(self) -> None:
         """The preview gets the rows the rest of the dialog leaves (at least 3), so the choices
         never fall below the screen; what does not fit scrolls and is counted under it."""
-        if not self.query("#preview"):
-            return  # answered and dismissed before this ran
+        try:
+            self._fit()
+        except NoMatches:
+            pass  # answered and dismissed before this ran
+
+    def _fit(self) -> None:
         dialog = self.query_one("#dialog", Vertical)
         preview = self.query_one("#preview", VerticalScroll)
         # Buttons are for the mouse; where they do not fit in one row the list above (every
@@ -191,8 +196,12 @@ class PermissionScreen(GuardedQuestionScreen):
         self.call_after_refresh(self._count_hidden)
 
     def _count_hidden(self) -> None:
-        if not self.query("#preview"):
-            return
+        try:
+            self._count()
+        except NoMatches:
+            pass  # answered and dismissed before this ran
+
+    def _count(self) -> None:
         preview = self.query_one("#preview", VerticalScroll)
         hidden = max(0, preview.virtual_size.height - preview.scrollable_content_region.height)
         below = max(0, hidden - round(preview.scroll_y))
