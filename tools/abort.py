@@ -11,7 +11,9 @@ import asyncio
 from collections.abc import Callable
 from typing import Literal
 
-AbortReason = Literal["user_interrupt", "sibling_error", "streaming_fallback", "timeout", "other"]
+AbortReason = Literal[
+    "user_interrupt", "user_denied", "sibling_error", "streaming_fallback", "timeout", "other"
+]
 
 
 class AbortSignal:

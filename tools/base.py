@@ -93,12 +93,28 @@ class ToolPreview:
 
 
 @dataclass(frozen=True)
+class CallLabel:
+    """A call on one line, as tool blocks and panel rows show it (computed without I/O, when the
+    call is queued): `text` is what runs or what it touches (a command, a path, a pattern),
+    `language` its syntax for highlighting ("bash"), `note` a dimmed aside (Bash's description)."""
+
+    text: str
+    language: str | None = None
+    note: str = ""
+
+
+OutputFocus = Literal["head", "tail"]
+
+
+@dataclass(frozen=True)
 class ResultView:
     """What a finished call shows: a one-line `summary` for the collapsed line, and a `body`."""
 
     summary: str
     body: str = ""
     kind: Literal["text", "diff", "image", "error"] = "text"
+    # A file holding the whole output when `body` is only part of it (a spilled Bash output).
+    full_path: str | None = None
 
 
 class ToolError(Exception):
@@ -427,6 +443,14 @@ class Tool(Generic[InputT]):
     def summary(self, input: InputT) -> str:
         """One line for the UI: what this call does."""
         return ""
+
+    def label(self, input: InputT) -> CallLabel:
+        """The call on one line for the UI. Default: the summary."""
+        return CallLabel(self.summary(input))
+
+    # Which end of a long output the collapsed block shows: the newest lines of a log (Bash),
+    # or the first of a listing (the default).
+    output_focus: ClassVar[OutputFocus] = "head"
 
     def preview(self, input: InputT, context: ToolContext) -> ToolPreview | None:
         """What this call will do, for the approval dialog. May read files (run it off the UI

@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from tools.base import (
+    CallLabel,
     CanUseTool,
     InterruptBehavior,
     ProgressCallback,
@@ -154,6 +155,15 @@ class BashTool(Tool[BashInput]):
 
     def preview(self, input: BashInput, context: ToolContext) -> ToolPreview | None:
         return ToolPreview("command", input.command, language="bash")
+
+    output_focus = "tail"
+
+    def label(self, input: BashInput) -> CallLabel:
+        """The command itself (a multi-line one as its first line and "…"), its description
+        dimmed beside it: the person sees what runs, not only what the model says it does."""
+        lines = input.command.strip().splitlines() or [""]
+        text = lines[0] + (" …" if len(lines) > 1 else "")
+        return CallLabel(text, "bash", (input.description or "").strip())
 
     def summary(self, input: BashInput) -> str:
         if input.description:

@@ -18,15 +18,17 @@ from textual.widget import Widget
 
 from widgets.tool_block import format_elapsed
 
-RowState = Literal["queued", "running", "done", "error"]
+RowState = Literal["queued", "awaiting", "running", "done", "error", "stopped"]
 BAR_WIDTH = 12
 # icon + space, elapsed column (" 12.3s  "), bar with percentage, separator.
 FIXED_COLUMNS = 2 + 9 + BAR_WIDTH + 5 + 1
 ROW_ICONS: dict[str, tuple[str, str]] = {
     "queued": ("○", "dim"),
+    "awaiting": ("?", "lathe.busy"),
     "running": ("◐", "lathe.busy"),
     "done": ("●", "lathe.ok"),
     "error": ("✗", "lathe.failed"),
+    "stopped": ("■", "lathe.stopped"),
 }
 
 
@@ -103,10 +105,18 @@ class ProgressPanel(Widget):
         self._changed(rows_changed=True)
 
     def started(self, tool_use_id: str, at: float) -> None:
+        """Running from `at` on (again after an approval: the wait is not counted)."""
         row = self.rows.get(tool_use_id)
         if row is not None:
             row.state = "running"
             row.started_at = at
+            self._changed()
+
+    def awaiting(self, tool_use_id: str) -> None:
+        """Waiting for the user's answer: not running, and no clock."""
+        row = self.rows.get(tool_use_id)
+        if row is not None and row.finished_at is None:
+            row.state = "awaiting"
             self._changed()
 
     def progressed(
@@ -122,11 +132,15 @@ class ProgressPanel(Widget):
             row.last_line = line
         self._changed()
 
-    def finished(self, tool_use_id: str, elapsed: float, is_error: bool) -> None:
+    def finished(
+        self, tool_use_id: str, elapsed: float | None, is_error: bool, *, stopped: bool = False
+    ) -> None:
+        """`stopped`: denied, interrupted or not run (not a failure of the tool); `elapsed` None:
+        it never ran."""
         row = self.rows.get(tool_use_id)
         if row is None:
             return
-        row.state = "error" if is_error else "done"
+        row.state = "stopped" if stopped else "error" if is_error else "done"
         row.elapsed = elapsed
         row.finished_at = self.clock()
         self._changed()
@@ -156,7 +170,10 @@ class ProgressPanel(Widget):
     def counts(self) -> str:
         running = sum(1 for r in self.rows.values() if r.state == "running")
         queued = sum(1 for r in self.rows.values() if r.state == "queued")
+        awaiting = sum(1 for r in self.rows.values() if r.state == "awaiting")
         parts = [f"{running} running"]
+        if awaiting:
+            parts.append(f"{awaiting} awaiting approval")
         if queued:
             parts.append(f"{queued} queued")
         return ", ".join(parts)
@@ -178,8 +195,10 @@ class ProgressPanel(Widget):
         out.append(f"Tools: {self.counts()}", style="bold")
         for row in self.rows.values():
             icon, style = ROW_ICONS[row.state]
-            if row.elapsed is not None:
-                elapsed = format_elapsed(row.elapsed)
+            if row.finished_at is not None:
+                elapsed = format_elapsed(row.elapsed) if row.elapsed is not None else ""
+            elif row.state == "awaiting":
+                elapsed = "waiting"
             elif row.started_at is not None:
                 elapsed = format_elapsed(max(0.0, now - row.started_at))
             else:

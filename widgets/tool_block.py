@@ -1,5 +1,11 @@
-"""One tool call in the conversation: status icon, name, input summary, elapsed time, and a result
-that collapses (click it, or press Enter on it) — a diff for edits, the output tail for Bash."""
+"""One tool call in the conversation: status icon, name, what runs (the command, highlighted, with
+its description dimmed beside it; the file and its diff stat; the pattern), the state, the elapsed
+time, and a result that collapses (click it, or press Enter on it) — a diff for edits, the output
+for commands. `o` opens the whole output in its own scrollable view.
+
+Which end of a long output the collapsed block shows is the tool's declaration (`focus`: a log's
+newest lines, a listing's first), never its name.
+"""
 
 from __future__ import annotations
 
@@ -7,31 +13,46 @@ from dataclasses import dataclass
 from typing import Literal
 
 from rich.console import Group, RenderableType
+from rich.syntax import Syntax
 from rich.text import Text
 from textual.binding import Binding
 from textual.reactive import var
 from textual.widget import Widget
 
-from widgets.diff_view import render_diff
+from widgets.diff_view import diff_stat, render_diff
 
-ToolStatus = Literal["queued", "running", "done", "error", "denied", "interrupted"]
+ToolStatus = Literal["queued", "awaiting", "running", "done", "error", "denied", "interrupted"]
 
 ICONS: dict[str, tuple[str, str]] = {
     "queued": ("○", "dim"),
+    "awaiting": ("?", "lathe.busy"),
     "running": ("◐", "lathe.busy"),
     "done": ("●", "lathe.ok"),
     "error": ("✗", "lathe.failed"),
     "denied": ("⊘", "lathe.failed"),
     "interrupted": ("■", "lathe.stopped"),
 }
+# What the header says while no elapsed time is known.
+STATE_WORDS: dict[str, str] = {
+    "queued": "queued",
+    "awaiting": "awaiting approval",
+    "running": "running…",
+}
 COLLAPSED_LINES = 3
 EXPANDED_LINES = 60
 TAIL_LINES = 5
+HEAD_LINES = 3
 
 
 @dataclass
 class ToolCallState:
-    """Everything the block shows. The TUI fills it from executor events."""
+    """Everything the block shows. The TUI fills it from the engine's tool-call views.
+
+    `label` is the tool's one-line label (a command, a path, a pattern; "" falls back to
+    `summary`), `language` its syntax ("bash" is highlighted), `note` a dimmed aside (Bash's
+    description). `outcome` is a plain-words line for a call that did not end normally ("Denied
+    by you", "not run: you denied Bash(touch x)", "Interrupted by you"). `full_path` is a file
+    with the whole output when `result_text` holds only part of it."""
 
     tool_use_id: str
     name: str
@@ -41,10 +62,25 @@ class ToolCallState:
     result_text: str = ""
     diff: str = ""
     output_tail: str = ""
+    label: str = ""
+    language: str | None = None
+    note: str = ""
+    focus: Literal["head", "tail"] = "head"
+    outcome: str = ""
+    full_path: str | None = None
+    # The diff a call awaiting approval would make (its stat shows in the header).
+    pending_diff: str = ""
 
     @property
     def finished(self) -> bool:
-        return self.status not in ("queued", "running")
+        return self.status not in ("queued", "awaiting", "running")
+
+    @property
+    def full_text(self) -> str:
+        """The output as a whole view shows it (the diff for an edit)."""
+        if self.diff and self.status == "done":
+            return self.diff
+        return self.result_text or self.output_tail
 
 
 def format_elapsed(seconds: float) -> str:
@@ -54,8 +90,17 @@ def format_elapsed(seconds: float) -> str:
     return f"{minutes}m {rest:02d}s"
 
 
-def _clip(lines: list[str], limit: int) -> tuple[list[str], int]:
-    return lines[:limit], max(0, len(lines) - limit)
+def label_text(state: ToolCallState) -> Text:
+    """The call's label: a shell command highlighted, anything else plain."""
+    text = state.label or state.summary
+    if not text:
+        return Text()
+    if state.language:
+        # ansi_dark: the terminal's own palette, so it reads on light and dark themes alike.
+        highlighted = Syntax(text, state.language, theme="ansi_dark").highlight(text)
+        highlighted.rstrip()
+        return highlighted
+    return Text(text)
 
 
 def render_tool(state: ToolCallState, expanded: bool) -> RenderableType:
@@ -63,12 +108,19 @@ def render_tool(state: ToolCallState, expanded: bool) -> RenderableType:
     head = Text(no_wrap=True, overflow="ellipsis")
     head.append(f"{icon} ", style=colour)
     head.append(state.name, style="bold")
-    if state.summary:
-        head.append(f"  {state.summary}", style="")
-    if state.elapsed is not None:
+    label = label_text(state)
+    if label:
+        head.append("  ")
+        head.append_text(label)
+    if state.note:
+        head.append(f"  {state.note}", style="dim")
+    stat = diff_stat(state.diff if state.status == "done" else state.pending_diff)
+    if stat:
+        head.append(f"  {stat}", style="dim")
+    if state.elapsed is not None and state.finished:
         head.append(f"  {format_elapsed(state.elapsed)}", style="dim")
-    elif state.status == "running":
-        head.append("  running…", style="dim")
+    elif state.status in STATE_WORDS:
+        head.append(f"  {STATE_WORDS[state.status]}", style="dim")
     parts: list[RenderableType] = [head]
     body = _body(state, expanded)
     if body is not None:
@@ -85,29 +137,43 @@ def _body(state: ToolCallState, expanded: bool) -> RenderableType | None:
         # output line is a repaint, never a relayout of the conversation.
         lines += [""] * (TAIL_LINES - len(lines))
         return Text("\n".join(f"  {line}" for line in lines), style="dim", no_wrap=True)
-    source = state.result_text or state.output_tail
-    if not source or not state.finished:
+    if not state.finished:
         return None
-    all_lines = source.rstrip("\n").splitlines() or [""]
-    if state.name == "Bash" and not expanded:
-        shown = all_lines[-TAIL_LINES:]
-        hidden = len(all_lines) - len(shown)
-        prefix = [f"… {hidden} earlier lines (click to expand)"] if hidden else []
-        lines = prefix + shown
-    else:
-        shown, hidden = _clip(all_lines, EXPANDED_LINES if expanded else COLLAPSED_LINES)
-        lines = shown + (
-            [f"… +{hidden} lines (click to expand)"] if hidden and not expanded else []
-        )
-        if hidden and expanded:
-            lines.append(f"… +{hidden} more lines")
+    source = state.result_text or state.output_tail
+    lines = _shown_lines(source, state.focus, expanded) if source else []
     style = "lathe.failed" if state.status in ("error", "denied") else "dim"
-    text = Text(style=style, no_wrap=True, overflow="ellipsis")
+    # Expanded, long lines wrap (a 4,000-character line is read whole); collapsed, each line is
+    # one row, so a block never grows past its few lines.
+    text = Text(style=style, no_wrap=not expanded, overflow="fold" if expanded else "ellipsis")
     for i, line in enumerate(lines):
         text.append(("⎿ " if i == 0 else "  ") + line)
-        if i < len(lines) - 1:
-            text.append("\n")
-    return text
+        text.append("\n")
+    if state.outcome:
+        word = "lathe.failed" if state.status == "denied" else "lathe.stopped"
+        text.append("⎿ " if not lines else "  ", style=style)
+        text.append(state.outcome, style=word)
+        text.append("\n")
+    text.rstrip()
+    return text if text.plain else None
+
+
+def _shown_lines(source: str, focus: str, expanded: bool) -> list[str]:
+    """The lines a block shows of an output: collapsed, its focus end (a log's newest lines or a
+    listing's first); expanded, up to EXPANDED_LINES from the top. What is left out is counted,
+    and `o` shows all of it."""
+    all_lines = source.rstrip("\n").splitlines() or [""]
+    limit = EXPANDED_LINES if expanded else (TAIL_LINES if focus == "tail" else COLLAPSED_LINES)
+    hidden = len(all_lines) - limit
+    if hidden <= 0:
+        return all_lines
+    if expanded:
+        # Head and tail: the start and the end of a long output are the parts people look for.
+        head, tail = all_lines[: limit - 10], all_lines[-10:]
+        middle = len(all_lines) - len(head) - len(tail)
+        return [*head, f"… {middle} more lines (o opens the whole output)", *tail]
+    if focus == "tail":
+        return [f"… {hidden} earlier lines (Enter expands, o opens all)", *all_lines[-limit:]]
+    return [*all_lines[:limit], f"… +{hidden} lines (Enter expands, o opens all)"]
 
 
 class ToolBlock(Widget, can_focus=True):
@@ -122,7 +188,10 @@ class ToolBlock(Widget, can_focus=True):
     ToolBlock:focus { background: $boost; }
     ToolBlock:hover { background: $boost; }
     """
-    BINDINGS = [Binding("enter,space", "toggle_expanded", "Expand", show=False)]
+    BINDINGS = [
+        Binding("enter,space", "toggle_expanded", "Expand", show=False),
+        Binding("o", "open_output", "Open output", show=False),
+    ]
 
     # Expanded shows up to EXPANDED_LINES of the result; `-expanded` lets a theme style it.
     expanded: var[bool] = var(False, toggle_class="-expanded")
@@ -156,6 +225,16 @@ class ToolBlock(Widget, can_focus=True):
     # Not `action_toggle`: Textual's DOMNode has that action already (it takes an attribute name).
     def action_toggle_expanded(self) -> None:
         self.expanded = not self.expanded
+
+    def action_open_output(self) -> None:
+        """The whole output in its own scrollable view (long lines wrapped)."""
+        from widgets.output_view import OutputView
+
+        state = self.state
+        if not state.finished or not (state.full_text or state.full_path):
+            return
+        title = f"{state.name}  {state.label or state.summary}".strip()
+        self.app.push_screen(OutputView(title, state.full_text, state.full_path))
 
     def on_click(self) -> None:
         self.action_toggle_expanded()

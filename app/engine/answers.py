@@ -3,13 +3,17 @@
 "Always allow" is an allow whose `suggestions` are the rules to persist (and `extra["always"]`);
 the engine writes them to `.lathe/settings.local.toml`; "always reject" a denial whose
 `extra["updates"]` saves deny rules there. A denial with feedback carries the user's
-words in `feedback`, for the model.
+words in `feedback`, for the model. A denial without feedback may end the turn (`end_turn=True`,
+what the TUI does, as Claude Code): the batch's other calls are not run and the model is not asked
+again until the user writes; `ends_turn(decision)` tells. A denial with feedback never ends it.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
+from app.execution.outcome import END_TURN
+from app.execution.outcome import ends_turn as ends_turn
 from app.execution.texts import REJECT_MESSAGE, REJECT_WITH_FEEDBACK_PREFIX
 from tools.decisions import DecisionReason, PermissionDecision
 
@@ -30,7 +34,29 @@ def allow_always(rules: tuple[str, ...]) -> PermissionDecision:
     )
 
 
-def deny(feedback: str = "") -> PermissionDecision:
+def allow_for_session(rules: tuple[str, ...]) -> PermissionDecision:
+    """Allow, and let `rules` approve the like for the rest of the session (nothing is saved)."""
+    return PermissionDecision(
+        "allow",
+        reason=DecisionReason(
+            "user", "allowed for this session by the user", rule=", ".join(rules)
+        ),
+        suggestions=rules,
+        extra={"session": True},
+    )
+
+
+def accept_edits() -> PermissionDecision:
+    """Allow, and switch the session to acceptEdits (edits inside the working folders go on
+    without asking, for the rest of the session)."""
+    return PermissionDecision(
+        "allow",
+        reason=DecisionReason("user", "allowed by the user, who accepted all edits"),
+        extra={"set_mode": "acceptEdits"},
+    )
+
+
+def deny(feedback: str = "", *, end_turn: bool = False) -> PermissionDecision:
     feedback = feedback.strip()
     message = REJECT_WITH_FEEDBACK_PREFIX + feedback if feedback else REJECT_MESSAGE
     return PermissionDecision(
@@ -38,6 +64,7 @@ def deny(feedback: str = "") -> PermissionDecision:
         message=message,
         reason=DecisionReason("user", "denied by the user"),
         feedback=feedback,
+        extra={END_TURN: True} if end_turn and not feedback else {},
     )
 
 

@@ -123,9 +123,11 @@ class ErrorOccurred:
 
 @dataclass(frozen=True)
 class Interrupted:
-    """The turn was interrupted by the user; `during_tools` tells which text the model got."""
+    """The turn was interrupted by the user; `during_tools` tells which text the model got.
+    `denied` is set when a deny ended it: the denied call as `Name(subject)` ("Bash(touch x)")."""
 
     during_tools: bool
+    denied: str = ""
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from app.engine.choices import offer_for
 from app.engine.events import Notice, PermissionRequested
 from app.engine.permission_updates import (
     PermissionUpdate,
@@ -44,8 +45,10 @@ class EventPrompter:
         session = self.session
         if session is None:
             raise RuntimeError("EventPrompter.ask before bind()")
+        # Only answers proved to approve this call are offered (no rule that would not match).
+        offer = await offer_for(prompt, self.decider)
         if not prompt.resolver.is_claimed():  # Ctrl+C while the preview was read: no dialog
-            session.emit(PermissionRequested(question_for(prompt)))
+            session.emit(PermissionRequested(question_for(prompt, offer)))
         decision = await prompt.resolver.wait()
         self.remember(decision)
 

@@ -34,7 +34,7 @@ from app.execution.texts import (
     REJECT_WITH_FEEDBACK_PREFIX,
     STREAMING_FALLBACK,
 )
-from tools.base import Tool
+from tools.base import CallLabel, Tool
 
 
 def _blocks(message: Mapping[str, Any]) -> list[Mapping[str, Any]]:
@@ -108,12 +108,21 @@ def _synthetic(content: str, interrupted: bool) -> SyntheticReason | None:
     return None
 
 
+def label_with(tool: Tool[Any] | None, tool_input: Mapping[str, Any]) -> CallLabel | None:
+    if tool is None:
+        return None
+    try:
+        return tool.label(tool.parse_input(tool_input))
+    except Exception:
+        return None
+
+
 def replay_events(
     messages: Iterable[Mapping[str, Any]], tools: Iterable[Tool[Any]] | None = None
 ) -> list[EngineEvent]:
     messages = list(messages)
     known = tuple(tools or ())
-    calls = ToolCallTracker()
+    calls = ToolCallTracker(find=lambda name: next((t for t in known if t.name == name), None))
     results: dict[str, Mapping[str, Any]] = {}
     # Results sent with "[Request interrupted by user for tool use]": the user stopped them.
     interrupted_ids: set[str] = set()
@@ -154,7 +163,17 @@ def replay_events(
             tool_input: Mapping[str, Any] = raw_input if isinstance(raw_input, Mapping) else {}
             name = str(block.get("name", ""))
             summary = summarize_with(known, name, tool_input)
-            events.append(calls.queued(ToolQueued(tool_id, name, tool_input, summary, False)))
+            tool = next((t for t in known if t.name == name), None)
+            queued = ToolQueued(
+                tool_id,
+                name,
+                tool_input,
+                summary,
+                False,
+                label=label_with(tool, tool_input),
+                output_focus=tool.output_focus if tool is not None else "head",
+            )
+            events.append(calls.queued(queued))
             result = results.get(tool_id)
             if result is not None:
                 content = content_text(result.get("content"))

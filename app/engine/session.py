@@ -152,7 +152,7 @@ class Session:
         self.executor: StreamingToolExecutor | None = None
         self._started_hooks = False
         # Tool calls as the views front ends render (built from the executor's events).
-        self._calls = ToolCallTracker(parts.parent_tool_use_id)
+        self._calls = ToolCallTracker(parts.parent_tool_use_id, find=lambda n: self.deps.find(n))
         # Context accounting and compaction (app/engine/long_session.py does the work).
         self.context_config = ContextConfig.from_settings(parts.settings)
         self.context_state = ContextState()

@@ -7,34 +7,60 @@ output.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
+from app.engine.choices import Offer
 from app.engine.plain_words import plain_preview, plain_result
+from app.engine.result_views import MAX_RESULT_CHARS as MAX_RESULT_CHARS
+from app.engine.result_views import ToolFinder, call_label, result_view
+from app.engine.result_views import content_text as content_text
+from app.engine.result_views import denied_label as denied_label
 from app.engine.views import (
     PermissionQuestion,
-    ResultView,
     ToolCallStatus,
     ToolCallUpdated,
     ToolCallView,
 )
 from app.execution.events import ToolFinished, ToolProgressed, ToolQueued, ToolStarted
 from app.execution.interfaces import PermissionPrompt
-from app.execution.outcome import CallOutcome
+from app.execution.outcome import CallOutcome, ends_turn
 from tools.base import Tool
 
-MAX_RESULT_CHARS = 20_000
 MAX_TAIL_CHARS = 4_000
+# Recent calls' labels, for "not run: you denied Bash(touch x)" on the rest of their batch.
+_LABELS_KEPT = 256
+
+
+def _no_tools(name: str) -> Tool[Any] | None:
+    return None
 
 
 class ToolCallTracker:
-    """The calls of a session that have not finished, as views."""
+    """The calls of a session that have not finished, as views.
 
-    def __init__(self, parent_tool_use_id: str | None = None) -> None:
+    Elapsed time counts from the start of execution: the time a call waited for the user's answer
+    is not part of it (the clock restarts when the answer comes)."""
+
+    def __init__(
+        self,
+        parent_tool_use_id: str | None = None,
+        find: ToolFinder = _no_tools,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
         self._calls: dict[str, ToolCallView] = {}
         # A subagent's session: its calls are shown under the Agent call that runs it.
         self._parent = parent_tool_use_id
+        self._find = find
+        self._clock = clock
+        # How long each call waited for an answer while it was "started" (taken off its elapsed).
+        self._waited: dict[str, float] = {}
+        self._asked_at: dict[str, float] = {}
+        self._labels: OrderedDict[str, str] = OrderedDict()
+        self._stopped_by = ""
 
     def view(self, tool_use_id: str) -> ToolCallView | None:
         return self._calls.get(tool_use_id)
@@ -47,8 +73,12 @@ class ToolCallTracker:
             dict(event.input),
             concurrency_safe=event.concurrency_safe,
             parent_tool_use_id=self._parent,
+            label=event.label,
+            output_focus=event.output_focus,
         )
         self._calls[event.tool_use_id] = view
+        text = event.label.text if event.label is not None else ""
+        self._remember(event.tool_use_id, f"{event.name}({text})" if text else event.name)
         return ToolCallUpdated(view, "queued")
 
     def started(self, event: ToolStarted) -> ToolCallUpdated:
@@ -72,17 +102,29 @@ class ToolCallTracker:
 
     def finished(self, event: ToolFinished) -> ToolCallUpdated:
         outcome = event.outcome
-        view = self._calls.pop(event.tool_use_id, None) or ToolCallView(
-            event.tool_use_id, outcome.tool_name, "", dict(outcome.input)
+        tool_use_id = event.tool_use_id
+        view = self._calls.pop(tool_use_id, None) or ToolCallView(
+            tool_use_id, outcome.tool_name, "", dict(outcome.input)
         )
+        if tool_use_id not in self._labels:
+            tool = self._find(outcome.tool_name)
+            self._remember(tool_use_id, call_label(tool, outcome.tool_name, outcome.input))
+        if ends_turn(outcome.decision):
+            self._stopped_by = tool_use_id
+        waited = self._waited.pop(tool_use_id, 0.0)
+        self._asked_at.pop(tool_use_id, None)
         tail = getattr(outcome.data, "output_tail", None)
         view = replace(
             view,
             status=outcome_status(outcome),
-            elapsed=event.elapsed,
-            result=plain_result(result_view(outcome)),
-            # The tool's own final tail (Bash keeps its last lines); else none: the result shows.
-            output_tail=tail[-MAX_TAIL_CHARS:] if isinstance(tail, str) else "",
+            # A call that never started, or was refused, has no elapsed time: it did not run.
+            elapsed=None
+            if view.started_at is None or outcome.permission_denial is not None
+            else max(0.0, event.elapsed - waited),
+            result=plain_result(result_view(outcome, self._labels, self._stopped_by)),
+            # The tool's own final tail (Bash keeps its last lines); else what it printed before
+            # it stopped (an interrupted command keeps the output seen so far).
+            output_tail=tail[-MAX_TAIL_CHARS:] if isinstance(tail, str) else view.output_tail,
         )
         return ToolCallUpdated(view, "finished")
 
@@ -90,56 +132,43 @@ class ToolCallTracker:
         view = self._calls.get(question.tool_use_id)
         if view is None:
             return None
+        self._asked_at[question.tool_use_id] = self._clock()
         view = replace(view, status="awaiting_approval", preview=question.preview)
         self._calls[question.tool_use_id] = view
         return ToolCallUpdated(view, "awaiting_approval")
 
     def answered(self, tool_use_id: str) -> ToolCallUpdated | None:
         """The question was answered: the call goes back to where it was (it finishes next if
-        the answer was a deny)."""
+        the answer was a deny), its clock restarted: execution starts now."""
         view = self._calls.get(tool_use_id)
         if view is None or view.status != "awaiting_approval":
             return None
+        now = self._clock()
+        asked = self._asked_at.pop(tool_use_id, now)
+        started_at = view.started_at
+        if started_at is not None:
+            self._waited[tool_use_id] = self._waited.get(tool_use_id, 0.0) + (now - asked)
+            started_at += now - asked
         status: ToolCallStatus = "running" if view.started_at is not None else "queued"
-        view = replace(view, status=status)
+        view = replace(view, status=status, started_at=started_at)
         self._calls[tool_use_id] = view
         return ToolCallUpdated(view, "answered")
 
     def _get(self, tool_use_id: str, name: str) -> ToolCallView:
         return self._calls.get(tool_use_id) or ToolCallView(tool_use_id, name, "")
 
+    def _remember(self, tool_use_id: str, label: str) -> None:
+        self._labels[tool_use_id] = label
+        while len(self._labels) > _LABELS_KEPT:
+            self._labels.popitem(last=False)
+
 
 def outcome_status(outcome: CallOutcome) -> ToolCallStatus:
-    if outcome.synthetic == "user_interrupt":
+    if outcome.synthetic in ("user_interrupt", "user_denied", "sibling_error"):
         return "interrupted"
     if outcome.permission_denial is not None:
         return "denied"
     return "failed" if outcome.is_error else "done"
-
-
-def result_view(outcome: CallOutcome) -> ResultView:
-    """The result as the screen shows it: the tool_result's text, or the diff of an edit."""
-    text = content_text(outcome.result_block.get("content"))[:MAX_RESULT_CHARS]
-    diff = getattr(outcome.data, "diff", None)
-    if isinstance(diff, str) and diff and not outcome.is_error:
-        return ResultView(text, diff, "diff")
-    return ResultView(text, text, "error" if outcome.is_error else "text")
-
-
-def content_text(content: Any) -> str:
-    """The text of a tool_result's content (a string or a list of content blocks)."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = []
-        for block in content:
-            if isinstance(block, Mapping):
-                if block.get("type") == "text":
-                    parts.append(str(block.get("text", "")))
-                else:
-                    parts.append(f"[{block.get('type', 'block')}]")
-        return "\n".join(parts)
-    return "" if content is None else str(content)
 
 
 def message_text(message: Mapping[str, Any]) -> str:
@@ -159,9 +188,13 @@ def message_text(message: Mapping[str, Any]) -> str:
 # -- permission questions --------------------------------------------------------------------------
 
 
-def question_for(prompt: PermissionPrompt) -> PermissionQuestion:
+def question_for(prompt: PermissionPrompt, offer: Offer | None = None) -> PermissionQuestion:
     """The PermissionPrompt as front ends see it; answering it resolves the prompt. Its preview is
-    the tool's own (`Tool.preview`, computed off the loop by the pipeline's permission step)."""
+    the tool's own (`Tool.preview`, computed off the loop by the pipeline's permission step).
+    `offer`: the choices the engine proved (app/engine/choices.py); None offers the decider's
+    suggestions as they are."""
+    tool = prompt.tool
+    edit = tool is not None and tool.permission_kind == "path_write" and offer is not None
     return PermissionQuestion(
         tool_use_id=prompt.tool_use_id,
         tool_name=prompt.tool_name,
@@ -169,12 +202,15 @@ def question_for(prompt: PermissionPrompt) -> PermissionQuestion:
         input=dict(prompt.input),
         message=prompt.message,
         reason=prompt.reason,
-        suggestions=tuple(prompt.suggestions),
+        suggestions=tuple(prompt.suggestions) if offer is None else offer.always_rules,
         resolver=prompt.resolver,
         preview=plain_preview(prompt.preview),
         destructive=_destructive(prompt.tool, prompt.input),
         interaction=prompt.interaction,
         agent=prompt.agent,
+        edit=edit,
+        session_rules=offer.session_rules if offer is not None else (),
+        accept_edits=offer.accept_edits if offer is not None else False,
     )
 
 

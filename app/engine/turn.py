@@ -40,10 +40,11 @@ from app.engine.events import (
 from app.engine.long_session import TurnGuard
 from app.engine.normalize import normalize_for_api
 from app.engine.partial import BrokenStream, continuing_reason, kept_message, kept_notice
+from app.engine.result_views import denied_label
 from app.engine.retry import ErrorInfo, backoff_delay, classify, max_retries
 from app.engine.stream import StreamAccumulator
 from app.engine.stream_guard import feed, guarded_events, idle_timeout_s, open_stream
-from app.execution.outcome import CallOutcome
+from app.execution.outcome import CallOutcome, ends_turn
 from app.execution.streaming_executor import StreamingToolExecutor
 from app.execution.texts import INTERRUPTED, INTERRUPTED_FOR_TOOL_USE, invalid_json
 from app.mcp.deferred import deferred_tools_text, loaded_tool_names, split_deferred
@@ -133,6 +134,7 @@ async def run_turn(
             continue
         guard.after_response(response)
         tool_uses = [b for b in response.message["content"] if b.get("type") == "tool_use"]
+        denied = next((r for r in response.results if ends_turn(r.decision)), None)
         denials.extend(r.permission_denial for r in response.results if r.permission_denial)
         for r in response.results:
             _notices(session, r.notices)
@@ -143,7 +145,9 @@ async def run_turn(
             nested = session.parts.nested_memory
             if nested is not None:  # subfolder CLAUDE.md and `paths:` rules (app/memory/nested.py)
                 user_content.extend(nested.reminder_blocks(tool_uses))
-            if response.interrupted:
+            if response.interrupted or denied is not None:
+                # A deny that ends the turn reads to the model as Claude Code's does: an
+                # interrupt for tool use (the prompts typed meanwhile wait for the next turn).
                 user_content.append({"type": "text", "text": INTERRUPTED_FOR_TOOL_USE})
             elif response.error is None:
                 queued = session.take_queued_prompts()
@@ -173,6 +177,20 @@ async def run_turn(
             if not tool_uses:
                 session.append({"role": "user", "content": [{"type": "text", "text": INTERRUPTED}]})
             session.emit(Interrupted(during_tools=bool(tool_uses)))
+            return _end(
+                session,
+                response.stop_reason,
+                _text_of(response.message),
+                False,
+                "interrupted",
+                num_turns,
+                denials,
+                started,
+            )
+        if denied is not None:
+            session.emit(
+                Interrupted(during_tools=True, denied=denied_label(session.deps.find, denied))
+            )
             return _end(
                 session,
                 response.stop_reason,

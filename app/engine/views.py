@@ -13,6 +13,8 @@ from typing import Any, Literal
 
 from app.engine import answers
 from app.execution.resolve_once import ResolveOnce
+from tools.base import CallLabel as CallLabel
+from tools.base import OutputFocus as OutputFocus
 from tools.base import ResultView as ResultView
 from tools.base import ToolPreview as ToolPreview
 from tools.decisions import DecisionReason, PermissionDecision
@@ -49,6 +51,10 @@ class ToolCallView:
     elapsed: float | None = None
     # The Agent tool's call this one runs under (a subagent's tools); None at the top level.
     parent_tool_use_id: str | None = None
+    # The tool's one-line label (Bash's command and its description; a path; a pattern), and
+    # which end of a long output the collapsed block shows.
+    label: CallLabel | None = None
+    output_focus: OutputFocus = "head"
 
     @property
     def finished(self) -> bool:
@@ -65,16 +71,20 @@ class ToolCallUpdated:
     output: str = ""
 
 
-ChoiceId = Literal["allow_once", "allow_always", "deny"]
+ChoiceId = Literal["allow_once", "allow_session", "accept_edits", "allow_always", "deny"]
 
 
 @dataclass(frozen=True)
 class PermissionChoice:
-    """One answer a plain approval offers; `key` is the TUI's key for it."""
+    """One answer a plain approval offers; `key` is the TUI's key for it (`3` denies in every
+    dialog, so a habit never turns into a grant). `confirm`: a grant that outlives the call, which
+    a key only selects and Enter confirms. `rules`: the rules it would add, shown as they are."""
 
     id: ChoiceId
     label: str
     key: str
+    confirm: bool = False
+    rules: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -98,6 +108,12 @@ class PermissionQuestion:
     interaction: UserInteraction | None = None
     # The subagent whose call this is ("Explore agent"); "" for the session's own calls.
     agent: str = ""
+    # An edit (the tool's permission kind is path_write): the edit choices below. The engine
+    # proved each offer approves this call (app/engine/choices.py); `suggestions` are the
+    # rules "always allow" saves.
+    edit: bool = False
+    session_rules: tuple[str, ...] = ()
+    accept_edits: bool = False
 
     @property
     def reason_text(self) -> str:
@@ -105,16 +121,29 @@ class PermissionQuestion:
 
     @property
     def choices(self) -> tuple[PermissionChoice, ...]:
-        always = (
-            (PermissionChoice("allow_always", "Always allow: " + ", ".join(self.suggestions), "2"),)
-            if self.suggestions
-            else ()
-        )
-        return (
-            PermissionChoice("allow_once", "Allow once", "1"),
-            *always,
-            PermissionChoice("deny", "Deny", "3"),
-        )
+        """In the order shown; "deny" last."""
+        once = PermissionChoice("allow_once", "Allow once", "1")
+        deny = PermissionChoice("deny", "Deny", "3")
+        rules = self.suggestions
+        if not self.edit:
+            always = PermissionChoice(
+                "allow_always", "Always allow: " + ", ".join(rules), "2", True, rules
+            )
+            return (once, always, deny) if rules else (once, deny)
+        out = [once]
+        if self.session_rules:
+            label = "Allow edits to this file this session"
+            out.append(PermissionChoice("allow_session", label, "2", False, self.session_rules))
+        if self.accept_edits:
+            label = "Accept all edits this session (acceptEdits)"
+            out.append(PermissionChoice("accept_edits", label, "4", True))
+        if rules:
+            label = "Always allow for the project: " + ", ".join(rules)
+            out.append(PermissionChoice("allow_always", label, "5", True, rules))
+        return (*out, deny)
+
+    def choice(self, choice: ChoiceId) -> PermissionChoice | None:
+        return next((c for c in self.choices if c.id == choice), None)
 
     @property
     def answered(self) -> bool:
@@ -123,15 +152,21 @@ class PermissionQuestion:
     def answer(self, decision: PermissionDecision) -> bool:
         return self.resolver.resolve(decision)
 
-    def choose(self, choice: ChoiceId, feedback: str = "") -> bool:
-        """Answer with one of `choices` (a deny may carry feedback for the model)."""
+    def choose(self, choice: ChoiceId, feedback: str = "", *, end_turn: bool = False) -> bool:
+        """Answer with one of `choices` (a choice not offered is refused). A deny may carry
+        feedback for the model, or end the turn (`end_turn`; feedback wins over it)."""
+        offered = self.choice(choice)
+        if offered is None:
+            return False
         if choice == "allow_once":
             return self.answer(answers.allow_once())
-        if choice == "allow_always" and self.suggestions:
-            return self.answer(answers.allow_always(self.suggestions))
-        if choice == "deny":
-            return self.answer(answers.deny(feedback))
-        return False
+        if choice == "allow_session":
+            return self.answer(answers.allow_for_session(offered.rules))
+        if choice == "accept_edits":
+            return self.answer(answers.accept_edits())
+        if choice == "allow_always":
+            return self.answer(answers.allow_always(offered.rules))
+        return self.answer(answers.deny(feedback, end_turn=end_turn))
 
     def abort(self) -> bool:
         """Answer as aborted (the turn is being interrupted)."""

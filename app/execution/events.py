@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.execution.outcome import CallOutcome
-from tools.base import ToolProgress
+from tools.base import CallLabel, OutputFocus, ToolProgress
 
 
 @dataclass(frozen=True)
@@ -19,6 +19,10 @@ class ToolQueued:
     concurrency_safe: bool
     # The tool's user_facing_name for this input ("srv - Title (MCP)" for an MCP tool).
     title: str = ""
+    # The tool's one-line label for this input (a command, a path) and which end of a long
+    # output its block shows (tools/base.py declares both).
+    label: CallLabel | None = None
+    output_focus: OutputFocus = "head"
 
 
 @dataclass(frozen=True)

@@ -90,6 +90,11 @@ class PermissionPrompt:
     preview: ToolPreview | None = None
     # The subagent whose call this is ("Explore agent"); "" for the session's own calls.
     agent: str = ""
+    # The parsed input and the call's context: what a prompter needs to prove that a rule it
+    # would offer approves this call (app/engine/choices.py). None: nothing is proved, nothing
+    # beyond the suggestions is offered.
+    parsed: Any = None
+    context: ToolContext | None = None
 
 
 class Prompter(Protocol):

@@ -177,6 +177,8 @@ async def _ask_user(
         summary=tool.summary(parsed),
         interaction=_interaction(tool, parsed),
         title=_title(tool, parsed),
+        parsed=parsed,
+        context=context,
         # No one reads a preview in headless mode: the file is not read for nothing.
         preview=None
         if isinstance(prompter, DenyingPrompter)

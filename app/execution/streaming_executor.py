@@ -32,7 +32,7 @@ from app.execution.events import (
     ToolQueued,
     ToolStarted,
 )
-from app.execution.outcome import CallOutcome, SyntheticReason, error_outcome
+from app.execution.outcome import CallOutcome, SyntheticReason, ends_turn, error_outcome
 from app.execution.pipeline import PipelineDeps, run_tool_use
 from app.execution.safety import call_safety, interrupt_behavior_of
 from app.execution.texts import REJECT_MESSAGE, STREAMING_FALLBACK, sibling_cancelled
@@ -86,7 +86,7 @@ def synthetic_content(reason: SyntheticReason, detail: str) -> str:
 
 
 def _reason_of(signal: AbortSignal) -> SyntheticReason:
-    if signal.reason in ("sibling_error", "streaming_fallback"):
+    if signal.reason in ("sibling_error", "streaming_fallback", "user_denied"):
         return signal.reason  # type: ignore[return-value]
     return "user_interrupt"
 
@@ -114,6 +114,9 @@ class StreamingToolExecutor:
         self._pending_modifiers: dict[int, Callable[[ToolContext], ToolContext]] = {}
         self._wake = asyncio.Event()
         self._discarded = False
+        # The call whose deny ended the turn (None: no such deny); the rest of the batch
+        # completes unrun, and the turn stops after it.
+        self.stopped_by: str | None = None
         self._sibling.signal.add_listener(self._on_batch_abort)
 
     # -- input ----------------------------------------------------------------------------------
@@ -149,12 +152,16 @@ class StreamingToolExecutor:
             abort=AbortController(self._sibling.signal),
         )
         self._tools.append(tracked)
-        summary, title = "", tracked.name
+        summary, title, label = "", tracked.name, None
         if tool is not None and isinstance(raw, Mapping):
             try:
                 summary = tool.summary(parsed)
             except Exception as exc:
                 debuglog.record("executor", f"{tool.name}.summary raised; shown without one", exc)
+            try:
+                label = tool.label(parsed)
+            except Exception as exc:
+                debuglog.record("executor", f"{tool.name}.label raised; shown without one", exc)
             try:
                 title = tool.user_facing_name(parsed)
             except Exception as exc:
@@ -167,6 +174,8 @@ class StreamingToolExecutor:
                 summary,
                 safe,
                 title,
+                label,
+                tool.output_focus if tool is not None else "head",
             )
         )
         if preset_content is not None:
@@ -236,10 +245,21 @@ class StreamingToolExecutor:
         except Exception as exc:  # run_tool_use already catches; this is the last line of defence
             debuglog.record("executor", f"running {tracked.name} ({tracked.id}) raised", exc)
             outcome = error_outcome(tracked.id, tracked.name, f"Error: {exc}")
-        if tracked.abort.signal.aborted and outcome.synthetic is None:
-            # The tool returned after its abort: the model hears why it stopped, not a partial run.
-            outcome = self._synthetic(tracked, _reason_of(tracked.abort.signal), ran=outcome.ran)
+        reason = _reason_of(tracked.abort.signal) if tracked.abort.signal.aborted else None
+        if reason is not None and (
+            outcome.synthetic is None
+            or (outcome.synthetic == "user_interrupt" and reason != "user_interrupt")
+        ):
+            # The tool returned after its abort: the model hears why it stopped, not a partial run
+            # (and a question the abort closed says a deny stopped it, when one did).
+            outcome = self._synthetic(tracked, reason, ran=outcome.ran)
         self._complete(tracked, outcome)
+        if ends_turn(outcome.decision) and self.stopped_by is None:
+            # The user denied this call and wants to say what to do instead: nothing else of
+            # the batch runs (queued calls complete unrun, running ones are aborted, open
+            # questions close), each with the rejection text, as Claude Code does.
+            self.stopped_by = tracked.id
+            self._sibling.abort("user_denied", tracked.id)
         if (
             outcome.is_error
             and outcome.ran

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from textual.content import Content
 from textual.timer import Timer
 
 from app.engine.api import (
@@ -41,16 +42,18 @@ from app.engine.api import (
 )
 from app.tui.attempts import AttemptBlocks
 from app.tui.history import ReplayedHistory, archived_renderables
-from app.tui.translate import finished_fields, plan_items
+from app.tui.translate import finished_fields, plan_items, queued_state, waiting_fields
 from widgets.message_blocks import NoticeBlock, NoticeLevel, UserBlock
 from widgets.thinking_block import ThinkingBlock, thinking_blocks
-from widgets.tool_block import ToolBlock, ToolCallState
+from widgets.tool_block import ToolBlock
 
 if TYPE_CHECKING:
     from app.tui.app import LatheApp
     from widgets.assistant_block import AssistantBlock
 
 INTERRUPTED_TEXT = "Interrupted · tell lathe what to do instead"
+# A deny that ended the turn: the notice, the status line and the prompt's placeholder say it.
+DENIED_TEXT = "Denied · tell lathe what to do instead"
 
 
 TAIL_HZ = 10
@@ -76,6 +79,10 @@ class EventRouter:
         self._thought_streamed = False
         # What the current model response showed, taken back if the engine abandons it.
         self.attempt = AttemptBlocks()
+        # What the status line keeps saying once the turn ended ("Denied · …"), and the prompt's
+        # own placeholder while another one shows.
+        self._stopped_text = ""
+        self._placeholder: str | Content | None = None
 
     def set_activity(self, text: str) -> None:
         """What the model is doing, on the busy line ("" stops it: done, interrupted, failed)."""
@@ -104,6 +111,7 @@ class EventRouter:
             case ToolCallUpdated():
                 self._tool_call(event)
             case TurnStarted():
+                self._show_stopped("")
                 self.assistant = None
                 screen.conversation.add_block(UserBlock(event.prompt))
                 screen.busy.start("Thinking…")
@@ -160,13 +168,15 @@ class EventRouter:
                 self.set_activity("")
             case Interrupted():
                 self._finish_assistant(None)
-                self.notice(INTERRUPTED_TEXT, "interrupt")
+                self.notice(DENIED_TEXT if event.denied else INTERRUPTED_TEXT, "interrupt")
+                self._stopped_text = DENIED_TEXT if event.denied else ""
                 self.set_activity("")
                 self.app.permissions.drop_resolved()
             case TurnEnded():
                 self._finish_assistant(None)
                 screen.progress.end_turn()
                 self.set_activity("")
+                self._show_stopped(self._stopped_text)
                 self.app.permissions.drop_resolved()
             case ContextUpdated():
                 screen.status_bar.set(context_left=event.left_fraction)
@@ -205,10 +215,11 @@ class EventRouter:
         match event.change:
             case "queued":
                 self._finish_assistant(None)
-                new = ToolBlock(ToolCallState(tool_use_id, view.name, view.title))
+                state = queued_state(view)
+                new = ToolBlock(state)
                 self.tool_blocks[tool_use_id] = new
                 screen.conversation.add_block(new)
-                screen.progress.queued(tool_use_id, view.name, view.title)
+                screen.progress.queued(tool_use_id, view.name, state.label or view.title)
             case "started":
                 started = self.tool_blocks.get(tool_use_id)
                 if started is not None:
@@ -234,9 +245,31 @@ class EventRouter:
                 done = self.tool_blocks.pop(tool_use_id, None)
                 if done is not None:
                     done.update_state(**finished_fields(view))
-                screen.progress.finished(tool_use_id, view.elapsed or 0.0, view.status != "done")
-            case _:
-                pass  # awaiting approval and answered: the dialog shows it, the block stays
+                screen.progress.finished(
+                    tool_use_id,
+                    view.elapsed,
+                    view.status != "done",
+                    stopped=view.status in ("denied", "interrupted"),
+                )
+            case "awaiting_approval" | "answered":
+                # Waiting for the user is not running: the block says so, the panel does not
+                # count it, and its clock starts again when the answer comes.
+                waiting = self.tool_blocks.get(tool_use_id)
+                if waiting is not None:
+                    waiting.update_state(**waiting_fields(view))
+                if event.change == "awaiting_approval":
+                    screen.progress.awaiting(tool_use_id)
+                elif view.started_at is not None:
+                    screen.progress.started(tool_use_id, view.started_at)
+
+    def _show_stopped(self, text: str) -> None:
+        """Say why the turn stopped in the status line and the prompt's placeholder, until the
+        user writes ("" restores them)."""
+        self._stopped_text = text
+        prompt = self.app.main.prompt
+        if self._placeholder is None:
+            self._placeholder = prompt.placeholder
+        prompt.placeholder = text or self._placeholder
 
     def _abandon(self, event: AttemptAbandoned) -> None:
         """The response broke and nothing of it was kept: its blocks become one failed-attempt

@@ -32,7 +32,7 @@ def archived_renderables(events: Iterable[EngineEvent]) -> list[RenderableType]:
     freeze into, each built only when first drawn (with a cheap height estimate until then)."""
     from app.engine.api import message_text
     from app.tui.event_router import INTERRUPTED_TEXT
-    from app.tui.translate import finished_fields
+    from app.tui.translate import finished_fields, queued_state
     from widgets.conversation import Deferred, estimate_text_lines
     from widgets.frozen_markdown import FrozenMarkdown
     from widgets.message_blocks import NoticeBlock, UserBlock
@@ -87,7 +87,7 @@ def archived_renderables(events: Iterable[EngineEvent]) -> list[RenderableType]:
             out.append(Deferred(block.frozen, lines(6)))
         elif isinstance(event, ToolCallUpdated) and event.change == "queued":
             view = event.view
-            pending[view.tool_use_id] = ToolCallState(view.tool_use_id, view.name, view.title)
+            pending[view.tool_use_id] = queued_state(view)
         elif isinstance(event, ToolCallUpdated) and event.change == "finished":
             state = pending.pop(event.view.tool_use_id, None)
             if state is not None:

@@ -143,7 +143,9 @@ def test_a_command_cannot_read_the_key_from_lathes_own_proc_environ(fake_api) ->
             folder.mkdir(parents=True)
         # The permission check refuses `/proc/*/environ` on the command line; a script hides the
         # path from it, so this tests the layer below: the kernel refusing a non-dumpable process.
-        (project / "leak.sh").write_text("cat /proc/$PPID/environ > leaked.txt; echo rc=$? > rc.txt\n")
+        (project / "leak.sh").write_text(
+            "cat /proc/$PPID/environ > leaked.txt; echo rc=$? > rc.txt\n"
+        )
         for folder in (base, *base.rglob("*")):
             os.chown(folder, 65534, 65534)
         fake_api.load(
@@ -152,9 +154,7 @@ def test_a_command_cannot_read_the_key_from_lathes_own_proc_environ(fake_api) ->
                     [
                         tool_use_block(
                             "Bash",
-                            {
-                                "command": "exec sh leak.sh"
-                            },
+                            {"command": "exec sh leak.sh"},
                             "b1",
                         )
                     ]

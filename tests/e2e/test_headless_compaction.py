@@ -130,7 +130,11 @@ def test_todo_list_survives_a_compaction_in_a_later_process(repo: Path) -> None:
         json.dumps(
             {
                 "turns": [
-                    {"blocks": [{"type": "tool_use", "name": "TodoWrite", "input": {"todos": todos}}]},
+                    {
+                        "blocks": [
+                            {"type": "tool_use", "name": "TodoWrite", "input": {"todos": todos}}
+                        ]
+                    },
                     {"blocks": [{"type": "text", "text": "listed"}]},
                 ]
             }

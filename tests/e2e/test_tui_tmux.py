@@ -185,3 +185,47 @@ def test_ctrl_c_interrupts_a_long_command(fake_api: FakeAPI, repo: Path, tmux: T
     tmux.wait_for("Back at your service.")
     last = fake_api.bodies()[-1]["messages"]
     assert "are you there?" in str(last[-1]["content"])
+
+
+def test_a_deny_ends_the_turn(fake_api: FakeAPI, repo: Path, tmux: Tmux) -> None:
+    # As in Claude Code: Esc at the dialog denies the call, the rest of the batch is not run
+    # (each block says why, in plain words), the model is not asked again, and the prompt says
+    # what to do next. The user's next words go with Claude Code's rejection texts.
+    fake_api.load(
+        [
+            turn_of(
+                [
+                    tool_use_block("Bash", {"command": "touch x", "description": "Make x"}, "b1"),
+                    tool_use_block("Bash", {"command": "touch y"}, "b2"),
+                    tool_use_block("Read", {"file_path": str(repo / "a.txt")}, "r1"),
+                ]
+            ),
+            text_turn("This answer must never be asked for."),
+        ]
+    )
+    start(tmux, fake_api, repo)
+    send_prompt(tmux, "make the files")
+    _wait_dialog(tmux, "touch x")
+    screen = tmux.screen()
+    assert "awaiting approval" in screen and "1 awaiting approval" in screen, screen
+    time.sleep(0.6)  # keys in the dialog's first half second are ignored by design
+    tmux.send("Escape")
+    screen = tmux.wait_for(lambda s: s.count("Denied · tell lathe what to do instead") >= 2)
+    assert "Denied by you" in screen
+    assert screen.count("not run: you denied Bash(touch x)") == 2, screen
+    assert "Make x" in screen  # the description, dimmed beside the command
+    assert "tool_use_error" not in screen and "doesn't want to proceed" not in screen
+    assert "Permission needed" not in screen
+    assert not (repo / "x").exists() and not (repo / "y").exists()
+    time.sleep(0.3)
+    assert len(fake_api.bodies()) == 1  # the model waits for the user
+    assert "This answer must never be asked for." not in tmux.screen()
+
+    fake_api.load([text_turn("Doing it differently.")])
+    send_prompt(tmux, "do it differently")
+    tmux.wait_for("Doing it differently.")
+    last = fake_api.bodies()[-1]["messages"][-1]["content"]
+    results = [b for b in last if b.get("type") == "tool_result"]
+    assert [r["tool_use_id"] for r in results] == ["b1", "b2", "r1"]
+    assert all(r["content"].startswith("The user doesn't want to proceed") for r in results)
+    assert {"type": "text", "text": "[Request interrupted by user for tool use]"} in last

@@ -18,7 +18,7 @@ from app.execution.events import ToolFinished, ToolProgressed, ToolQueued, ToolS
 from app.execution.interfaces import PermissionPrompt
 from app.tui.app import LatheApp
 from tests.tui.conftest import Views, outcome, question
-from tools.base import ToolPreview, ToolProgress
+from tools.base import CallLabel, ToolPreview, ToolProgress
 from tools.decisions import DecisionReason
 from tools.files.diff import FileChange, unified_diff
 from tools.todo_write import Todo, TodoListChanged
@@ -96,7 +96,16 @@ def finished_edit() -> list[EngineEvent]:
 def finished_bash(lines: int = 30) -> list[EngineEvent]:
     text = "\n".join(f"line {i}" for i in range(1, lines + 1))
     return [
-        ToolQueued("b9", "Bash", {"command": "seq 30"}, "seq 30", False),
+        # Bash declares its label and that a long output shows its newest lines.
+        ToolQueued(
+            "b9",
+            "Bash",
+            {"command": "seq 30"},
+            "seq 30",
+            False,
+            label=CallLabel("seq 30", "bash"),
+            output_focus="tail",
+        ),
         ToolStarted("b9", "Bash", 999.0),
         ToolFinished("b9", outcome("b9", "Bash", text), 1.5),
         AssistantMessage({"role": "assistant", "content": [{"type": "text", "text": "Done."}]}),

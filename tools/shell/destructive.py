@@ -1,7 +1,9 @@
 """Whether a command destroys data: the UI warns louder before approving these.
 
-Unknowable commands (substitutions, `eval`, parse failures) count as destructive: the declaration
-is about care, and care must fail closed.
+Unknowable commands (a command name made at run time, `eval`, `sh -c`, parse failures) count as
+destructive: the declaration is about care, and care must fail closed. A substitution is not
+unknowable when the analysis parsed the commands inside it: those are judged like the others, so
+`echo $(date)` carries no warning and `ls $(rm -rf /)` does.
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ from tools.shell.commands import strip_wrappers
 from tools.shell.parse import SimpleCommand, analyze
 
 _ALWAYS = frozenset({"rm", "rmdir", "shred", "dd", "mkfs", "truncate", "wipefs", "unlink"})
+# They run code given as words (or read from files): what that code does is not known here.
+_RUNS_CODE = frozenset({"eval", "sh", "bash", "zsh", "dash", "ksh", "source", ".", "xargs"})
 _GIT_FLAGS = {
     "reset": ("--hard",),
     "clean": ("-f", "-fd", "-fdx", "-df", "-xdf", "--force"),
@@ -30,7 +34,7 @@ def _part_destroys(part: SimpleCommand) -> bool:
     if not words:
         return False
     name = words[0].rsplit("/", 1)[-1]
-    if name in _ALWAYS or name.startswith("mkfs."):
+    if name in _ALWAYS or name in _RUNS_CODE or name.startswith("mkfs."):
         return True
     if name == "find" and ("-delete" in words or "-exec" in words):
         return True
@@ -48,6 +52,6 @@ def _part_destroys(part: SimpleCommand) -> bool:
 
 def is_destructive_command(command: str) -> bool:
     analysis = analyze(command)
-    if not analysis.analysable or analysis.has_substitution:
+    if not analysis.analysable:
         return True
     return any(_part_destroys(p) for p in (*analysis.parts, *analysis.nested))

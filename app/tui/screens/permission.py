@@ -1,11 +1,22 @@
 """The permission dialog: one PermissionQuestion, answered by key or click, resolved through its
 ResolveOnce (claim first), so whoever else resolves it (Ctrl+C, a hook) closes it cleanly.
 
+The choices are the question's own (the engine fits them to the call and proved each one would
+approve it): allow once, always allow (a verified rule) and deny; for edits also this file for the
+session and accept all edits (acceptEdits). `3` denies in every dialog.
+
 It answers only to deliberate input, since it opens while the user may be typing a prompt:
-`1` allows once and `3`/Esc deny at once, Tab opens the feedback field, and letters never answer.
-"Always allow" saves a rule for good, so no single key does it: `2` (or the arrows) only selects
-it, and Enter confirms a choice that has been selected for at least the key guard. "Fix #2" and
-Enter typed as prose thus never saves a rule, and any other key typed clears the selection.
+`1` (and `2` for an edit's session rule) allows at once and `3`/Esc deny at once, Tab opens the
+feedback field, and letters never answer. A grant that outlives the call (a saved rule, acceptEdits)
+has no single key: its key (or the arrows) only selects it, and Enter confirms a choice that has
+been selected for at least the key guard. "Fix #2" and Enter typed as prose thus never saves a
+rule, and any other key typed clears the selection.
+
+A deny without feedback ends the turn (the batch's other calls are not run, the model waits for
+the user); a deny with feedback sends it to the model and the turn goes on.
+
+However long the preview (a long diff, a Write's content), the choices stay on screen: the preview
+takes what room is left, scrolls, and says how many lines are below.
 """
 
 from __future__ import annotations
@@ -17,12 +28,18 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.widgets import Button, Footer, Input, Static
+from textual.widgets.button import ButtonVariant
 
-from app.engine.api import PermissionQuestion, answers
+from app.engine.api import PermissionChoice, PermissionQuestion, answers
 from app.tui.screens.guarded import GuardedQuestionScreen
 from tools.decisions import PermissionDecision
 from widgets.diff_view import DiffView
+
+# Screens shorter than this get the compact dialog.
+COMPACT_BELOW = 30
+VARIANTS: dict[str, ButtonVariant] = {"allow_once": "success", "deny": "error"}
 
 
 class PermissionScreen(GuardedQuestionScreen):
@@ -30,16 +47,22 @@ class PermissionScreen(GuardedQuestionScreen):
     BINDINGS = [
         Binding("1", "allow_once", "Allow once", id="permission.allow_once"),
         Binding("2", "select_always", "Always (then Enter)", id="permission.allow_always"),
+        Binding("2", "key('2')", "This file, this session", id="permission.allow_session"),
         Binding("3", "deny", "Deny", id="permission.deny"),
+        Binding("4", "key('4')", "All edits (then Enter)", id="permission.accept_edits"),
+        Binding("5", "key('5')", "Always (then Enter)", id="permission.allow_project"),
         Binding("escape", "deny", "Deny", id="permission.escape"),
         Binding("tab", "feedback", "Feedback", id="permission.feedback"),
         Binding("up,left", "move(-1)", "Select", show=False, id="permission.previous"),
         Binding("down,right", "move(1)", "Select", show=False, id="permission.next"),
+        Binding("pageup", "scroll_preview(-1)", "Scroll", show=False, id="permission.page_up"),
+        Binding("pagedown", "scroll_preview(1)", "Scroll", show=False, id="permission.page_down"),
         Binding("enter", "confirm", "Confirm", id="permission.confirm"),
     ]
     # The keys above; any other key typed at the dialog clears the selection.
     _DIALOG_KEYS = frozenset(
-        {"1", "2", "3", "escape", "tab", "up", "down", "left", "right", "enter"}
+        {"1", "2", "3", "4", "5", "escape", "tab", "up", "down", "left", "right", "enter"}
+        | {"pageup", "pagedown"}
     )
 
     def __init__(
@@ -49,6 +72,7 @@ class PermissionScreen(GuardedQuestionScreen):
         # The selected choice (a button id) and when it was selected; None: nothing selected.
         self.selected: str | None = None
         self.selected_at = 0.0
+        self.choices = prompt.choices
 
     def compose(self) -> ComposeResult:
         p = self.prompt
@@ -56,7 +80,7 @@ class PermissionScreen(GuardedQuestionScreen):
         kind = "input" if preview is None or preview.kind == "text" else preview.kind
         text = preview.text if preview is not None else ""
         with Vertical(id="dialog"):
-            title = Text("Permission needed: ", style="bold")
+            title = Text("Permission needed: ", style="bold", no_wrap=True, overflow="ellipsis")
             title.append(p.tool_name, style="bold")
             if p.title:
                 title.append(f"  {p.title}")
@@ -66,6 +90,9 @@ class PermissionScreen(GuardedQuestionScreen):
                     yield DiffView(text)
                 else:
                     yield Static(Text(text), id="input", classes=f"-{kind}")
+            more = Static("", id="more")
+            more.display = False  # until the preview is measured and found too long
+            yield more
             reason = p.reason_text
             if reason:
                 yield Static(Text(f"Why: {reason}", style="italic"), id="reason")
@@ -79,12 +106,13 @@ class PermissionScreen(GuardedQuestionScreen):
                 )
             yield Static(self._choices(), id="choices")
             with Horizontal(id="buttons"):
-                yield Button("1 Allow once", id="allow-once", variant="success", compact=True)
-                if p.suggestions:
+                for choice in self.choices:
                     yield Button(
-                        "2 Always allow", id="allow-always", variant="primary", compact=True
+                        f"{choice.key} {_short(choice)}",
+                        id=_button_id(choice),
+                        variant=VARIANTS.get(choice.id, "primary"),
+                        compact=True,
                     )
-                yield Button("3 Deny", id="deny", variant="error", compact=True)
             yield Input(
                 placeholder="Tell the model what to do instead (Enter sends)", id="feedback"
             )
@@ -92,16 +120,30 @@ class PermissionScreen(GuardedQuestionScreen):
         yield Footer()
 
     def _choices(self) -> Text:
+        """Every choice with its key; the selected one (arrows, or a key of a grant that needs
+        Enter) is marked, so the list works where the buttons do not fit."""
         text = Text()
-        text.append("1", style="bold")
-        text.append(" allow once\n")
-        if self.prompt.suggestions:
-            text.append("2", style="bold")
-            text.append(" then ")
-            text.append("Enter", style="bold")
-            text.append(" always allow: ")
-            text.append(", ".join(self.prompt.suggestions), style="bold")
+        for choice in self.choices:
+            if choice.id == "deny":
+                continue
+            selected = self.selected == _button_id(choice)
+            text.append("› " if selected else "  ", style="bold")
+            start = len(text)
+            text.append(choice.key, style="bold")
+            if choice.confirm:
+                text.append(" then ")
+                text.append("Enter", style="bold")
+            words, rules = choice.label, ", ".join(choice.rules)
+            shows_rules = bool(rules) and words.endswith(rules)
+            if shows_rules:  # the rules as they will be saved, in bold
+                words = words[: -len(rules)]
+            text.append(f" {words[0].lower()}{words[1:]}")
+            if shows_rules:
+                text.append(rules, style="bold")
+            if selected:
+                text.stylize("reverse", start, len(text))
             text.append("\n")
+        text.append("› " if self.selected == "deny" else "  ", style="bold")
         text.append("3", style="bold")
         text.append("/")
         text.append("Esc", style="bold")
@@ -116,9 +158,87 @@ class PermissionScreen(GuardedQuestionScreen):
 
     def on_mount(self) -> None:
         self.start_guard()
+        self._compact()
+
+    def on_resize(self) -> None:
+        self._compact()
+
+    def _compact(self) -> None:
+        """Below COMPACT_BELOW rows the dialog drops its blank rows (permission.tcss)."""
+        if self.query("#dialog"):
+            self.query_one("#dialog").set_class(self.size.height < COMPACT_BELOW, "-compact")
+        self.call_after_refresh(self._fit_preview)
+
+    def _fit_preview(self) -> None:
+        """The preview gets the rows the rest of the dialog leaves (at least 3), so the choices
+        never fall below the screen; what does not fit scrolls and is counted under it."""
+        try:
+            self._fit()
+        except NoMatches:
+            pass  # answered and dismissed before this ran
+
+    def _fit(self) -> None:
+        dialog = self.query_one("#dialog", Vertical)
+        preview = self.query_one("#preview", VerticalScroll)
+        # Buttons are for the mouse; where they do not fit in one row the list above (every
+        # choice with its key) is the dialog, and no button is cut in half.
+        buttons = self.query_one("#buttons", Horizontal)
+        needed = sum(len(str(b.label)) + 4 for b in self.query(Button))
+        buttons.display = needed <= dialog.content_region.width
+        others = sum(
+            child.outer_size.height
+            for child in dialog.children
+            if child is not preview and child.display
+        )
+        # The dialog's border and the screen's margin: 2 rows each.
+        room = max(3, self.size.height - others - 4)
+        preview.styles.max_height = min(room, 16)
+        self.call_after_refresh(self._count_hidden)
+
+    def _count_hidden(self) -> None:
+        try:
+            self._count()
+        except NoMatches:
+            pass  # answered and dismissed before this ran
+
+    def _count(self) -> None:
+        preview = self.query_one("#preview", VerticalScroll)
+        hidden = max(0, preview.virtual_size.height - preview.scrollable_content_region.height)
+        below = max(0, hidden - round(preview.scroll_y))
+        more = self.query_one("#more", Static)
+        more.update(Text(f"… {below} more lines (PgDn scrolls)", style="dim") if below else "")
+        more.display = bool(below)
+        preview.set_class(bool(below), "-more")
+
+    def on_mouse_scroll_down(self) -> None:
+        self.call_after_refresh(self._count_hidden)
+
+    def on_mouse_scroll_up(self) -> None:
+        self.call_after_refresh(self._count_hidden)
+
+    def action_scroll_preview(self, pages: int) -> None:
+        preview = self.query_one("#preview", VerticalScroll)
+        if pages > 0:
+            preview.scroll_page_down(animate=False)
+        else:
+            preview.scroll_page_up(animate=False)
+        self.call_after_refresh(self._count_hidden)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        return not (action == "select_always" and not self.prompt.suggestions)
+        if action == "select_always":  # `2` of a plain question: select its rule
+            return not self.prompt.edit and self._by_key("2") is not None
+        if action == "key" and parameters:
+            key = str(parameters[0])
+            if key == "2" and not self.prompt.edit:
+                return False
+            return self._by_key(key) is not None
+        return True
+
+    def _by_key(self, key: str) -> PermissionChoice | None:
+        return next((c for c in self.choices if c.key == key and c.id != "deny"), None)
+
+    def _by_button(self, button_id: str | None) -> PermissionChoice | None:
+        return next((c for c in self.choices if _button_id(c) == button_id), None)
 
     def _choice_ids(self) -> list[str]:
         return [b.id for b in self.query(Button) if b.id]
@@ -128,6 +248,8 @@ class PermissionScreen(GuardedQuestionScreen):
         self.selected_at = self.clock()
         for button in self.query(Button):
             button.set_class(button.id == choice, "-selected")
+        if self.query("#choices"):
+            self.query_one("#choices", Static).update(self._choices())
 
     def on_key(self, event: events.Key) -> None:
         # Typing meant for the prompt (letters, spaces, other digits) clears a selection, so a
@@ -145,13 +267,35 @@ class PermissionScreen(GuardedQuestionScreen):
         self.dismiss(decision)
         return True
 
+    def _decision(self, choice: PermissionChoice) -> PermissionDecision:
+        if choice.id == "allow_session":
+            return answers.allow_for_session(choice.rules)
+        if choice.id == "accept_edits":
+            return answers.accept_edits()
+        if choice.id == "allow_always":
+            return answers.allow_always(choice.rules)
+        if choice.id == "deny":
+            return self._deny()
+        return answers.allow_once()
+
+    def _deny(self) -> PermissionDecision:
+        # Without feedback the turn ends, as in Claude Code; with it, the model reads it and goes on.
+        return answers.deny(self._feedback_text(), end_turn=True)
+
+    def action_key(self, key: str) -> None:
+        choice = self._by_key(key)
+        if self._guarded() or choice is None:
+            return
+        if choice.confirm:
+            self._select(_button_id(choice))
+        else:
+            self.answer(self._decision(choice))
+
     def action_allow_once(self) -> None:
-        if not self._guarded():
-            self.answer(answers.allow_once())
+        self.action_key("1")
 
     def action_select_always(self) -> None:
-        if not self._guarded() and self.prompt.suggestions:
-            self._select("allow-always")
+        self.action_key("2")
 
     def action_move(self, step: int) -> None:
         if self._guarded() or self.query_one("#feedback", Input).has_focus:
@@ -164,23 +308,18 @@ class PermissionScreen(GuardedQuestionScreen):
         self._select(ids[index])
 
     def action_confirm(self) -> None:
-        choice = self.selected
+        choice = self._by_button(self.selected)
         if self._guarded() or choice is None:
             return
         if self.clock() - self.selected_at < self.key_guard_s:
             # Selected and confirmed faster than anyone reads the dialog: typing, not a choice.
             self._select(None)
             return
-        if choice == "allow-once":
-            self.answer(answers.allow_once())
-        elif choice == "allow-always" and self.prompt.suggestions:
-            self.answer(answers.allow_always(self.prompt.suggestions))
-        elif choice == "deny":
-            self.answer(answers.deny(self._feedback_text()))
+        self.answer(self._decision(choice))
 
     def action_deny(self) -> None:
         if not self._guarded():
-            self.answer(answers.deny(self._feedback_text()))
+            self.answer(self._deny())
 
     def action_feedback(self) -> None:
         if self._guarded():
@@ -188,6 +327,7 @@ class PermissionScreen(GuardedQuestionScreen):
         field = self.query_one("#feedback", Input)
         field.add_class("-active")
         field.focus()
+        self.call_after_refresh(self._fit_preview)
 
     def _feedback_text(self) -> str:
         field = self.query_one("#feedback", Input)
@@ -195,16 +335,25 @@ class PermissionScreen(GuardedQuestionScreen):
 
     @on(Input.Submitted, "#feedback")
     def _feedback_sent(self) -> None:
-        self.answer(answers.deny(self._feedback_text()))
+        self.answer(self._deny())
 
-    @on(Button.Pressed, "#allow-once")
-    def _clicked_once(self) -> None:
-        self.answer(answers.allow_once())
+    @on(Button.Pressed)
+    def _clicked(self, event: Button.Pressed) -> None:
+        choice = self._by_button(event.button.id)
+        if choice is not None:
+            self.answer(self._decision(choice))
 
-    @on(Button.Pressed, "#allow-always")
-    def _clicked_always(self) -> None:
-        self.answer(answers.allow_always(self.prompt.suggestions))
 
-    @on(Button.Pressed, "#deny")
-    def _clicked_deny(self) -> None:
-        self.answer(answers.deny(self._feedback_text()))
+def _button_id(choice: PermissionChoice) -> str:
+    return choice.id.replace("_", "-")
+
+
+def _short(choice: PermissionChoice) -> str:
+    """A button's words: the choice without its rule (the list above shows the rule)."""
+    return {
+        "allow_once": "Allow once",
+        "allow_session": "This file",
+        "accept_edits": "All edits",
+        "allow_always": "Always allow",
+        "deny": "Deny",
+    }[choice.id]

@@ -228,7 +228,16 @@ async def test_interrupt_stops_every_subagent_and_every_call_gets_a_result(
     views = {v.tool_use_id: v for v in events.calls("finished")}
     for tool_use_id in ("toolu_a", "toolu_b"):
         assert views[tool_use_id].status == "interrupted"
-        assert views[tool_use_id].result.body == REJECT_MESSAGE
+        # The screen says it in plain words; the model reads the rejection text.
+        assert views[tool_use_id].result.summary == "Interrupted by you"
+    sent = {
+        b["tool_use_id"]: b["content"]
+        for m in session.messages
+        if isinstance(m.get("content"), list)
+        for b in m["content"]
+        if b.get("type") == "tool_result"
+    }
+    assert sent["toolu_a"] == sent["toolu_b"] == REJECT_MESSAGE
     # The subagents' own Bash calls were interrupted too, each with its one result.
     assert views["toolu_sa"].status == views["toolu_sb"].status == "interrupted"
     # Every tool_use of each subagent got exactly one tool_result in its sidechain.

@@ -130,3 +130,81 @@ def test_a_subagents_calls_name_their_parent() -> None:
         ToolCallTracker().queued(ToolQueued("r2", "Read", {}, "", True)).view.parent_tool_use_id
         is None
     )
+
+
+def test_waiting_for_approval_is_not_running_and_not_timed() -> None:
+    from app.engine.api import answers
+
+    now = [100.0]
+    calls = ToolCallTracker(clock=lambda: now[0])
+    calls.queued(ToolQueued("b1", "Bash", {"command": "make"}, "make", False))
+    calls.started(ToolStarted("b1", "Bash", 100.0))
+    prompt = _prompt("Bash", {"command": "make"})
+    prompt.tool_use_id = "b1"
+    asked = calls.asked(question_for(prompt))
+    assert asked is not None and asked.view.status == "awaiting_approval"
+    now[0] = 130.0  # the user took 30 s to answer
+    answered = calls.answered("b1")
+    assert answered is not None and answered.view.status == "running"
+    assert answered.view.started_at == 130.0  # the clock starts when execution does
+    done = calls.finished(ToolFinished("b1", _done("b1", "ok"), 31.5)).view
+    assert done.elapsed == 1.5  # the executor's 31.5 s less the 30 s wait
+    # A call the user denied did not run: no elapsed time, plain words.
+    calls.queued(ToolQueued("b2", "Bash", {"command": "rm x"}, "rm x", False))
+    calls.started(ToolStarted("b2", "Bash", 140.0))
+    denied = error_outcome("b2", "Bash", "rejected")
+    denied.decision = answers.deny(end_turn=True)
+    denied.permission_denial = {"tool_name": "Bash"}
+    view = calls.finished(ToolFinished("b2", denied, 3.0)).view
+    assert view.elapsed is None and view.result is not None
+    assert (view.status, view.result.summary) == ("denied", "Denied by you")
+
+
+def test_not_run_calls_name_the_deny_and_interrupted_output_stays() -> None:
+    from app.engine.api import answers
+    from tools.base import CallLabel
+
+    calls = ToolCallTracker()
+    label = CallLabel("touch x", "bash", "Make x")
+    queued = calls.queued(ToolQueued("b1", "Bash", {}, "Make x", False, label=label)).view
+    assert queued.label == label
+    calls.queued(ToolQueued("b2", "Bash", {}, "", False))
+    calls.queued(ToolQueued("b3", "Bash", {}, "", False))
+    denied = error_outcome("b1", "Bash", "rejected")
+    denied.decision = answers.deny(end_turn=True)
+    denied.permission_denial = {"tool_name": "Bash"}
+    calls.finished(ToolFinished("b1", denied, 0.0))
+    unrun = error_outcome("b2", "Bash", "rejected", synthetic="user_denied")
+    view = calls.finished(ToolFinished("b2", unrun, 0.0)).view
+    assert view.status == "interrupted" and view.result is not None
+    assert view.result.summary == "not run: you denied Bash(touch x)"
+    # Ctrl+C: the output seen so far stays, the model's rejection text is not shown.
+    calls.started(ToolStarted("b3", "Bash", 1.0))
+    calls.progressed(ToolProgressed("b3", ToolProgress(output="step 1\nstep 2\n"), 1.1))
+    stopped = error_outcome("b3", "Bash", "rejected", synthetic="user_interrupt")
+    view = calls.finished(ToolFinished("b3", stopped, 0.5)).view
+    assert view.output_tail == "step 1\nstep 2\n" and view.result is not None
+    assert view.result.summary == "Interrupted by you" and "rejected" not in view.result.body
+
+
+def test_errors_on_screen_lose_their_model_tags() -> None:
+    calls = ToolCallTracker()
+    bad = error_outcome("g1", "Grep", "<tool_use_error>Error: bad regex</tool_use_error>")
+    view = calls.finished(ToolFinished("g1", bad, 0.1)).view
+    assert view.result is not None and view.result.body == "Error: bad regex"
+
+
+def test_a_resumed_rejection_reads_in_plain_words() -> None:
+    from app.execution.texts import REJECT_MESSAGE, REJECT_WITH_FEEDBACK_PREFIX, sibling_cancelled
+
+    calls = ToolCallTracker()
+    texts = {
+        "a": (REJECT_MESSAGE, "Rejected by you"),
+        "b": (REJECT_WITH_FEEDBACK_PREFIX + "use yarn", "Rejected by you · you said: use yarn"),
+        "c": (sibling_cancelled("toolu_x"), "not run: a parallel call failed"),
+    }
+    for tool_use_id, (sent, shown) in texts.items():
+        view = calls.finished(
+            ToolFinished(tool_use_id, error_outcome(tool_use_id, "Bash", sent), 0)
+        )
+        assert view.view.result is not None and view.view.result.summary == shown

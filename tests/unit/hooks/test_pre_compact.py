@@ -71,5 +71,7 @@ async def test_runner_sends_claude_codes_fields(tmp_path: Path) -> None:
     assert result.blocked is None
     payload = json.loads(out.read_text())
     assert payload["hook_event_name"] == "PreCompact"
-    assert payload["trigger"] == "auto" and payload["custom_instructions"] is None  # as Claude Code sends it
+    assert (
+        payload["trigger"] == "auto" and payload["custom_instructions"] is None
+    )  # as Claude Code sends it
     assert payload["session_id"] == "s1" and payload["transcript_path"] == "/t.jsonl"

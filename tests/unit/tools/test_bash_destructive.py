@@ -24,6 +24,13 @@ from tools.bash import BashTool
         "git checkout -- .",
         "git stash drop",
         "/bin/rm a",
+        "echo `rm -rf build`",
+        "x=$(rm a)",
+        "cat <(rm x)",
+        "$(echo rm) -rf build",  # the command name is made at run time
+        'eval "$CMD"',  # runs code it was given as words
+        "sh -c 'anything'",
+        "xargs rm < list",
     ],
 )
 def test_destructive(command: str) -> None:
@@ -40,6 +47,10 @@ def test_destructive(command: str) -> None:
         "echo hi > /dev/null",
         "npm test",
         "cat a >> log",
+        # A substitution whose inner commands were parsed is judged by them: no false warning.
+        "echo $(date)",
+        "echo `date +%s`",
+        "echo $((1 + 2))",
     ],
 )
 def test_not_destructive(command: str) -> None:

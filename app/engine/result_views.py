@@ -1,0 +1,122 @@
+"""What a finished call shows, in plain words: the engine's side of the tool block.
+
+The model reads rejection texts, `<tool_use_error>` tags and sibling-cancel notices written for
+it; the person reads "Denied by you", "not run: you denied Bash(touch x)" and the error itself.
+Built here, from the CallOutcome, so no front end parses model-facing text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from app.engine.views import ResultView
+from app.execution.outcome import CallOutcome
+from app.execution.texts import REJECT_MESSAGE, REJECT_WITH_FEEDBACK_PREFIX
+from tools.base import Tool
+
+MAX_RESULT_CHARS = 200_000
+
+_ERROR_TAGS = re.compile(r"</?tool_use_error>")
+
+ToolFinder = Callable[[str], Tool[Any] | None]
+
+
+def call_label(tool: Tool[Any] | None, name: str, tool_input: Mapping[str, Any]) -> str:
+    """A call named in plain words as `Name(subject)`: "Bash(touch x)", "Edit(/src/a.py)"."""
+    text = ""
+    if tool is not None:
+        try:
+            text = tool.label(tool.parse_input(tool_input)).text
+        except Exception:  # bad input or a broken declaration: the name alone
+            text = ""
+    return f"{name}({text})" if text else name
+
+
+def denied_label(find: ToolFinder, outcome: CallOutcome) -> str:
+    return call_label(find(outcome.tool_name), outcome.tool_name, outcome.input)
+
+
+def screen_text(text: str) -> str:
+    """A model-facing error as a person reads it: without the `<tool_use_error>` wrapper."""
+    return _ERROR_TAGS.sub("", text).strip()
+
+
+def result_view(
+    outcome: CallOutcome, labels: Mapping[str, str] | None = None, stopped_by: str = ""
+) -> ResultView:
+    """The result as the screen shows it. `labels`: recent calls by id (`Name(subject)`), for
+    the calls that did not run because of another one; `stopped_by`: the id of the call whose
+    deny ended the turn."""
+    labels = labels or {}
+    synthetic = outcome.synthetic
+    if synthetic == "user_interrupt":
+        return ResultView("Interrupted by you")
+    if synthetic == "user_denied":
+        stopped = labels.get(stopped_by, "")
+        return ResultView(f"not run: you denied {stopped}" if stopped else "not run")
+    if synthetic == "sibling_error":
+        failed = labels.get(_sibling_of(outcome), "")
+        return ResultView(
+            f"not run: {failed} failed" if failed else "not run: a parallel call failed"
+        )
+    if synthetic == "streaming_fallback":
+        return ResultView("not run: the response broke off and was sent again")
+    denial = outcome.decision if outcome.permission_denial is not None else None
+    if denial is not None and denial.reason is not None and denial.reason.kind == "user":
+        said = denial.feedback.strip()
+        return ResultView("Denied by you" + (f" · you said: {said}" if said else ""))
+    text = content_text(outcome.result_block.get("content"))[:MAX_RESULT_CHARS]
+    if outcome.is_error and denial is None:
+        # A resumed conversation has only the texts the model read: say them in plain words.
+        replayed = _replayed(text)
+        if replayed:
+            return ResultView(replayed, replayed, "error")
+    if denial is not None:
+        why = denial.reason.describe() if denial.reason is not None else screen_text(text)
+        return ResultView(f"Denied: {why}", screen_text(text), "error")
+    diff = getattr(outcome.data, "diff", None)
+    if isinstance(diff, str) and diff and not outcome.is_error:
+        return ResultView(text, diff, "diff")
+    full = getattr(outcome.data, "persisted_path", None) or outcome.persisted_path
+    full_path = full if isinstance(full, str) and full else None
+    if outcome.is_error:
+        shown = screen_text(text)
+        return ResultView(shown, shown, "error", full_path=full_path)
+    return ResultView(text, text, "text", full_path=full_path)
+
+
+def _replayed(text: str) -> str:
+    if text == REJECT_MESSAGE:
+        return "Rejected by you"
+    if text.startswith(REJECT_WITH_FEEDBACK_PREFIX):
+        return "Rejected by you · you said: " + text[len(REJECT_WITH_FEEDBACK_PREFIX) :].strip()
+    if re.fullmatch(
+        r"<tool_use_error>Cancelled: parallel tool call \S+ errored</tool_use_error>", text
+    ):
+        return "not run: a parallel call failed"
+    return ""
+
+
+def _sibling_of(outcome: CallOutcome) -> str:
+    """The failed call's id, from the sibling-cancel text the model reads."""
+    text = content_text(outcome.result_block.get("content"))
+    match = re.search(r"parallel tool call (\S+) errored", text)
+    return match.group(1) if match else ""
+
+
+def content_text(content: Any) -> str:
+    """The text of a tool_result's content (a string or a list of content blocks)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for block in content:
+            if isinstance(block, Mapping):
+                if block.get("type") == "text":
+                    parts.append(str(block.get("text", "")))
+                else:
+                    parts.append(f"[{block.get('type', 'block')}]")
+        return "\n".join(parts)
+    return "" if content is None else str(content)
