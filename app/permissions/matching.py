@@ -245,6 +245,14 @@ def mcp_matches(rule: Rule, tool_name: str, strict: bool = False) -> bool:
     server, tool = rule.mcp_parts()
     if not server:
         return False
+    if not strict:
+        # Deny and ask: a server's name may itself hold `__` (`a__b`), so `mcp__a__b` is also the
+        # whole of server `a__b`. Reading the rule as a prefix covers every split; it can only
+        # cover more (server a's tool `b__x`, itself ambiguous), which for a deny fails closed.
+        base = rule.tool[: -len("__*")] if rule.tool.endswith("__*") else rule.tool
+        if tool_name == base and not rule.tool.endswith("__*"):
+            return True
+        return tool_name.startswith(base + "__") and len(tool_name) > len(base) + 2
     if tool is None:
         prefix = f"mcp__{server}__"
         rest = tool_name[len(prefix) :]
