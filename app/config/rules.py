@@ -52,6 +52,11 @@ def canonical_tool(tool: str) -> str:
     return _canonical_names().get(tool, tool)
 
 
+def tool_and_aliases(tool: str) -> tuple[str, ...]:
+    """A tool's name and its older names (Agent, Task): what a hook matcher may name it by."""
+    return (tool, *(alias for alias, name in _canonical_names().items() if name == tool))
+
+
 def rule_kind(tool: str) -> PermissionKind:
     """The rule family of a rule's tool name: the kind its tool declares (generic if unknown)."""
     return _rule_kinds().get(tool, "generic")

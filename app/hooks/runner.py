@@ -21,6 +21,7 @@ from pydantic import BaseModel
 
 from app import debuglog
 from app.config.hooks import HookConfig, HookEvent, HookHandler
+from app.config.rules import tool_and_aliases
 from app.hooks.calls import HookRunner, HookToolCall
 from app.hooks.output import HookOutput, read_output
 from app.hooks.process import OUTPUT_CAP_BYTES, RawHookRun, run_command
@@ -47,6 +48,8 @@ from app.hooks.translate import (
 from tools.abort import AbortSignal
 from tools.process.child_env import add_env_file, child_env
 from tools.process.owner import mark_env
+
+_TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"})
 
 
 class HookObserver(Protocol):
@@ -252,8 +255,11 @@ class CommandHookRunner:
         """The handlers to run; the same command configured twice runs once (as Claude Code)."""
         seen: set[str] = set()
         out: list[HookHandler] = []
+        # A tool is matched by its older names too (`"matcher": "Task"` fires for Agent), as in
+        # Claude Code, so a guard written for the old name still guards.
+        values = tool_and_aliases(value) if value is not None and event in _TOOL_EVENTS else ()
         for handler in self.config.for_event(event):
-            if value is not None and not handler.matcher.matches(value):
+            if value is not None and not any(handler.matcher.matches(v) for v in values or (value,)):
                 continue
             if handler.command in seen:
                 continue
