@@ -219,17 +219,27 @@ def build_session(
         options=replace(tool_options(environ), extra={"skills": skills}),
     )
     intro = opts.intro if opts.intro is not None else INTRO
+    view = decider.view()
+
+    def memory_refuse(path: Path) -> str:
+        # A memory file or `@import` a Read deny rule covers stays out (as in Claude Code).
+        decision = view.check_path("Read", str(path), "read")
+        if decision.behavior != "deny":
+            return ""
+        return decision.message or "a Read deny rule covers it"
+
     system = build_system(
         start,
         project_root=project,
         config_dir=config_dir(env),
         intro=intro,
         skills_text=skills_text,
+        memory_refuse=memory_refuse,
     )
     from app.memory.files import load_memory
     from app.memory.nested import NestedMemory
 
-    loaded_memory = load_memory(start, project, config_dir(env), environ)
+    loaded_memory = load_memory(start, project, config_dir(env), environ, refuse=memory_refuse)
     warnings.extend(loaded_memory.problems)
     warnings.extend(commands.problems)
     from app.engine.context import ContextConfig, beta_headers
@@ -288,13 +298,18 @@ def build_session(
             config_dir=config_dir(env),
             intro=intro,
             skills_text=skills_text,
+            memory_refuse=memory_refuse,
         ),
         include_partial_messages=opts.include_partial_messages,
         fallback_model=opts.fallback_model,
         request_extra=opts.request_extra,
         agents=agents,
         build_system=lambda intro: build_system(
-            start, project_root=project, config_dir=config_dir(env), intro=intro
+            start,
+            project_root=project,
+            config_dir=config_dir(env),
+            intro=intro,
+            memory_refuse=memory_refuse,
         ),
     )
     session = Session(parts, sink)

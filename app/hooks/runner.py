@@ -259,7 +259,9 @@ class CommandHookRunner:
         # Claude Code, so a guard written for the old name still guards.
         values = tool_and_aliases(value) if value is not None and event in _TOOL_EVENTS else ()
         for handler in self.config.for_event(event):
-            if value is not None and not any(handler.matcher.matches(v) for v in values or (value,)):
+            if value is not None and not any(
+                handler.matcher.matches(v) for v in values or (value,)
+            ):
                 continue
             if handler.command in seen:
                 continue

@@ -12,11 +12,12 @@ conditional: they are attached with a tool result when the model works on a matc
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.memory.frontmatter import FrontmatterError, as_list, split_frontmatter
+from app.memory.guard import never_read_reason
 from app.memory.imports import MAX_IMPORT_DEPTH, import_paths
 
 LATHE_NAMES = ("LATHE.md", "CLAUDE.md", "AGENTS.md")
@@ -63,6 +64,17 @@ class LoadedMemory:
     conditional: list[ConditionalRule] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     seen: set[Path] = field(default_factory=set)
+    # Why the session refuses to read a file (its Read deny rules), or "": the file is skipped.
+    refuse: Callable[[Path], str] | None = None
+
+    def refusal(self, path: Path) -> str:
+        reason = never_read_reason(path)
+        if not reason and self.refuse is not None:
+            try:
+                reason = self.refuse(path)
+            except Exception as exc:  # a broken check must not become a read
+                reason = f"the permission check failed ({type(exc).__name__})"
+        return reason
 
 
 def claude_user_dir(env: Mapping[str, str] | None = None) -> Path:
@@ -79,7 +91,7 @@ def read_memory_text(path: Path) -> str | None:
         if not path.is_file():
             return None
         text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+    except (OSError, RuntimeError, ValueError):  # a symlink loop, a NUL in the path
         return None
     if len(text) > MAX_MEMORY_CHARS:
         text = text[:MAX_MEMORY_CHARS] + f"\n[... cut: {path} is longer than shown]"
@@ -90,9 +102,19 @@ def add_file(out: LoadedMemory, path: Path, kind: str, home: Path, depth: int = 
     """`path` and, after it, the files it imports (depth-first, each at most once)."""
     try:
         resolved = path.resolve()
-    except OSError:
+    except (OSError, RuntimeError, ValueError):
+        # A symlink loop (`CLAUDE.md -> CLAUDE.md`, a.md <-> b.md): said, never a crash.
+        if os.path.islink(path):
+            out.problems.append(f"memory file {path} skipped: its symlinks form a loop")
         return
     if resolved in out.seen:
+        return
+    if not _exists(path):
+        return
+    reason = out.refusal(path)
+    if reason:
+        out.seen.add(resolved)
+        out.problems.append(f"memory file {path} not loaded: {reason}")
         return
     text = read_memory_text(path)
     if text is None:
@@ -104,6 +126,13 @@ def add_file(out: LoadedMemory, path: Path, kind: str, home: Path, depth: int = 
         return
     for target in import_paths(text, path.parent, home):
         add_file(out, target, kind, home, depth + 1)
+
+
+def _exists(path: Path) -> bool:
+    try:
+        return path.exists()
+    except (OSError, RuntimeError, ValueError):
+        return False
 
 
 def _folders(project_root: Path, cwd: Path) -> list[Path]:
@@ -124,9 +153,13 @@ def _rules(out: LoadedMemory, folder: Path, home: Path) -> None:
     rules_dir = folder / ".claude" / "rules"
     try:
         paths = sorted(rules_dir.rglob("*.md")) if rules_dir.is_dir() else []
-    except OSError:
+    except (OSError, RuntimeError):
         return
     for path in paths:
+        reason = out.refusal(path)
+        if reason:
+            out.problems.append(f"rule file {path} not loaded: {reason}")
+            continue
         text = read_memory_text(path)
         if text is None:
             continue
@@ -153,10 +186,11 @@ def load_memory(
     project_root: Path,
     config_dir: Path | None,
     env: Mapping[str, str] | None = None,
+    refuse: Callable[[Path], str] | None = None,
 ) -> LoadedMemory:
     e = os.environ if env is None else env
     home = Path(e["HOME"]) if e.get("HOME") else Path.home()
-    out = LoadedMemory()
+    out = LoadedMemory(refuse=refuse)
     if config_dir is not None:
         for name in LATHE_NAMES:
             add_file(out, config_dir / name, "user", home)
