@@ -36,9 +36,8 @@ def never_read_reason(path: Path) -> str:
         if _special(form):
             return f"{form} is on a special file system (/proc, /dev, /sys)"
         parts = form.split("/")
-        if parts[-1] in _CREDENTIAL_FILES or parts[-1].startswith("id_"):
-            if parts[-1] in _CREDENTIAL_FILES or ".ssh" in parts:
-                return f"{form} is a credential file"
+        if parts[-1] in _CREDENTIAL_FILES:
+            return f"{form} is a credential file"
         if any(part in _CREDENTIAL_DIRS for part in parts[:-1]):
             return f"{form} is inside a credential folder"
     return ""

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from app.model.scenario import text_turn, tool_use_block, turn_of
-from tests.e2e.test_headless_cli import env_for, lathe, lines
+from tests.e2e.test_headless_cli import env_for, lathe
 
 
 def _agent_script(fake_api, subagent_type: str) -> None:
