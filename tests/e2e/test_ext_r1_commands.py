@@ -1,0 +1,64 @@
+"""ext-r1 command and skill findings through the real `lathe -p` and the HTTP fake: `!` in
+arguments (F12), custom commands through the Skill tool (F14)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from app.commands.arguments import substitute
+from app.model.scenario import text_turn, tool_use_block, turn_of
+from tests.e2e.test_ext_r1_permissions import _tool_result
+from tests.e2e.test_headless_cli import env_for, lathe
+
+
+def _say(project: Path) -> None:
+    (project / ".git").mkdir(exist_ok=True)
+    (project / ".claude" / "commands").mkdir(parents=True, exist_ok=True)
+    (project / ".claude" / "commands" / "say.md").write_text("Say: $ARGUMENTS\n")
+    (project / ".claude" / "commands" / "pos.md").write_text("First: $0 then $1\n")
+    skill = project / ".claude" / "skills" / "sayskill"
+    skill.mkdir(parents=True, exist_ok=True)
+    (skill / "SKILL.md").write_text("---\ndescription: say\n---\nSay: $ARGUMENTS\n")
+
+
+@pytest.mark.parametrize(
+    "args",
+    ["!`touch inj`", "x !`touch inj`", "`!`touch inj``", "a\n!`touch inj`"],
+)
+def test_arguments_are_escaped_as_claude_code_escapes_them(args):
+    out = substitute("Say: $ARGUMENTS and $0", args)
+    assert "!`" not in out
+    assert "! `" in out or "\\!" in out
+
+
+@pytest.mark.parametrize("command", ["/say !`touch inj`", '/pos "!`touch inj`" !`touch inj`'])
+def test_a_bang_inside_command_arguments_never_runs(fake_api, project, command):
+    _say(project)
+    fake_api.load([text_turn("done")])
+    proc = lathe(["-p", command, "--allowedTools", "Bash(touch:*)"], project, env_for(fake_api))
+    assert proc.returncode == 0, proc.stderr
+    assert not (project / "inj").exists()
+    # The header quotes the arguments as typed (as Claude Code's does); the body has them escaped.
+    body = fake_api.bodies()[0]["messages"][0]["content"][1]["text"]
+    assert "touch inj" in body and "!`touch inj`" not in body
+
+
+@pytest.mark.parametrize("args", ["!`touch inj`", "!`id -un; uname -a`"])
+def test_a_bang_inside_a_models_skill_args_never_runs(fake_api, project, args):
+    _say(project)
+    fake_api.load(
+        [
+            turn_of([tool_use_block("Skill", {"skill": "sayskill", "args": args}, "toolu_s")]),
+            text_turn("done"),
+        ]
+    )
+    proc = lathe(["-p", "hi", "--allowedTools", "Bash(touch:*)"], project, env_for(fake_api))
+    assert proc.returncode == 0, proc.stderr
+    assert not (project / "inj").exists()
+    text = json.dumps(fake_api.bodies()[-1]["messages"][-1])
+    assert "Say: \\\\! `" in text  # the model reads the escaped text, nothing ran
+    assert "Linux" not in text
+    assert _tool_result(fake_api, "toolu_s").get("is_error") is not True
