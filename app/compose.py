@@ -313,6 +313,9 @@ def build_session(
         ),
     )
     session = Session(parts, sink)
+    from app.engine.side_query import make_hook_asker
+
+    hooks.prompt_asker = make_hook_asker(session)
     if asking is not None:
         asking.bind(session)
     return SessionSetup(session, warnings, resumed, is_trusted_now)
