@@ -31,8 +31,8 @@ import httpx
 from app.config.hooks import HookHandler
 from app.hooks.process import OUTPUT_CAP_BYTES, RawHookRun
 
-# The question a prompt hook's model gets: (system, user text, model or "", timeout s) -> text.
-PromptAsker = Callable[[str, str, str, float], Awaitable[str]]
+# The question a prompt hook's model gets: (system, user text, model or "") -> its answer.
+PromptAsker = Callable[[str, str, str], Awaitable[str]]
 
 GUARD_EVENTS = frozenset({"PreToolUse", "PermissionRequest"})
 PROMPT_SYSTEM = (
@@ -109,7 +109,7 @@ async def run_prompt(handler: HookHandler, stdin: bytes, ask: PromptAsker | None
         return _failed(handler, "no model can answer prompt hooks in this session", started)
     try:
         answer = await asyncio.wait_for(
-            ask(PROMPT_SYSTEM, prompt_text(handler, stdin), handler.model, handler.timeout),
+            ask(PROMPT_SYSTEM, prompt_text(handler, stdin), handler.model),
             handler.timeout,
         )
     except TimeoutError:

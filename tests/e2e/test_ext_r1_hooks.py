@@ -102,7 +102,7 @@ class _Hook(BaseHTTPRequestHandler):
     status: int = 200
     seen: list[tuple[dict[str, str], bytes]] = []
 
-    def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+    def do_POST(self) -> None:
         body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
         type(self).seen.append((dict(self.headers), body))
         self.send_response(self.status)
