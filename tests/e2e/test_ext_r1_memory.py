@@ -7,7 +7,7 @@ import json
 import os
 from pathlib import Path
 
-from app.model.scenario import text_turn
+from app.model.scenario import text_turn, tool_use_block, turn_of
 from tests.e2e.test_headless_cli import env_for, lathe
 
 
@@ -96,3 +96,39 @@ def test_symlink_loops_in_memory_files_are_skipped_with_a_warning(fake_api, proj
     assert "Traceback" not in proc.stderr
     assert "Top memory." in _system(fake_api)
     assert "loop" in proc.stderr
+
+
+def test_transcripts_and_their_folders_are_the_users_alone(fake_api, project, tmp_path):
+    (project / ".git").mkdir()
+    state = tmp_path / "state"
+    fake_api.load(
+        [
+            turn_of(
+                [
+                    tool_use_block(
+                        "Agent", {"description": "d", "prompt": "P", "subagent_type": "Explore"}
+                    )
+                ]
+            ),
+            text_turn("sub"),
+            text_turn("done"),
+        ]
+    )
+    old = os.umask(0o022)
+    try:
+        proc = lathe(
+            ["-p", "hi"],
+            project,
+            env_for(fake_api, HOME=str(_home(project)), LATHE_STATE_DIR=str(state)),
+        )
+    finally:
+        os.umask(old)
+    assert proc.returncode == 0, proc.stderr
+    files = [p for p in (state / "projects").rglob("*") if p.is_file()]
+    folders = [p for p in (state / "projects").rglob("*") if p.is_dir()]
+    assert any(p.name.startswith("agent-") and p.suffix == ".jsonl" for p in files)
+    assert any(p.name.endswith(".meta.json") for p in files)
+    for path in files:
+        assert path.stat().st_mode & 0o077 == 0, (path, oct(path.stat().st_mode))
+    for path in [state / "projects", *folders]:
+        assert path.stat().st_mode & 0o077 == 0, (path, oct(path.stat().st_mode))
