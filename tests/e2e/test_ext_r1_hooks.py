@@ -183,3 +183,36 @@ def test_an_unreachable_http_guard_blocks_the_call(fake_api, project):
     assert proc.returncode == 0, proc.stderr
     assert not (project / "ran").exists()
     assert "could not check this call" in json.dumps(_tool_result(fake_api, "toolu_b"))
+
+
+def test_every_stop_hook_block_is_honoured_with_stop_hook_active(fake_api, project):
+    log = project / "stop.log"
+    script = project / "stop.sh"
+    script.write_text(
+        "#!/bin/sh\n"
+        f'active=$(grep -o \'"stop_hook_active": *[a-z]*\' | grep -o "[a-z]*$")\n'
+        f'echo "$active" >> {log}\n'
+        f"n=$(wc -l < {log})\n"
+        'if [ "$n" -le 4 ]; then echo "{\\"decision\\":\\"block\\",\\"reason\\":\\"round $n\\"}"; fi\n'
+    )
+    script.chmod(0o755)
+    _settings(project, {"Stop": [{"hooks": [{"type": "command", "command": str(script)}]}]})
+    fake_api.load([text_turn(f"answer {i}") for i in range(5)])
+    proc = lathe(["-p", "hi"], project, env_for(fake_api))
+    assert proc.returncode == 0, proc.stderr
+    assert log.read_text().split() == ["false", "true", "true", "true", "true"]
+    assert len(fake_api.bodies()) == 5
+    assert "round 4" in json.dumps(fake_api.bodies()[-1]["messages"][-1])
+    assert proc.stdout.strip() == "answer 4"
+
+
+def test_a_stop_hook_that_always_blocks_is_capped(fake_api, project):
+    _settings(
+        project,
+        {"Stop": [{"hooks": [{"type": "command", "command": "echo again >&2; exit 2"}]}]},
+    )
+    fake_api.load([text_turn(f"answer {i}") for i in range(10)])
+    proc = lathe(["-p", "hi"], project, env_for(fake_api, LATHE_MAX_STOP_HOOK_CONTINUATIONS="3"))
+    assert proc.returncode == 0, proc.stderr
+    assert len(fake_api.bodies()) == 4
+    assert "LATHE_MAX_STOP_HOOK_CONTINUATIONS" in proc.stderr
