@@ -123,3 +123,41 @@ def test_a_skill_deny_holds_for_its_folder_and_frontmatter_names(fake_api, proje
     assert result.get("is_error") is True, result
     assert "SKILL-BODY-LOADED" not in json.dumps(fake_api.bodies())
     assert rule in json.dumps(result)
+
+
+def test_denials_inside_a_subagent_are_in_the_results_permission_denials(fake_api, project):
+    (project / ".git").mkdir()
+    (project / "secret.txt").write_text("s")
+    fake_api.load(
+        [
+            turn_of(
+                [
+                    tool_use_block(
+                        "Agent",
+                        {"description": "d", "prompt": "P", "subagent_type": "general-purpose"},
+                        "toolu_a",
+                    )
+                ]
+            ),
+            turn_of(
+                [
+                    tool_use_block("Bash", {"command": "rm secret.txt"}, "toolu_r"),
+                    tool_use_block("Bash", {"command": "touch x"}, "toolu_b"),
+                ]
+            ),
+            text_turn("sub done"),
+            text_turn("done"),
+        ]
+    )
+    proc = lathe(
+        ["-p", "hi", "--output-format", "json", "--disallowedTools", "Bash(rm:*)"],
+        project,
+        env_for(fake_api),
+    )
+    assert proc.returncode == 0, proc.stderr
+    denials = json.loads(proc.stdout)["permission_denials"]
+    assert sorted((d["tool_name"], d["tool_use_id"]) for d in denials) == [
+        ("Bash", "toolu_b"),
+        ("Bash", "toolu_r"),
+    ]
+    assert not (project / "x").exists() and (project / "secret.txt").exists()
