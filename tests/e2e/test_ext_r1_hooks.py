@@ -216,3 +216,70 @@ def test_a_stop_hook_that_always_blocks_is_capped(fake_api, project):
     assert proc.returncode == 0, proc.stderr
     assert len(fake_api.bodies()) == 4
     assert "LATHE_MAX_STOP_HOOK_CONTINUATIONS" in proc.stderr
+
+
+def test_post_tool_use_gets_write_and_edit_responses_in_claude_codes_shape(fake_api, project):
+    dump = project.parent / "post.jsonl"
+    _settings(
+        project,
+        {
+            "PostToolUse": [
+                {
+                    "matcher": "Write|Edit",
+                    "hooks": [{"type": "command", "command": f"cat >> {dump}; echo >> {dump}"}],
+                }
+            ]
+        },
+    )
+    target = project / "f.txt"
+    other = project / "g.txt"
+    other.write_text("one\ntwo\nthree\n")
+    fake_api.load(
+        [
+            turn_of([tool_use_block("Write", {"file_path": str(target), "content": "hello\n"})]),
+            turn_of([tool_use_block("Read", {"file_path": str(other)})]),
+            turn_of(
+                [
+                    tool_use_block(
+                        "Edit",
+                        {"file_path": str(other), "old_string": "two", "new_string": "TWO"},
+                    )
+                ]
+            ),
+            turn_of([tool_use_block("Write", {"file_path": str(other), "content": "replaced\n"})]),
+            text_turn("done"),
+        ]
+    )
+    proc = lathe(["-p", "hi", "--permission-mode", "acceptEdits"], project, env_for(fake_api))
+    assert proc.returncode == 0, proc.stderr
+    create, edit, update = [
+        json.loads(line)["tool_response"] for line in dump.read_text().splitlines() if line
+    ]
+    assert create == {
+        "type": "create",
+        "filePath": str(target),
+        "content": "hello\n",
+        "structuredPatch": [],
+        "originalFile": None,
+        "userModified": False,
+    }
+    assert edit == {
+        "filePath": str(other),
+        "oldString": "two",
+        "newString": "TWO",
+        "originalFile": "one\ntwo\nthree\n",
+        "structuredPatch": [
+            {
+                "oldStart": 1,
+                "oldLines": 3,
+                "newStart": 1,
+                "newLines": 3,
+                "lines": [" one", "-two", "+TWO", " three"],
+            }
+        ],
+        "userModified": False,
+        "replaceAll": False,
+    }
+    assert update["type"] == "update" and update["filePath"] == str(other)
+    assert update["originalFile"] == "one\nTWO\nthree\n" and update["content"] == "replaced\n"
+    assert update["structuredPatch"][0]["lines"][:2] == ["-one", "-TWO"]
