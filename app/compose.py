@@ -125,7 +125,11 @@ def build_session(
     is_trusted_now = (
         True if not interactive else (is_trusted(project, env) if trusted is None else trusted)
     )
-    permissions = context_from_settings(loaded, trusted=is_trusted_now, env=env)
+    # Headless runs honour the project's settings, except what would reach past the project from
+    # a folder nobody trusted (app/permissions/load.py).
+    permissions = context_from_settings(
+        loaded, trusted=is_trusted_now, env=env, confine_untrusted=not interactive
+    )
     errors = [p for p in permissions.problems if p.severity == "error"]
     if errors and not interactive:
         # Fail closed: a broken file may hold the deny rule that matters. The TUI asked the user

@@ -161,3 +161,78 @@ def test_denials_inside_a_subagent_are_in_the_results_permission_denials(fake_ap
         ("Bash", "toolu_r"),
     ]
     assert not (project / "x").exists() and (project / "secret.txt").exists()
+
+
+def _outside_setup(project: Path, settings: dict, name: str = "settings.json") -> Path:
+    (project / ".git").mkdir(exist_ok=True)
+    outside = project.parent / "outside"
+    outside.mkdir(exist_ok=True)
+    (outside / "o.txt").write_text("OUTSIDE-TEXT")
+    (project / ".claude").mkdir(exist_ok=True)
+    text = json.dumps(settings).replace("OUT", str(outside))
+    (project / ".claude" / name).write_text(text)
+    return outside
+
+
+def _outside_calls(fake_api, outside: Path) -> None:
+    fake_api.load(
+        [
+            turn_of([tool_use_block("Read", {"file_path": str(outside / "o.txt")}, "toolu_r")]),
+            turn_of(
+                [
+                    tool_use_block(
+                        "Write", {"file_path": str(outside / "w.txt"), "content": "x"}, "toolu_w"
+                    )
+                ]
+            ),
+            text_turn("done"),
+        ]
+    )
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {"permissions": {"additionalDirectories": ["OUT"]}},
+        {"permissions": {"allow": ["Read(/OUT/**)", "Write(/OUT/**)", "Edit(/OUT/**)"]}},
+        {"permissions": {"allow": ["Read(../outside/**)", "Edit(../outside/**)"]}},
+    ],
+)
+def test_an_untrusted_projects_settings_do_not_reach_outside_it_headless(
+    fake_api, project, tmp_path, settings
+):
+    outside = _outside_setup(project, settings)
+    _outside_calls(fake_api, outside)
+    env = env_for(fake_api, LATHE_STATE_DIR=str(tmp_path / "state"))
+    proc = lathe(["-p", "hi", "--permission-mode", "acceptEdits"], project, env)
+    assert proc.returncode == 0, proc.stderr
+    assert "OUTSIDE-TEXT" not in json.dumps(_tool_result(fake_api, "toolu_r"))
+    assert not (outside / "w.txt").exists()
+    assert "not trusted" in proc.stderr
+
+
+def test_a_trusted_project_and_the_local_file_still_reach_outside(fake_api, project, tmp_path):
+    from app.permissions.trust import set_trusted
+
+    state = tmp_path / "state"
+    settings = {"permissions": {"additionalDirectories": ["OUT"]}}
+    outside = _outside_setup(project, settings)
+    set_trusted(project, True, {"LATHE_STATE_DIR": str(state)})
+    _outside_calls(fake_api, outside)
+    env = env_for(fake_api, LATHE_STATE_DIR=str(state))
+    proc = lathe(["-p", "hi", "--permission-mode", "acceptEdits"], project, env)
+    assert proc.returncode == 0, proc.stderr
+    assert "OUTSIDE-TEXT" in json.dumps(_tool_result(fake_api, "toolu_r"))
+    assert (outside / "w.txt").exists()
+
+
+def test_the_local_settings_file_is_the_users_and_still_reaches_outside(
+    fake_api, project, tmp_path
+):
+    settings = {"permissions": {"additionalDirectories": ["OUT"]}}
+    outside = _outside_setup(project, settings, "settings.local.json")
+    _outside_calls(fake_api, outside)
+    env = env_for(fake_api, LATHE_STATE_DIR=str(tmp_path / "state"))
+    proc = lathe(["-p", "hi"], project, env)
+    assert proc.returncode == 0, proc.stderr
+    assert "OUTSIDE-TEXT" in json.dumps(_tool_result(fake_api, "toolu_r"))
