@@ -1,8 +1,10 @@
 """Which memory files a session loads, in Claude Code's order, with their imports.
 
 Order (later files take precedence, as in Claude Code): user files (lathe's config folder
-LATHE.md/CLAUDE.md/AGENTS.md, then `~/.claude/CLAUDE.md` or `$CLAUDE_CONFIG_DIR/CLAUDE.md`),
-then for every folder from the project root down to the working directory: LATHE.md, CLAUDE.md,
+LATHE.md/CLAUDE.md/AGENTS.md, then `~/.claude/CLAUDE.md` or `$CLAUDE_CONFIG_DIR/CLAUDE.md`, then
+the user rules `~/.claude/rules/*.md`), then for every folder from the file system root through
+the project root down to the working directory (Claude Code reads the folders above the git root
+too): LATHE.md, CLAUDE.md,
 AGENTS.md, .claude/CLAUDE.md, .claude/rules/*.md without `paths:`; then CLAUDE.local.md of the
 same folders. Each file is followed by the files it imports. Rules with a `paths:` glob list are
 conditional: they are attached with a tool result when the model works on a matching file
@@ -135,6 +137,14 @@ def _exists(path: Path) -> bool:
         return False
 
 
+def _ancestors(project_root: Path) -> list[Path]:
+    try:
+        resolved = project_root.resolve()
+    except (OSError, RuntimeError):
+        return []
+    return list(reversed(resolved.parents))
+
+
 def _folders(project_root: Path, cwd: Path) -> list[Path]:
     """The project root, then each folder down to the working directory."""
     try:
@@ -149,13 +159,26 @@ def _folders(project_root: Path, cwd: Path) -> list[Path]:
     return folders
 
 
-def _rules(out: LoadedMemory, folder: Path, home: Path) -> None:
-    rules_dir = folder / ".claude" / "rules"
+def _rules(
+    out: LoadedMemory,
+    folder: Path,
+    home: Path,
+    rules_dir: Path | None = None,
+    kind: str = "project",
+) -> None:
+    """`folder/.claude/rules/**/*.md` (or `rules_dir`): plain ones now, `paths:` ones when the
+    model works on a matching file (globs relative to `folder`)."""
+    rules_dir = rules_dir or folder / ".claude" / "rules"
     try:
         paths = sorted(rules_dir.rglob("*.md")) if rules_dir.is_dir() else []
     except (OSError, RuntimeError):
         return
     for path in paths:
+        try:
+            if path.resolve() in out.seen:
+                continue  # `~/.claude/rules` read as the user's, and again as a folder above
+        except (OSError, RuntimeError):
+            continue
         reason = out.refusal(path)
         if reason:
             out.problems.append(f"rule file {path} not loaded: {reason}")
@@ -176,9 +199,9 @@ def _rules(out: LoadedMemory, folder: Path, home: Path) -> None:
             # Frontmatter is metadata: the model gets the body, as with commands.
             out.seen.add(path.resolve())
             if body.strip():
-                out.files.append(MemoryFile(path, body.strip(), "project"))
+                out.files.append(MemoryFile(path, body.strip(), kind))
         else:
-            add_file(out, path, "project", home)
+            add_file(out, path, kind, home)
 
 
 def load_memory(
@@ -194,8 +217,13 @@ def load_memory(
     if config_dir is not None:
         for name in LATHE_NAMES:
             add_file(out, config_dir / name, "user", home)
-    add_file(out, claude_user_dir(env) / "CLAUDE.md", "user", home)
-    folders = _folders(project_root, cwd)
+    user_dir = claude_user_dir(env)
+    add_file(out, user_dir / "CLAUDE.md", "user", home)
+    # User rules (`~/.claude/rules/*.md`), after the user's CLAUDE.md, as Claude Code loads them.
+    _rules(out, home, home, user_dir / "rules", "user")
+    # The folders above the project too (Claude Code reads CLAUDE.md files up to the root, so a
+    # folder of repositories can share one), outermost first.
+    folders = [*_ancestors(project_root), *_folders(project_root, cwd)]
     for folder in folders:
         for name in LATHE_NAMES:
             add_file(out, folder / name, "project", home)

@@ -132,3 +132,31 @@ def test_transcripts_and_their_folders_are_the_users_alone(fake_api, project, tm
         assert path.stat().st_mode & 0o077 == 0, (path, oct(path.stat().st_mode))
     for path in [state / "projects", *folders]:
         assert path.stat().st_mode & 0o077 == 0, (path, oct(path.stat().st_mode))
+
+
+def test_claude_md_above_the_git_root_and_user_rules_load(fake_api, tmp_path):
+    outer = tmp_path / "work"
+    project = outer / "proj"
+    (project / ".git").mkdir(parents=True)
+    (project / "CLAUDE.md").write_text("PROJECT-MEMORY")
+    (outer / "CLAUDE.md").write_text("ABOVE-GIT-ROOT")
+    (outer / "CLAUDE.local.md").write_text("ABOVE-LOCAL")
+    home = tmp_path / "home"
+    (home / ".claude" / "rules").mkdir(parents=True)
+    (home / ".claude" / "CLAUDE.md").write_text("USER-MEMORY")
+    (home / ".claude" / "rules" / "u.md").write_text("USER-RULE")
+    (home / ".claude" / "rules" / "py.md").write_text(
+        '---\npaths:\n  - "**/*.py"\n---\nUSER-PY-RULE\n'
+    )
+    fake_api.load([text_turn("ok")])
+    proc = lathe(["-p", "hi"], project, env_for(fake_api, HOME=str(home)))
+    assert proc.returncode == 0, proc.stderr
+    system = _system(fake_api)
+    order = [
+        system.index(t)
+        for t in ("USER-MEMORY", "USER-RULE", "ABOVE-GIT-ROOT", "PROJECT-MEMORY", "ABOVE-LOCAL")
+    ]
+    assert order == sorted(order)
+    assert "USER-PY-RULE" not in system  # conditional: attached when a .py file is worked on
+    assert f"Contents of {outer / 'CLAUDE.md'} (project instructions" in system
+    assert f"Contents of {home / '.claude' / 'rules' / 'u.md'} (user's private global" in system
