@@ -59,6 +59,8 @@ class CustomCommand:
     model: str = ""
     # A skill typed as `/name` (app/skills/loader.py): its body is preceded by its folder.
     base_dir: str = ""
+    # `disable-model-invocation: true`: not offered to the model through the Skill tool.
+    model_invocable: bool = True
 
     @property
     def help(self) -> str:
@@ -137,6 +139,8 @@ def command_from(
         argument_hint=as_text(fields.get("argument-hint")).strip(),
         allowed_tools=tuple(as_list(fields.get("allowed-tools"))),
         model=as_text(fields.get("model")).strip(),
+        model_invocable=as_text(fields.get("disable-model-invocation")).strip().lower()
+        not in ("true", "yes", "on", "1"),
     )
 
 
@@ -179,10 +183,11 @@ def load_for_session(
     env: Mapping[str, str] | None = None,
 ) -> CommandSet:
     from app.config.paths import config_dir
-    from app.skills.loader import add_skill_commands, load_skills
+    from app.skills.loader import add_command_skills, add_skill_commands, load_skills
 
     e = os.environ if env is None else env
     commands = load_commands(Path(project_root), config_dir(e), builtins, e)
     commands.skills = load_skills(Path(project_root), config_dir(e), e)
     add_skill_commands(commands, builtins)
+    add_command_skills(commands)
     return commands

@@ -49,6 +49,9 @@ class Skill:
     model: str = ""
     model_invocable: bool = True
     user_invocable: bool = True
+    # A custom command offered through the Skill tool (Claude Code lists commands with the
+    # skills): `/name` already runs it as a command, and it has no folder of its own to name.
+    is_command: bool = False
 
     @property
     def base_dir(self) -> Path:
@@ -169,3 +172,26 @@ def add_skill_commands(commands: CommandSet, builtins: Collection[str] = ()) -> 
             )
             continue
         commands.commands[skill.name] = skill.as_command()
+
+
+def add_command_skills(commands: CommandSet) -> None:
+    """Each custom command the model may invoke is offered through the Skill tool too, as in
+    Claude Code (`Skill {"skill": "name"}` runs it); a skill of the same name wins."""
+    skills = commands.skills
+    if not isinstance(skills, SkillSet):
+        return
+    for name, command in sorted(commands.commands.items()):
+        if command.base_dir or not command.model_invocable or name in skills.skills:
+            continue
+        skills.skills[name] = Skill(
+            name=name,
+            path=command.path,
+            source=command.source,
+            body=command.body,
+            description=command.description,
+            argument_hint=command.argument_hint,
+            allowed_tools=command.allowed_tools,
+            model=command.model,
+            user_invocable=False,  # `/name` is the command itself
+            is_command=True,
+        )

@@ -62,3 +62,28 @@ def test_a_bang_inside_a_models_skill_args_never_runs(fake_api, project, args):
     assert "Say: \\\\! `" in text  # the model reads the escaped text, nothing ran
     assert "Linux" not in text
     assert _tool_result(fake_api, "toolu_s").get("is_error") is not True
+
+
+def test_custom_commands_are_offered_and_run_through_the_skill_tool(fake_api, project):
+    (project / ".git").mkdir()
+    commands = project / ".claude" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "hello.md").write_text("---\ndescription: Say hello\n---\nHELLO-BODY $ARGUMENTS\n")
+    (commands / "hidden.md").write_text("---\ndisable-model-invocation: true\n---\nHIDDEN\n")
+    fake_api.load(
+        [
+            turn_of([tool_use_block("Skill", {"skill": "hello", "args": "Bob"}, "toolu_s")]),
+            text_turn("done"),
+        ]
+    )
+    proc = lathe(["-p", "hi"], project, env_for(fake_api))
+    assert proc.returncode == 0, proc.stderr
+    first = fake_api.bodies()[0]
+    assert "Skill" in [t["name"] for t in first["tools"]]
+    system = "".join(b["text"] for b in first["system"])
+    assert "- hello: Say hello" in system and "hidden" not in system
+    result = _tool_result(fake_api, "toolu_s")
+    assert result.get("is_error") is not True
+    sent = json.dumps(fake_api.bodies()[1]["messages"][-1])
+    assert "Launching skill: hello" in sent and "HELLO-BODY Bob" in sent
+    assert "Base directory for this skill" not in sent
