@@ -236,3 +236,37 @@ def test_the_local_settings_file_is_the_users_and_still_reaches_outside(
     proc = lathe(["-p", "hi"], project, env)
     assert proc.returncode == 0, proc.stderr
     assert "OUTSIDE-TEXT" in json.dumps(_tool_result(fake_api, "toolu_r"))
+
+
+def test_sdk_mode_waits_for_a_background_agent_and_runs_its_notification_turn(fake_api, project):
+    from tests.e2e.test_headless_cli import lines
+    from tests.support.subagents import requests_of, route
+
+    (project / ".git").mkdir()
+    route(
+        fake_api,
+        {
+            "go": [
+                turn_of(
+                    [
+                        tool_use_block(
+                            "Agent",
+                            {"description": "bg", "prompt": "SUB-BG", "run_in_background": True},
+                            "toolu_bg",
+                        )
+                    ]
+                ),
+                text_turn("main after launch"),
+                text_turn("main after notification"),
+            ],
+            "SUB-BG": [text_turn("SUBREPORT-BG", delay=0.3)],
+        },
+    )
+    proc = lathe(
+        ["-p", "go", "--output-format", "stream-json", "--verbose"], project, env_for(fake_api)
+    )
+    assert proc.returncode == 0, proc.stderr
+    results = [o["result"] for o in lines(proc.stdout) if o["type"] == "result"]
+    assert results == ["main after launch", "main after notification"]
+    notified = json.dumps(requests_of(fake_api, "go")[-1]["messages"][-1])
+    assert "<task-notification>" in notified and "SUBREPORT-BG" in notified
