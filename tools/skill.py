@@ -77,6 +77,9 @@ class SkillTool(Tool[SkillInput]):
     name = "Skill"
     search_hint = "load a skill's instructions (a SKILL.md folder) into the turn"
     input_model = SkillInput
+    # Claude Code offers skills in plan mode; the skill's own tool calls still obey plan mode
+    # (read by app/permissions/decider.py).
+    usable_in_plan_mode = True
 
     def summary(self, input: SkillInput) -> str:
         return _name(input) + (f" {input.args}" if input.args else "")

@@ -376,7 +376,9 @@ def _decide_generic(
     except Exception as exc:
         debuglog.record("permissions", f"{name}.is_read_only raised; not read-only", exc)
         read_only = False
-    if pc.mode == "plan" and not read_only:
+    # A tool may declare itself usable in plan mode though it is not read-only (Skill: it loads
+    # instructions; what they lead to is judged call by call, plan mode included).
+    if pc.mode == "plan" and not read_only and not getattr(tool, "usable_in_plan_mode", False):
         return PermissionDecision.deny(PLAN_MODE_MESSAGE, DecisionReason("mode", PLAN_MODE_MESSAGE))
     rule = next((r for r in pc.allow if matches(r, True)), None)
     if rule is not None:

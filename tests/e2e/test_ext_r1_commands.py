@@ -87,3 +87,30 @@ def test_custom_commands_are_offered_and_run_through_the_skill_tool(fake_api, pr
     sent = json.dumps(fake_api.bodies()[1]["messages"][-1])
     assert "Launching skill: hello" in sent and "HELLO-BODY Bob" in sent
     assert "Base directory for this skill" not in sent
+
+
+def test_skills_run_in_plan_mode_and_their_tools_still_obey_it(fake_api, project):
+    (project / ".git").mkdir()
+    for name, front in (("plain", ""), ("tooled", "allowed-tools: Bash(touch:*), Write\n")):
+        folder = project / ".claude" / "skills" / name
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").write_text(f"---\ndescription: d\n{front}---\n{name.upper()}-BODY\n")
+    fake_api.load(
+        [
+            turn_of([tool_use_block("Skill", {"skill": "plain"}, "toolu_p")]),
+            turn_of([tool_use_block("Skill", {"skill": "tooled"}, "toolu_t")]),
+            turn_of([tool_use_block("Bash", {"command": "touch made"}, "toolu_b")]),
+            text_turn("done"),
+        ]
+    )
+    proc = lathe(
+        ["-p", "hi", "--permission-mode", "plan", "--allowedTools", "Skill(tooled)"],
+        project,
+        env_for(fake_api),
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert _tool_result(fake_api, "toolu_p").get("is_error") is not True
+    assert _tool_result(fake_api, "toolu_t").get("is_error") is not True
+    assert "TOOLED-BODY" in json.dumps(fake_api.bodies())
+    assert _tool_result(fake_api, "toolu_b").get("is_error") is True
+    assert not (project / "made").exists()
