@@ -33,7 +33,9 @@ from app.memory.frontmatter import FrontmatterError, as_text
 # characters, and the listing is sent with every request.
 MAX_DESCRIPTION = 1024
 LISTING_HEADER = "The following skills are available for use with the Skill tool:"
-_NAME = re.compile(r"^[\w.-]+$")
+# Claude Code loads a folder whose name has spaces (reached through the Skill tool only: no
+# `/name` can hold a space).
+_NAME = re.compile(r"^[\w.-]+(?: [\w.-]+)*$")
 
 
 @dataclass(frozen=True)
@@ -157,7 +159,7 @@ def add_skill_commands(commands: CommandSet, builtins: Collection[str] = ()) -> 
         return
     commands.problems.extend(skills.problems)
     for skill in skills.sorted():
-        if not skill.user_invocable:
+        if not skill.user_invocable or " " in skill.name:
             continue
         if skill.name in builtins:
             commands.problems.append(

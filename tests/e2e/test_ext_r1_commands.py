@@ -114,3 +114,21 @@ def test_skills_run_in_plan_mode_and_their_tools_still_obey_it(fake_api, project
     assert "TOOLED-BODY" in json.dumps(fake_api.bodies())
     assert _tool_result(fake_api, "toolu_b").get("is_error") is True
     assert not (project / "made").exists()
+
+
+def test_a_skill_folder_with_a_space_loads_for_the_skill_tool(fake_api, project):
+    (project / ".git").mkdir()
+    folder = project / ".claude" / "skills" / "sp ace"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text("---\ndescription: spaced\n---\nSPACED-BODY\n")
+    fake_api.load(
+        [
+            turn_of([tool_use_block("Skill", {"skill": "sp ace"}, "toolu_s")]),
+            text_turn("done"),
+        ]
+    )
+    proc = lathe(["-p", "hi"], project, env_for(fake_api))
+    assert proc.returncode == 0, proc.stderr
+    assert "skipped" not in proc.stderr
+    assert "- sp ace: spaced" in "".join(b["text"] for b in fake_api.bodies()[0]["system"])
+    assert "SPACED-BODY" in json.dumps(fake_api.bodies()[1]["messages"][-1])
