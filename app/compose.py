@@ -164,7 +164,8 @@ def build_session(
     from app.commands.loader import load_for_session
     from app.skills.catalog import SkillCatalog
 
-    commands = load_for_session(str(project), env=environ)
+    plugins = _plugins(options, project, environ, is_trusted_now, warnings)
+    commands = load_for_session(str(project), env=environ, plugins=plugins)
     skills = SkillCatalog(commands.skills)
     skills_text = commands.skills.listing()
     base = get_all_base_tools()
@@ -179,7 +180,7 @@ def build_session(
     from app.agents.loader import load_for_session as load_agents
     from tools.agent import AgentTool
 
-    agents = load_agents(str(project), env=environ)
+    agents = load_agents(str(project), env=environ, plugins=plugins)
     warnings.extend(agents.problems)
     # The Agent tool's description lists the agent types this session knows.
     builtins = [
@@ -256,7 +257,12 @@ def build_session(
     def get_mode() -> str:
         return decider.context.mode
 
-    hook_config = parse_hook_sources(hook_sources_from_settings(loaded), trusted=is_trusted_now)
+    from app.config.plugins import plugin_hook_sources
+
+    hook_config = parse_hook_sources(
+        [*hook_sources_from_settings(loaded), *plugin_hook_sources(plugins)],
+        trusted=is_trusted_now,
+    )
     warnings.extend(str(p) for p in hook_config.problems)
     hooks = CommandHookRunner(
         hook_config,
@@ -354,3 +360,22 @@ def _with_option_servers(
         for spec in specs:
             out.servers = [s for s in out.servers if s.name != spec.name] + [spec]
     return out
+
+
+def _plugins(
+    options: Any, project: Path, env: Mapping[str, str], trusted: bool, warnings: list[str]
+) -> list[Any]:
+    """Claude Code plugins: installed ones `enabledPlugins` turns on, and `--plugin-dir` ones.
+    A project's settings enable plugins only where its hooks would run (a plugin runs hooks)."""
+    from app.config.plugins import load_plugins
+    from app.memory.files import claude_user_dir
+
+    claude_dir = claude_user_dir(env)
+    files = [claude_dir / "settings.json"]
+    if trusted:
+        files.append(project / ".claude" / "settings.json")
+    files.append(project / ".claude" / "settings.local.json")
+    dirs = tuple(getattr(getattr(options, "sdk", None), "plugin_dirs", ()) or ())
+    plugins, problems = load_plugins(claude_dir, files, dirs)
+    warnings.extend(problems)
+    return plugins

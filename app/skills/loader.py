@@ -15,9 +15,10 @@ and line: Claude Code would use it without its frontmatter, which could drop a
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from app.commands.loader import (
     CommandSet,
@@ -131,10 +132,16 @@ def parse_skill(path: Path, name: str, source: str) -> Skill:
 
 
 def load_skills(
-    project_root: Path, config_dir: Path | None, env: Mapping[str, str] | None = None
+    project_root: Path,
+    config_dir: Path | None,
+    env: Mapping[str, str] | None = None,
+    plugins: Sequence[Any] = (),
 ) -> SkillSet:
     out = SkillSet()
-    for folder, source in command_folders(project_root, config_dir, env, "skills"):
+    folders = command_folders(project_root, config_dir, env, "skills")
+    # A plugin's skills (app/config/plugins.py) are `PLUGIN:NAME`, as Claude Code names them.
+    plugged = [(p.root / "skills", "plugin", f"{p.name}:") for p in plugins]
+    for folder, source, prefix in [*((f, s, "") for f, s in folders), *plugged]:
         try:
             found = sorted(folder.glob("*/SKILL.md")) if folder.is_dir() else []
         except OSError as exc:
@@ -145,6 +152,7 @@ def load_skills(
             if not _NAME.match(name):
                 out.problems.append(f"skill {path} skipped: {name!r} is not a skill name")
                 continue
+            name = prefix + name
             try:
                 out.skills[name] = parse_skill(path, name, source)
             except (OSError, FrontmatterError) as exc:
