@@ -125,7 +125,11 @@ def build_session(
     is_trusted_now = (
         True if not interactive else (is_trusted(project, env) if trusted is None else trusted)
     )
-    permissions = context_from_settings(loaded, trusted=is_trusted_now, env=env)
+    # Headless runs honour the project's settings, except what would reach past the project from
+    # a folder nobody trusted (app/permissions/load.py).
+    permissions = context_from_settings(
+        loaded, trusted=is_trusted_now, env=env, confine_untrusted=not interactive
+    )
     errors = [p for p in permissions.problems if p.severity == "error"]
     if errors and not interactive:
         # Fail closed: a broken file may hold the deny rule that matters. The TUI asked the user
@@ -160,7 +164,8 @@ def build_session(
     from app.commands.loader import load_for_session
     from app.skills.catalog import SkillCatalog
 
-    commands = load_for_session(str(project), env=environ)
+    plugins = _plugins(options, project, environ, is_trusted_now, warnings)
+    commands = load_for_session(str(project), env=environ, plugins=plugins)
     skills = SkillCatalog(commands.skills)
     skills_text = commands.skills.listing()
     base = get_all_base_tools()
@@ -175,7 +180,7 @@ def build_session(
     from app.agents.loader import load_for_session as load_agents
     from tools.agent import AgentTool
 
-    agents = load_agents(str(project), env=environ)
+    agents = load_agents(str(project), env=environ, plugins=plugins)
     warnings.extend(agents.problems)
     # The Agent tool's description lists the agent types this session knows.
     builtins = [
@@ -219,17 +224,27 @@ def build_session(
         options=replace(tool_options(environ), extra={"skills": skills}),
     )
     intro = opts.intro if opts.intro is not None else INTRO
+    view = decider.view()
+
+    def memory_refuse(path: Path) -> str:
+        # A memory file or `@import` a Read deny rule covers stays out (as in Claude Code).
+        decision = view.check_path("Read", str(path), "read")
+        if decision.behavior != "deny":
+            return ""
+        return decision.message or "a Read deny rule covers it"
+
     system = build_system(
         start,
         project_root=project,
         config_dir=config_dir(env),
         intro=intro,
         skills_text=skills_text,
+        memory_refuse=memory_refuse,
     )
     from app.memory.files import load_memory
     from app.memory.nested import NestedMemory
 
-    loaded_memory = load_memory(start, project, config_dir(env), environ)
+    loaded_memory = load_memory(start, project, config_dir(env), environ, refuse=memory_refuse)
     warnings.extend(loaded_memory.problems)
     warnings.extend(commands.problems)
     from app.engine.context import ContextConfig, beta_headers
@@ -242,7 +257,12 @@ def build_session(
     def get_mode() -> str:
         return decider.context.mode
 
-    hook_config = parse_hook_sources(hook_sources_from_settings(loaded), trusted=is_trusted_now)
+    from app.config.plugins import plugin_hook_sources
+
+    hook_config = parse_hook_sources(
+        [*hook_sources_from_settings(loaded), *plugin_hook_sources(plugins)],
+        trusted=is_trusted_now,
+    )
     warnings.extend(str(p) for p in hook_config.problems)
     hooks = CommandHookRunner(
         hook_config,
@@ -288,16 +308,24 @@ def build_session(
             config_dir=config_dir(env),
             intro=intro,
             skills_text=skills_text,
+            memory_refuse=memory_refuse,
         ),
         include_partial_messages=opts.include_partial_messages,
         fallback_model=opts.fallback_model,
         request_extra=opts.request_extra,
         agents=agents,
         build_system=lambda intro: build_system(
-            start, project_root=project, config_dir=config_dir(env), intro=intro
+            start,
+            project_root=project,
+            config_dir=config_dir(env),
+            intro=intro,
+            memory_refuse=memory_refuse,
         ),
     )
     session = Session(parts, sink)
+    from app.engine.side_query import make_hook_asker
+
+    hooks.prompt_asker = make_hook_asker(session)
     if asking is not None:
         asking.bind(session)
     return SessionSetup(session, warnings, resumed, is_trusted_now)
@@ -332,3 +360,22 @@ def _with_option_servers(
         for spec in specs:
             out.servers = [s for s in out.servers if s.name != spec.name] + [spec]
     return out
+
+
+def _plugins(
+    options: Any, project: Path, env: Mapping[str, str], trusted: bool, warnings: list[str]
+) -> list[Any]:
+    """Claude Code plugins: installed ones `enabledPlugins` turns on, and `--plugin-dir` ones.
+    A project's settings enable plugins only where its hooks would run (a plugin runs hooks)."""
+    from app.config.plugins import load_plugins
+    from app.memory.files import claude_user_dir
+
+    claude_dir = claude_user_dir(env)
+    files = [claude_dir / "settings.json"]
+    if trusted:
+        files.append(project / ".claude" / "settings.json")
+    files.append(project / ".claude" / "settings.local.json")
+    dirs = tuple(getattr(getattr(options, "sdk", None), "plugin_dirs", ()) or ())
+    plugins, problems = load_plugins(claude_dir, files, dirs)
+    warnings.extend(problems)
+    return plugins

@@ -40,6 +40,28 @@ def project_slug(project_dir: str | Path) -> str:
     return re.sub(r"[^A-Za-z0-9]", "-", str(Path(project_dir).resolve()))
 
 
+def private_dirs(folder: Path) -> None:
+    """`folder` and the parents it needs, made 0700; an existing folder is left as it is unless
+    it is lathe's own transcript folder (`.../projects/<slug>`, its sessions' folders)."""
+    missing: list[Path] = []
+    current = folder
+    while not current.exists() and current != current.parent:
+        missing.append(current)
+        current = current.parent
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    for made in missing:
+        try:
+            os.chmod(made, 0o700)
+        except OSError:
+            pass
+    for mine in (folder, *folder.parents):
+        if mine.parent.name == "projects" or mine.name == "subagents":
+            try:
+                os.chmod(mine, 0o700)
+            except OSError:
+                pass
+
+
 def project_transcripts_dir(project_dir: str | Path) -> Path:
     return state_dir() / "projects" / project_slug(project_dir)
 
@@ -192,8 +214,15 @@ class TranscriptWriter:
 
     def _open(self) -> Any:
         if self._fh is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._fh = open(self.path, "ab")  # noqa: SIM115 - kept open for appends
+            # A transcript holds everything said and read in the session: the user's alone
+            # (0600 in 0700 folders, as Claude Code keeps them), whatever the umask.
+            private_dirs(self.path.parent)
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            try:
+                os.fchmod(fd, 0o600)
+            except OSError:
+                pass  # a file system without modes (a FAT mount): nothing to tighten
+            self._fh = os.fdopen(fd, "ab")
         return self._fh
 
     def append(self, record: Mapping[str, Any]) -> bool:

@@ -96,7 +96,7 @@ class AgentTool(Tool[AgentInput]):
     ) -> PermissionDecision:
         return PermissionDecision.allow(DecisionReason("tool", "Agent runs without asking"))
 
-    def permission_target(self, input: AgentInput) -> str | None:
+    def permission_subject(self, input: AgentInput) -> str | None:
         # `Agent(Explore)` / `Task(Explore)` rules name the agent type, as in Claude Code.
         return input.subagent_type or DEFAULT_AGENT
 

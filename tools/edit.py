@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -156,19 +157,32 @@ class EditTool(PathArgument, Tool[EditInput]):
         data = textfile.render(current, result.text)
         textfile.atomic_write(path, data, current.mode, journal=write_journal(context))
         record_written(context, path, data)
-        return edit_result(path, current.text if exists else None, result, input.replace_all)
+        return edit_result(
+            path,
+            current.text if exists else None,
+            result,
+            input.replace_all,
+            input.old_string,
+            input.new_string,
+        )
 
 
 def edit_result(
-    path: str, before: str | None, result: Replacement, replace_all: bool
+    path: str,
+    before: str | None,
+    result: Replacement,
+    replace_all: bool,
+    old_string: str = "",
+    new_string: str = "",
 ) -> FileChange:
     """What an edit reports: a creation when there was no file (`before` None), else the update
     with a numbered snippet of the changed lines. Shared by every Edit (local or an editor's)."""
     diff, added, removed = unified_diff(before or "", result.text, path)
     if before is None:
-        return FileChange(
+        created = FileChange(
             "create", path, diff, f"File created successfully at: {path}", added, removed
         )
+        return _for_hooks(created, before, result.text, replace_all, old_string, new_string)
     first, last = changed_line_range(before, result.text)
     head = f"The file {path} has been updated."
     if replace_all:
@@ -180,4 +194,25 @@ def edit_result(
         f"{head} Here's the result of running `cat -n` on a snippet of the edited file:\n"
         f"{snippet(result.text, first, last)}"
     )
-    return FileChange("update", path, diff, message, added, removed, result.count)
+    updated = FileChange("update", path, diff, message, added, removed, result.count)
+    return _for_hooks(updated, before, result.text, replace_all, old_string, new_string)
+
+
+def _for_hooks(
+    change: FileChange,
+    before: str | None,
+    after: str,
+    replace_all: bool,
+    old_string: str,
+    new_string: str,
+) -> FileChange:
+    """The change with what Claude Code's Edit `tool_response` holds (FileChange.hook_response)."""
+    return dataclasses.replace(
+        change,
+        original=before,
+        content=after,
+        edit=True,
+        old_string=old_string,
+        new_string=new_string,
+        replace_all=replace_all,
+    )

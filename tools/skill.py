@@ -77,12 +77,24 @@ class SkillTool(Tool[SkillInput]):
     name = "Skill"
     search_hint = "load a skill's instructions (a SKILL.md folder) into the turn"
     input_model = SkillInput
+    # Claude Code offers skills in plan mode; the skill's own tool calls still obey plan mode
+    # (read by app/permissions/decider.py).
+    usable_in_plan_mode = True
 
     def summary(self, input: SkillInput) -> str:
         return _name(input) + (f" {input.args}" if input.args else "")
 
     def permission_subject(self, input: SkillInput) -> str | None:
         return _name(input)  # `Skill(name)` rules match the skill's name
+
+    def permission_subject_names(self, input: SkillInput, context: ToolContext) -> tuple[str, ...]:
+        """A skill's folder name and its frontmatter `name` both reach it, so a deny rule written
+        with either holds for a call using the other (the decider asks for these)."""
+        catalog = _catalog(context)
+        entry = catalog.lookup(_name(input)) if catalog is not None else None
+        if entry is None:
+            return ()
+        return tuple(n for n in (entry.name, str(getattr(entry, "display_name", ""))) if n)
 
     async def validate_input(self, input: SkillInput, context: ToolContext) -> ValidationResult:
         catalog = _catalog(context)

@@ -147,11 +147,19 @@ class WriteTool(PathArgument, Tool[WriteInput]):
         diff, added, removed = unified_diff(old.text if old else "", new_text, path)
         if old is None:
             return FileChange(
-                "create", path, diff, f"File created successfully at: {path}", added, removed
+                "create",
+                path,
+                diff,
+                f"File created successfully at: {path}",
+                added,
+                removed,
+                content=new_text,
             )
         first, last = changed_line_range(old.text, new_text)
         message = (
             f"The file {path} has been updated. Here's the result of running `cat -n` on a "
             f"snippet of the edited file:\n{snippet(new_text, first, last)}"
         )
-        return FileChange("update", path, diff, message, added, removed)
+        return FileChange(
+            "update", path, diff, message, added, removed, original=old.text, content=new_text
+        )

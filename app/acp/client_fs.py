@@ -203,7 +203,11 @@ class ClientEditTool(EditTool):
             raise ToolError(str(exc)) from None
         await _write(self.files, context, path, result.text)
         before = current if exists else None
-        return ToolResult(data=edit_result(path, before, result, input.replace_all))
+        return ToolResult(
+            data=edit_result(
+                path, before, result, input.replace_all, input.old_string, input.new_string
+            )
+        )
 
 
 class ClientWriteTool(WriteTool):

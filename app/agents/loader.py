@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from app.agents.definitions import BUILT_IN_AGENTS, AgentDefinition
 from app.memory.files import claude_user_dir
@@ -127,8 +128,32 @@ def load_agents(
     return out
 
 
-def load_for_session(project_root: str, env: Mapping[str, str] | None = None) -> AgentSet:
+def add_plugin_agents(out: AgentSet, plugins: Sequence[Any]) -> None:
+    """Each plugin's `agents/**/*.md` as the type `PLUGIN:NAME` (app/config/plugins.py)."""
+    for plugin in plugins:
+        folder = plugin.root / "agents"
+        try:
+            files = sorted(folder.rglob("*.md")) if folder.is_dir() else []
+        except OSError as exc:
+            out.problems.append(f"plugin agents folder {folder} unreadable: {exc}")
+            continue
+        for path in files:
+            try:
+                definition = parse_agent(path, "plugin")
+            except (OSError, FrontmatterError) as exc:
+                out.problems.append(f"plugin agent {path} skipped: {exc}")
+                continue
+            if definition is not None:
+                name = f"{plugin.name}:{definition.name}"
+                out.agents[name] = replace(definition, name=name)
+
+
+def load_for_session(
+    project_root: str, env: Mapping[str, str] | None = None, plugins: Sequence[Any] = ()
+) -> AgentSet:
     from app.config.paths import config_dir
 
     e = os.environ if env is None else env
-    return load_agents(Path(project_root), config_dir(e), e)
+    out = load_agents(Path(project_root), config_dir(e), e)
+    add_plugin_agents(out, plugins)
+    return out

@@ -5,6 +5,11 @@
 no N-th argument, or followed by a letter or digit (`$1x`, `$10` with 2 arguments), stays as
 written, as in Claude Code (so prices like `$10` survive). A body where nothing was substituted
 gets `\n\nARGUMENTS: <text>` appended when arguments were given, so they are never lost.
+
+The arguments are text, never command lines: before substitution every `!` that could start a
+`!`cmd`` line is escaped as Claude Code 2.1.332 escapes it (`` `! `` -> `` ` ! ``, `` !` `` ->
+`` ! ` ``, a `!` at a line start or after a space -> a backslash before it), so `/say !`rm x`` or a model's Skill
+`args` never run anything.
 """
 
 from __future__ import annotations
@@ -13,6 +18,13 @@ import re
 import shlex
 
 _PLACEHOLDER = re.compile(r"\$ARGUMENTS\[(\d+)\]|\$ARGUMENTS\b|\$(\d+)(?!\w)")
+_BANG_START = re.compile(r"(^|\s)!", re.MULTILINE)
+
+
+def escape_bangs(text: str) -> str:
+    """Claude Code's escaping of argument text, so no `!`cmd`` can be formed from it."""
+    text = text.replace("`!", "` !").replace("!`", "! `")
+    return _BANG_START.sub(lambda m: m.group(1) + "\\!", text)
 
 
 def split_arguments(text: str) -> list[str]:
@@ -23,7 +35,8 @@ def split_arguments(text: str) -> list[str]:
 
 
 def substitute(body: str, args: str) -> str:
-    words = split_arguments(args)
+    words = [escape_bangs(w) for w in split_arguments(args)]
+    args = escape_bangs(args)
     used = False
 
     def repl(match: re.Match[str]) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -59,6 +59,8 @@ class CustomCommand:
     model: str = ""
     # A skill typed as `/name` (app/skills/loader.py): its body is preceded by its folder.
     base_dir: str = ""
+    # `disable-model-invocation: true`: not offered to the model through the Skill tool.
+    model_invocable: bool = True
 
     @property
     def help(self) -> str:
@@ -137,6 +139,8 @@ def command_from(
         argument_hint=as_text(fields.get("argument-hint")).strip(),
         allowed_tools=tuple(as_list(fields.get("allowed-tools"))),
         model=as_text(fields.get("model")).strip(),
+        model_invocable=as_text(fields.get("disable-model-invocation")).strip().lower()
+        not in ("true", "yes", "on", "1"),
     )
 
 
@@ -173,16 +177,40 @@ def load_commands(
     return out
 
 
+def add_plugin_commands(out: CommandSet, plugins: Sequence[Any]) -> None:
+    """Each plugin's `commands/**/*.md` as `/PLUGIN:NAME` (app/config/plugins.py)."""
+    for plugin in plugins:
+        folder = plugin.root / "commands"
+        try:
+            files = sorted(folder.rglob("*.md")) if folder.is_dir() else []
+        except OSError as exc:
+            out.problems.append(f"plugin commands folder {folder} unreadable: {exc}")
+            continue
+        for path in files:
+            rel = ":".join(path.relative_to(folder).with_suffix("").parts)
+            if not _NAME.match(rel):
+                out.problems.append(f"plugin command {path} skipped: {rel!r} is not a name")
+                continue
+            name = f"{plugin.name}:{rel}"
+            try:
+                out.commands[name] = parse_command(path, name, "plugin")
+            except (OSError, FrontmatterError) as exc:
+                out.problems.append(f"plugin command {path} skipped: {exc}")
+
+
 def load_for_session(
     project_root: str,
     builtins: Collection[str] = BUILTIN_COMMAND_NAMES,
     env: Mapping[str, str] | None = None,
+    plugins: Sequence[Any] = (),
 ) -> CommandSet:
     from app.config.paths import config_dir
-    from app.skills.loader import add_skill_commands, load_skills
+    from app.skills.loader import add_command_skills, add_skill_commands, load_skills
 
     e = os.environ if env is None else env
     commands = load_commands(Path(project_root), config_dir(e), builtins, e)
-    commands.skills = load_skills(Path(project_root), config_dir(e), e)
+    add_plugin_commands(commands, plugins)
+    commands.skills = load_skills(Path(project_root), config_dir(e), e, plugins)
     add_skill_commands(commands, builtins)
+    add_command_skills(commands)
     return commands

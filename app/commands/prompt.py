@@ -21,7 +21,8 @@ from app.commands.arguments import substitute
 from app.commands.loader import CommandSet, CustomCommand
 from app.commands.mentions import attach, mention_paths
 
-_BANG = re.compile(r"!`([^`\n]+)`")
+# As Claude Code: the `!` starts the text or follows whitespace (`a!`b`` is no command line).
+_BANG = re.compile(r"(?:^|(?<=\s))!`([^`\n]+)`")
 
 
 @dataclass

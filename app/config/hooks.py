@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from app.config.loader import PROJECT_SOURCES, SOURCE_LABELS, SettingsProblem
@@ -102,10 +102,18 @@ class HookHandler:
 
     event: HookEvent
     matcher: Matcher
-    command: str
+    command: str  # a command hook's command; a prompt hook's prompt; an http hook's URL
     timeout: float
     source: str
     path: str
+    kind: str = "command"  # "command", "prompt", "http" (app/hooks/remote.py)
+    model: str = ""  # a prompt hook's model ("": the small fast model)
+    headers: tuple[tuple[str, str], ...] = ()  # an http hook's headers
+    allowed_env: tuple[str, ...] = ()  # the variables an http hook's headers may name
+
+    @property
+    def url(self) -> str:
+        return self.command if self.kind == "http" else ""
 
     @property
     def label(self) -> str:
@@ -265,22 +273,57 @@ def _parse_handler(
         problem(f"{where} must be a table with `type` and `command`, not {_kind(raw)}")
         return None
     kind = raw.get("type", "command")
-    if kind != "command":
-        # Valid Claude Code (e.g. "prompt" hooks) that lathe cannot run: said, but not a broken
-        # file, so an existing Claude Code setup still starts.
+    field_name = _MAIN_FIELD.get(kind) if isinstance(kind, str) else None
+    if field_name is None:
+        if kind == "agent" and event in ("PreToolUse", "PermissionRequest"):
+            # A guard lathe cannot run would let every call through: the file is refused.
+            problem(f'{where}: hook type "agent" is not supported; it would guard {event}')
+            return None
+        # Valid Claude Code that lathe cannot run: said, but not a broken file, so an existing
+        # Claude Code setup still starts.
         problem(
-            f'{where}: hook type {kind!r} is not supported (only "command"); ignored', "warning"
+            f"{where}: hook type {kind!r} is not supported (command, prompt, http); ignored",
+            "warning",
         )
         return None
-    command = raw.get("command")
-    if not isinstance(command, str) or not command.strip():
-        problem(f"{where}.command must be a non-empty string")
+    main = raw.get(field_name)
+    if not isinstance(main, str) or not main.strip():
+        problem(f"{where}.{field_name} must be a non-empty string")
         return None
-    timeout = raw.get("timeout", DEFAULT_TIMEOUT_S)
+    default = DEFAULT_TIMEOUT_S if kind == "command" else _REMOTE_TIMEOUT_S
+    timeout = raw.get("timeout", default)
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0:
         problem(f"{where}.timeout must be a positive number of seconds, not {timeout!r}")
         return None
-    return HookHandler(event, matcher, command, float(timeout), src.name, src.path)
+    handler = HookHandler(event, matcher, main, float(timeout), src.name, src.path, kind)
+    if kind == "prompt":
+        model = raw.get("model", "")
+        if not isinstance(model, str):
+            problem(f"{where}.model must be a string, not {_kind(model)}")
+            return None
+        return replace(handler, model=model.strip())
+    if kind == "http":
+        if not main.startswith(("http://", "https://")):
+            problem(f"{where}.url must be an http(s) URL, not {main!r}")
+            return None
+        headers = raw.get("headers", {})
+        allowed = raw.get("allowedEnvVars", [])
+        if not isinstance(headers, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in headers.items()
+        ):
+            problem(f"{where}.headers must be a table of strings")
+            return None
+        if not isinstance(allowed, list) or not all(isinstance(n, str) for n in allowed):
+            problem(f"{where}.allowedEnvVars must be a list of variable names")
+            return None
+        return replace(handler, headers=tuple(headers.items()), allowed_env=tuple(allowed))
+    return handler
+
+
+# The field that holds each hook type's subject, and the time limit of the non-command types
+# (Claude Code's prompt hooks default to 30 s).
+_MAIN_FIELD = {"command": "command", "prompt": "prompt", "http": "url"}
+_REMOTE_TIMEOUT_S = 30.0
 
 
 def _kind(value: Any) -> str:

@@ -37,6 +37,26 @@ def _rule_kinds() -> dict[str, PermissionKind]:
     return kinds
 
 
+@cache
+def _canonical_names() -> dict[str, str]:
+    names = {"Task": "Agent"}
+    for cls in base_tool_classes():
+        for alias in cls.aliases:
+            names[alias] = cls.name
+    return names
+
+
+def canonical_tool(tool: str) -> str:
+    """The tool a rule's name means: an alias (`Task`, `KillShell`) is its tool's name, so
+    `Task(Explore)` and a bare `Task` hold for Agent as in Claude Code."""
+    return _canonical_names().get(tool, tool)
+
+
+def tool_and_aliases(tool: str) -> tuple[str, ...]:
+    """A tool's name and its older names (Agent, Task): what a hook matcher may name it by."""
+    return (tool, *(alias for alias, name in _canonical_names().items() if name == tool))
+
+
 def rule_kind(tool: str) -> PermissionKind:
     """The rule family of a rule's tool name: the kind its tool declares (generic if unknown)."""
     return _rule_kinds().get(tool, "generic")
@@ -130,7 +150,8 @@ def parse_rule(
         spec = None
     if spec is not None:
         _check_specifier(text, tool, spec)
-    return Rule(tool, spec, behavior, source, origin, base_dir, raw)
+    # The rule's text keeps the name it was written with (messages quote it as written).
+    return Rule(canonical_tool(tool), spec, behavior, source, origin, base_dir, raw)
 
 
 def _unescape(spec: str) -> str:

@@ -37,3 +37,25 @@ def make_side_query(session: Session) -> Callable[[str], Awaitable[str]] | None:
         return "".join(b.text for b in response.content if getattr(b, "type", "") == "text")
 
     return ask
+
+
+def make_hook_asker(
+    session: Session,
+) -> Callable[[str, str, str], Awaitable[str]] | None:
+    """What answers the session's prompt hooks (app/hooks/remote.py): one request with the
+    hook's system text and question, to the hook's model or the small fast one."""
+    if session.backend.kind != "api":
+        return None
+
+    async def ask(system: str, prompt: str, model: str) -> str:
+        chosen = model or small_model()
+        response: Any = await session.backend.client.messages.create(
+            model=chosen,
+            max_tokens=MAX_TOKENS,
+            system=system,
+            messages=[{"role": "user", "content": prompt}],
+        )
+        session.usage.add(chosen, response.usage)
+        return "".join(b.text for b in response.content if getattr(b, "type", "") == "text")
+
+    return ask

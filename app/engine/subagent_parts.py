@@ -10,13 +10,14 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from app.execution.interfaces import PermissionPrompt, Prompter
 from app.model.usage import USAGE_FIELDS, ModelUsage, UsageTracker, cost_of, usage_fields
-from app.transcript import TranscriptWriter
+from app.transcript import TranscriptWriter, private_dirs
 
 
 class LabelledPrompter:
@@ -53,9 +54,11 @@ class SidechainWriter(TranscriptWriter):
     def write_meta(self, meta: dict[str, Any]) -> None:
         """`agent-<id>.meta.json` beside the transcript: what started it (Claude Code keeps one)."""
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            private_dirs(self.path.parent)
             meta_path = self.path.with_name(self.path.stem + ".meta.json")
-            meta_path.write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
+            fd = os.open(meta_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(json.dumps(meta, ensure_ascii=False))
         except OSError:
             pass  # the transcript itself is what matters; its failure is reported on append
 

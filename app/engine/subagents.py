@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -110,6 +110,12 @@ class SessionSubagents:
     def __init__(self, parent: Session, agents: AgentSet) -> None:
         self.parent = parent
         self.definitions = agents
+        # The calls the subagents denied, until the session's turn ends and reports them.
+        self._denials: list[Mapping[str, Any]] = []
+
+    def take_denials(self) -> list[Mapping[str, Any]]:
+        taken, self._denials = self._denials, []
+        return taken
 
     def agents(self) -> tuple[AgentSummary, ...]:
         return self.definitions.summaries()
@@ -196,6 +202,7 @@ class SessionSubagents:
                         {"type": "text", "text": f"<system-reminder>\n{extra}\n</system-reminder>"}
                     )
             ended = await run_turn(child, request.prompt, abort, content)
+            self._denials.extend(ended.permission_denials)
         finally:
             if child.parts.transcript is not None:
                 child.parts.transcript.close()

@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -113,6 +114,7 @@ async def run_turn(
     num_turns = 0
     denials: list[dict[str, Any]] = []
     stop_hook_active = False
+    stop_continuations = 0
     guard = TurnGuard(session)  # context: clear old results, compact, recover an overflow
     broken: BrokenStream | None = None
     while True:
@@ -248,12 +250,29 @@ async def run_turn(
                 stop_hook_active, session.context, _text_of(response.message)
             )
             _notices(session, stopped.messages)
-            if (
-                stopped.prevent_continuation is None
-                and stopped.should_continue
-                and not stop_hook_active
-            ):
-                # The model goes on once; stop_hook_active keeps a hook from looping forever.
+            if stopped.prevent_continuation is None and stopped.should_continue:
+                # Every block is honoured, as in Claude Code ("keep going until done" hooks rely
+                # on it); from the second Stop on, `stop_hook_active` tells the hook it is in
+                # such a loop, and a cap keeps a hook that always blocks from looping forever.
+                if stop_continuations >= max_stop_continuations():
+                    session.emit(
+                        Notice(
+                            f"Stop hooks blocked the end of this turn {stop_continuations} "
+                            "times; lathe ends it (LATHE_MAX_STOP_HOOK_CONTINUATIONS).",
+                            "warning",
+                        )
+                    )
+                    return _end(
+                        session,
+                        response.stop_reason,
+                        _text_of(response.message),
+                        False,
+                        "success",
+                        num_turns,
+                        denials,
+                        started,
+                    )
+                stop_continuations += 1
                 stop_hook_active = True
                 reason = stopped.reason or "A Stop hook asked to continue."
                 session.append(
@@ -273,6 +292,15 @@ async def run_turn(
             denials,
             started,
         )
+
+
+def max_stop_continuations() -> int:
+    """How often Stop hooks may keep one turn going (Claude Code, measured: 9)."""
+    try:
+        value = int(os.environ.get("LATHE_MAX_STOP_HOOK_CONTINUATIONS", "") or 9)
+    except ValueError:
+        return 9
+    return max(0, value)
 
 
 def _notices(session: Session, messages: Any) -> None:
@@ -296,6 +324,11 @@ def _end(
     extra: dict[str, Any] | None = None,
 ) -> TurnEnded:
     info = {"duration_ms": int((time.perf_counter() - started) * 1000), **(extra or {})}
+    # Calls denied inside this turn's subagents are this turn's denials too (as Claude Code
+    # lists them in the result's permission_denials).
+    take = getattr(session.context.subagents, "take_denials", None)
+    if callable(take):
+        denials = [*denials, *take()]
     event = TurnEnded(stop_reason, text, is_error, subtype, num_turns, tuple(denials), info)
     session.emit(event)
     return event

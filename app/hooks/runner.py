@@ -21,9 +21,11 @@ from pydantic import BaseModel
 
 from app import debuglog
 from app.config.hooks import HookConfig, HookEvent, HookHandler
+from app.config.rules import tool_and_aliases
 from app.hooks.calls import HookRunner, HookToolCall
 from app.hooks.output import HookOutput, read_output
 from app.hooks.process import OUTPUT_CAP_BYTES, RawHookRun, run_command
+from app.hooks.remote import PromptAsker, run_http, run_prompt
 from app.hooks.results import (
     PermissionRequestHookResult,
     PostToolHookItem,
@@ -47,6 +49,8 @@ from app.hooks.translate import (
 from tools.abort import AbortSignal
 from tools.process.child_env import add_env_file, child_env
 from tools.process.owner import mark_env
+
+_TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"})
 
 
 class HookObserver(Protocol):
@@ -95,6 +99,9 @@ class CommandHookRunner:
         # Told as each handler starts and when its run is over (`--include-hook-events`'s
         # hook_started / hook_response lines, app/protocol/hooks.py); None: nobody listens.
         self.observer: HookObserver | None = None
+        # Answers prompt hooks (the session's model client); None: they cannot run (a guard's
+        # then blocks, app/hooks/remote.py).
+        self.prompt_asker: PromptAsker | None = None
         # Fields added to every event's stdin (a subagent's `agent_id` and `agent_type`).
         self.extra_fields: dict[str, Any] = {}
         # Set for a subagent's runner: (agent_id, agent_type, its transcript path).
@@ -252,12 +259,18 @@ class CommandHookRunner:
         """The handlers to run; the same command configured twice runs once (as Claude Code)."""
         seen: set[str] = set()
         out: list[HookHandler] = []
+        # A tool is matched by its older names too (`"matcher": "Task"` fires for Agent), as in
+        # Claude Code, so a guard written for the old name still guards.
+        values = tool_and_aliases(value) if value is not None and event in _TOOL_EVENTS else ()
         for handler in self.config.for_event(event):
-            if value is not None and not handler.matcher.matches(value):
+            if value is not None and not any(
+                handler.matcher.matches(v) for v in values or (value,)
+            ):
                 continue
-            if handler.command in seen:
+            key = f"{handler.kind}:{handler.command}"
+            if key in seen:
                 continue
-            seen.add(handler.command)
+            seen.add(key)
             out.append(handler)
         return out
 
@@ -292,15 +305,20 @@ class CommandHookRunner:
             if handler.source == "sdk" and self.callback_runner is not None:
                 return read_output(handler, await self.callback_runner(handler, stdin, abort))
             token = self.observer.started(handler) if self.observer is not None else None
-            run = await run_command(
-                handler.command,
-                stdin,
-                cwd=self.project_dir,
-                env=env,
-                timeout_s=handler.timeout,
-                abort=abort,
-                cap=self.output_cap,
-            )
+            if handler.kind == "http":
+                run = await run_http(handler, stdin, {**os.environ, **self.env})
+            elif handler.kind == "prompt":
+                run = await run_prompt(handler, stdin, self.prompt_asker)
+            else:
+                run = await run_command(
+                    handler.command,
+                    stdin,
+                    cwd=self.project_dir,
+                    env=env,
+                    timeout_s=handler.timeout,
+                    abort=abort,
+                    cap=self.output_cap,
+                )
             if self.observer is not None and token is not None:
                 self.observer.finished(token, handler, run)
             return read_output(handler, run)

@@ -1,8 +1,10 @@
 """Which memory files a session loads, in Claude Code's order, with their imports.
 
 Order (later files take precedence, as in Claude Code): user files (lathe's config folder
-LATHE.md/CLAUDE.md/AGENTS.md, then `~/.claude/CLAUDE.md` or `$CLAUDE_CONFIG_DIR/CLAUDE.md`),
-then for every folder from the project root down to the working directory: LATHE.md, CLAUDE.md,
+LATHE.md/CLAUDE.md/AGENTS.md, then `~/.claude/CLAUDE.md` or `$CLAUDE_CONFIG_DIR/CLAUDE.md`, then
+the user rules `~/.claude/rules/*.md`), then for every folder from the file system root through
+the project root down to the working directory (Claude Code reads the folders above the git root
+too): LATHE.md, CLAUDE.md,
 AGENTS.md, .claude/CLAUDE.md, .claude/rules/*.md without `paths:`; then CLAUDE.local.md of the
 same folders. Each file is followed by the files it imports. Rules with a `paths:` glob list are
 conditional: they are attached with a tool result when the model works on a matching file
@@ -12,11 +14,12 @@ conditional: they are attached with a tool result when the model works on a matc
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.memory.frontmatter import FrontmatterError, as_list, split_frontmatter
+from app.memory.guard import never_read_reason
 from app.memory.imports import MAX_IMPORT_DEPTH, import_paths
 
 LATHE_NAMES = ("LATHE.md", "CLAUDE.md", "AGENTS.md")
@@ -63,6 +66,17 @@ class LoadedMemory:
     conditional: list[ConditionalRule] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     seen: set[Path] = field(default_factory=set)
+    # Why the session refuses to read a file (its Read deny rules), or "": the file is skipped.
+    refuse: Callable[[Path], str] | None = None
+
+    def refusal(self, path: Path) -> str:
+        reason = never_read_reason(path)
+        if not reason and self.refuse is not None:
+            try:
+                reason = self.refuse(path)
+            except Exception as exc:  # a broken check must not become a read
+                reason = f"the permission check failed ({type(exc).__name__})"
+        return reason
 
 
 def claude_user_dir(env: Mapping[str, str] | None = None) -> Path:
@@ -79,7 +93,7 @@ def read_memory_text(path: Path) -> str | None:
         if not path.is_file():
             return None
         text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+    except (OSError, RuntimeError, ValueError):  # a symlink loop, a NUL in the path
         return None
     if len(text) > MAX_MEMORY_CHARS:
         text = text[:MAX_MEMORY_CHARS] + f"\n[... cut: {path} is longer than shown]"
@@ -90,9 +104,19 @@ def add_file(out: LoadedMemory, path: Path, kind: str, home: Path, depth: int = 
     """`path` and, after it, the files it imports (depth-first, each at most once)."""
     try:
         resolved = path.resolve()
-    except OSError:
+    except (OSError, RuntimeError, ValueError):
+        # A symlink loop (`CLAUDE.md -> CLAUDE.md`, a.md <-> b.md): said, never a crash.
+        if os.path.islink(path):
+            out.problems.append(f"memory file {path} skipped: its symlinks form a loop")
         return
     if resolved in out.seen:
+        return
+    if not _exists(path):
+        return
+    reason = out.refusal(path)
+    if reason:
+        out.seen.add(resolved)
+        out.problems.append(f"memory file {path} not loaded: {reason}")
         return
     text = read_memory_text(path)
     if text is None:
@@ -104,6 +128,21 @@ def add_file(out: LoadedMemory, path: Path, kind: str, home: Path, depth: int = 
         return
     for target in import_paths(text, path.parent, home):
         add_file(out, target, kind, home, depth + 1)
+
+
+def _exists(path: Path) -> bool:
+    try:
+        return path.exists()
+    except (OSError, RuntimeError, ValueError):
+        return False
+
+
+def _ancestors(project_root: Path) -> list[Path]:
+    try:
+        resolved = project_root.resolve()
+    except (OSError, RuntimeError):
+        return []
+    return list(reversed(resolved.parents))
 
 
 def _folders(project_root: Path, cwd: Path) -> list[Path]:
@@ -120,13 +159,30 @@ def _folders(project_root: Path, cwd: Path) -> list[Path]:
     return folders
 
 
-def _rules(out: LoadedMemory, folder: Path, home: Path) -> None:
-    rules_dir = folder / ".claude" / "rules"
+def _rules(
+    out: LoadedMemory,
+    folder: Path,
+    home: Path,
+    rules_dir: Path | None = None,
+    kind: str = "project",
+) -> None:
+    """`folder/.claude/rules/**/*.md` (or `rules_dir`): plain ones now, `paths:` ones when the
+    model works on a matching file (globs relative to `folder`)."""
+    rules_dir = rules_dir or folder / ".claude" / "rules"
     try:
         paths = sorted(rules_dir.rglob("*.md")) if rules_dir.is_dir() else []
-    except OSError:
+    except (OSError, RuntimeError):
         return
     for path in paths:
+        try:
+            if path.resolve() in out.seen:
+                continue  # `~/.claude/rules` read as the user's, and again as a folder above
+        except (OSError, RuntimeError):
+            continue
+        reason = out.refusal(path)
+        if reason:
+            out.problems.append(f"rule file {path} not loaded: {reason}")
+            continue
         text = read_memory_text(path)
         if text is None:
             continue
@@ -143,9 +199,9 @@ def _rules(out: LoadedMemory, folder: Path, home: Path) -> None:
             # Frontmatter is metadata: the model gets the body, as with commands.
             out.seen.add(path.resolve())
             if body.strip():
-                out.files.append(MemoryFile(path, body.strip(), "project"))
+                out.files.append(MemoryFile(path, body.strip(), kind))
         else:
-            add_file(out, path, "project", home)
+            add_file(out, path, kind, home)
 
 
 def load_memory(
@@ -153,15 +209,21 @@ def load_memory(
     project_root: Path,
     config_dir: Path | None,
     env: Mapping[str, str] | None = None,
+    refuse: Callable[[Path], str] | None = None,
 ) -> LoadedMemory:
     e = os.environ if env is None else env
     home = Path(e["HOME"]) if e.get("HOME") else Path.home()
-    out = LoadedMemory()
+    out = LoadedMemory(refuse=refuse)
     if config_dir is not None:
         for name in LATHE_NAMES:
             add_file(out, config_dir / name, "user", home)
-    add_file(out, claude_user_dir(env) / "CLAUDE.md", "user", home)
-    folders = _folders(project_root, cwd)
+    user_dir = claude_user_dir(env)
+    add_file(out, user_dir / "CLAUDE.md", "user", home)
+    # User rules (`~/.claude/rules/*.md`), after the user's CLAUDE.md, as Claude Code loads them.
+    _rules(out, home, home, user_dir / "rules", "user")
+    # The folders above the project too (Claude Code reads CLAUDE.md files up to the root, so a
+    # folder of repositories can share one), outermost first.
+    folders = [*_ancestors(project_root), *_folders(project_root, cwd)]
     for folder in folders:
         for name in LATHE_NAMES:
             add_file(out, folder / name, "project", home)

@@ -53,6 +53,7 @@ class NestedMemory:
         self.seen: set[Path] = set(loaded.seen)
         self.rules: list[ConditionalRule] = list(loaded.conditional)
         self.home = home or Path.home()
+        self.refuse = loaded.refuse
 
     def reminders_for(self, file_path: str) -> list[str]:
         path = Path(file_path)
@@ -61,9 +62,9 @@ class NestedMemory:
         try:
             path = path.resolve()
             rel_dir = path.parent.relative_to(self.start)
-        except (OSError, ValueError):
+        except (OSError, ValueError, RuntimeError):
             rel_dir = None
-        out = LoadedMemory(seen=self.seen)
+        out = LoadedMemory(seen=self.seen, refuse=self.refuse)
         if rel_dir is not None:
             folder = self.start
             for part in rel_dir.parts:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import platform as _platform
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -66,8 +66,10 @@ def build_system(
     intro: str = INTRO,
     today: _dt.date | None = None,
     skills_text: str = "",
+    memory_refuse: Callable[[Path], str] | None = None,
 ) -> list[dict[str, Any]]:
-    """System prompt blocks; the last one carries the system breakpoint."""
+    """System prompt blocks; the last one carries the system breakpoint. `memory_refuse` says
+    why a memory file may not be read (the session's Read deny rules), or ""."""
     blocks: list[dict[str, Any]] = [
         {"type": "text", "text": f"{intro}\n\n{environment_text(cwd, today=today)}"}
     ]
@@ -75,7 +77,7 @@ def build_system(
     # Memory goes in the system prompt, not (as in Claude Code) a first-message reminder: the
     # system prompt is cached at its breakpoint, stays the same for the whole session, and is
     # rebuilt from disk on compaction, so edits to memory files take effect there.
-    memories = load_memory(cwd, root, config_dir).files
+    memories = load_memory(cwd, root, config_dir, refuse=memory_refuse).files
     if memories:
         blocks.append({"type": "text", "text": memory_block_text(memories)})
     if skills_text:

@@ -24,7 +24,7 @@ from app.permissions.matching import (
     url_hosts,
     url_is_plain,
 )
-from app.permissions.messages import PLAN_MODE_MESSAGE, rule_reason
+from app.permissions.messages import PLAN_MODE_MESSAGE, rule_reason, source_label
 from app.permissions.pathcheck import allow_match, ask_for, deny_for
 from app.permissions.pathprograms import path_write_reason
 from app.permissions.paths import DEVICE_PATHS, candidates, inside, is_unc, protected_any
@@ -155,7 +155,7 @@ def decide_call(
         return _decide_path(tool, input, observable, pc, cwd, dirs)
     if kind == "url":
         return _decide_web(tool, input, observable, pc)
-    return _decide_generic(tool, input, pc)
+    return _decide_generic(tool, input, pc, context)
 
 
 def _subject(tool: Tool[Any], input: Any, observable: Mapping[str, Any]) -> str | None:
@@ -312,13 +312,45 @@ def _decide_web(
     return _mode_fallback(pc, text, DecisionReason("check", text, part=url[:200]), suggestion)
 
 
-def _decide_generic(tool: Tool[Any], input: Any, pc: PermissionContext) -> PermissionDecision:
+def _generic_subjects(tool: Tool[Any], input: Any, context: ToolContext) -> tuple[str, ...]:
+    """Every name a `Tool(name)` rule may use for this call: the subject, and the other names of
+    the same thing a tool knows (a skill's folder and frontmatter names), so that a deny written
+    with either name holds for a call using the other."""
     name = tool.name
     try:
         target = tool.permission_subject(input)
     except Exception as exc:
         debuglog.record("permissions", f"{name}.permission_subject raised; no subject", exc)
-        target = None
+        return ()
+    more = getattr(tool, "permission_subject_names", None)
+    extra: tuple[str, ...] = ()
+    if callable(more):
+        try:
+            extra = tuple(str(n) for n in more(input, context))
+        except Exception as exc:
+            debuglog.record("permissions", f"{name}.permission_subject_names raised", exc)
+    return tuple(dict.fromkeys(n for n in (target, *extra) if n))
+
+
+def _generic_denial(tool: Tool[Any], targets: tuple[str, ...], rule: Rule) -> PermissionDecision:
+    reason = rule_reason(rule, "denied")
+    if tool.name == "Agent" and targets and rule.specifier is not None:
+        # Claude Code's text for an agent type a rule denies.
+        text = (
+            f"Agent type '{targets[0]}' has been denied by permission rule '{rule.display()}' "
+            f"from {source_label(rule.source)}."
+        )
+        return PermissionDecision.deny(
+            text, DecisionReason("rule", text, rule.display(), rule.source)
+        )
+    return PermissionDecision.deny(reason.text, reason)
+
+
+def _decide_generic(
+    tool: Tool[Any], input: Any, pc: PermissionContext, context: ToolContext
+) -> PermissionDecision:
+    name = tool.name
+    targets = _generic_subjects(tool, input, context)
 
     def matches(rule: Rule, strict: bool) -> bool:
         if rule.is_mcp:
@@ -327,12 +359,14 @@ def _decide_generic(tool: Tool[Any], input: Any, pc: PermissionContext) -> Permi
             return False
         if rule.specifier is None:
             return True
-        return target is not None and fnmatch.fnmatchcase(target, rule.specifier)
+        spec = rule.specifier
+        if strict:  # an allow holds only for the name the call used
+            return bool(targets) and fnmatch.fnmatchcase(targets[0], spec)
+        return any(fnmatch.fnmatchcase(t, spec) for t in targets)
 
     rule = next((r for r in pc.deny if matches(r, False)), None)
     if rule is not None:
-        reason = rule_reason(rule, "denied")
-        return PermissionDecision.deny(reason.text, reason)
+        return _generic_denial(tool, targets, rule)
     rule = next((r for r in pc.ask if matches(r, False)), None)
     if rule is not None:
         reason = rule_reason(rule, "set to ask")
@@ -342,7 +376,9 @@ def _decide_generic(tool: Tool[Any], input: Any, pc: PermissionContext) -> Permi
     except Exception as exc:
         debuglog.record("permissions", f"{name}.is_read_only raised; not read-only", exc)
         read_only = False
-    if pc.mode == "plan" and not read_only:
+    # A tool may declare itself usable in plan mode though it is not read-only (Skill: it loads
+    # instructions; what they lead to is judged call by call, plan mode included).
+    if pc.mode == "plan" and not read_only and not getattr(tool, "usable_in_plan_mode", False):
         return PermissionDecision.deny(PLAN_MODE_MESSAGE, DecisionReason("mode", PLAN_MODE_MESSAGE))
     rule = next((r for r in pc.allow if matches(r, True)), None)
     if rule is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -15,8 +16,17 @@ from app.config.loader import (
 )
 from app.config.models import PermissionMode
 from app.config.paths import home_dir
-from app.config.rules import Rule, RuleBehavior, RuleError, parse_rule, split_rule_list
+from app.config.rules import (
+    Rule,
+    RuleBehavior,
+    RuleError,
+    parse_rule,
+    rule_kind,
+    split_rule_list,
+)
 from app.permissions.context import PermissionContext
+from app.permissions.matching import path_rule_root
+from app.permissions.paths import inside
 from app.permissions.scriptfiles import session_start
 from app.permissions.trust import is_trusted
 
@@ -45,9 +55,30 @@ def load_permission_context(
     return context_from_settings(loaded, trusted=trusted, env=env)
 
 
+# The checked-in project files (what a cloned repository brings; the local files are the user's).
+_SHARED_PROJECT_SOURCES = frozenset({"claude-project", "project"})
+
+
+def _reaches_outside(rule: Rule, project: str, home: str) -> bool:
+    """Whether an allow rule names paths outside the project (`Read(//etc/**)`, `~/...`, `..`)."""
+    if rule_kind(rule.tool) not in ("path_read", "path_write") or rule.specifier is None:
+        return False
+    root, pattern = path_rule_root(rule, project, home)
+    fixed = re.split(r"[*?\[{]", pattern, maxsplit=1)[0]
+    target = os.path.normpath(os.path.join(root, fixed.lstrip("/")))
+    return not inside(target, (os.path.normpath(project),))
+
+
 def context_from_settings(
-    loaded: LoadedSettings, trusted: bool = True, env: Mapping[str, str] | None = None
+    loaded: LoadedSettings,
+    trusted: bool = True,
+    env: Mapping[str, str] | None = None,
+    confine_untrusted: bool = False,
 ) -> PermissionContext:
+    """`confine_untrusted` (headless runs, which honour the project's settings): in a folder the
+    trust records do not name, what a checked-in project file would widen beyond the project --
+    `additionalDirectories` and allow rules for paths outside it -- is ignored with a warning,
+    as Claude Code ignores them in an untrusted workspace."""
     problems: list[SettingsProblem] = list(loaded.problems)
     rules: dict[RuleBehavior, list[Rule]] = {"allow": [], "deny": [], "ask": []}
     mode: PermissionMode = "default"
@@ -56,6 +87,9 @@ def context_from_settings(
     bypass_disabled = False
     project = loaded.project_dir
     cli = loaded.cli
+    confine = confine_untrusted and not is_trusted(project, env)
+    confined_source = False  # whether the source being read is one `confine` applies to
+    home = str(home_dir(env))
 
     def add(text: object, behavior: RuleBehavior, source: str, origin: str, base: str) -> None:
         try:
@@ -67,9 +101,21 @@ def context_from_settings(
             if problem not in problems:
                 problems.append(problem)
             return
+        if behavior == "allow" and confined_source and _reaches_outside(rule, project, home):
+            problems.append(
+                SettingsProblem(
+                    origin,
+                    f"allow rule {rule.display()} ignored: it reaches outside the project and "
+                    "this folder is not trusted",
+                    source=source,
+                    severity="warning",
+                )
+            )
+            return
         rules[behavior].append(rule)
 
     for src in loaded.sources:
+        confined_source = False
         if src.name == "cli":
             for text in split_rule_list(cli.allowed_tools):
                 add(text, "allow", "cli", "--allowedTools", project)
@@ -83,6 +129,7 @@ def context_from_settings(
             continue
         perms = src.settings.permissions
         untrusted_project = src.name in PROJECT_SOURCES and not trusted
+        confined_source = confine and src.name in _SHARED_PROJECT_SOURCES
         origin = src.path or src.name
         for behavior in ("deny", "ask", "allow"):
             if behavior == "allow" and untrusted_project:
@@ -96,6 +143,17 @@ def context_from_settings(
             continue
         if perms.default_mode:
             mode, mode_source = perms.default_mode, src.name
+        if confined_source and perms.additional_directories:
+            problems.append(
+                SettingsProblem(
+                    origin,
+                    "additionalDirectories ignored: this folder is not trusted (trust it in the "
+                    "TUI, or pass --add-dir)",
+                    source=src.name,
+                    severity="warning",
+                )
+            )
+            continue
         for folder in perms.additional_directories:
             base = src.base_dir
             dirs.append(
@@ -125,7 +183,7 @@ def context_from_settings(
         ask=tuple(rules["ask"]),
         project_dir=project,
         working_dirs=tuple(working),
-        home=str(home_dir(env)),
+        home=home,
         trusted=trusted,
         bypass_disabled=bypass_disabled,
         problems=tuple(problems),

@@ -50,6 +50,7 @@ class ProtocolOptions:
     strict_mcp_config: bool = False
     include_hook_events: bool = False
     agents: dict[str, Any] = field(default_factory=dict)
+    plugin_dirs: tuple[str, ...] = ()  # --plugin-dir (app/config/plugins.py)
     max_thinking_tokens: int | None = None
     json_schema: dict[str, Any] | None = None
     permission_prompt_tool: str | None = None
@@ -106,6 +107,7 @@ def add_protocol_flags(parser: argparse.ArgumentParser) -> None:
     add("--strict-mcp-config", action="store_true", help="only the --mcp-config servers")
     add("--include-hook-events", action="store_true", help="with stream-json: hook event lines")
     add("--agents", metavar="JSON", help="subagent definitions (JSON object)")
+    add("--plugin-dir", metavar="PATH", action="append", default=[], help="load a plugin folder")
     add("--max-thinking-tokens", metavar="N", help="extended-thinking budget")
     add("--json-schema", metavar="JSON", help="JSON schema the final answer must match")
     add("--permission-prompt-tool", metavar="NAME", help='"stdio": the SDK answers permissions')
@@ -218,6 +220,7 @@ def protocol_options(ns: argparse.Namespace) -> ProtocolOptions:
             raise ProtocolUsageError('--mcp-config: expected {"mcpServers": {NAME: {...}}}')
         configs.append(config.get("mcpServers", {}))
     opts.mcp_config = tuple(configs)
+    opts.plugin_dirs = tuple(ns.plugin_dir)
     if ns.agents is not None:
         agents = _json_arg("--agents", ns.agents)
         if not isinstance(agents, dict):

@@ -141,6 +141,12 @@ class ProtocolSession:
             await mcp
             while True:
                 prompt = await self.inbox.get()
+                if prompt is None and not self._stopping and self._agents_pending():
+                    # Agents the model started in the background still run: wait, and give each
+                    # notification its turn and result line (as Claude Code and `lathe -p` do).
+                    self.inbox.put_nowait(None)
+                    last = await self._background_turn() or last
+                    continue
                 if prompt is None or self._stopping:
                     break
                 last = await self._turn(prompt)
@@ -174,7 +180,23 @@ class ProtocolSession:
 
     # -- turns ------------------------------------------------------------------------------------
 
-    async def _turn(self, prompt: Prompt) -> dict[str, Any]:
+    def _agents_pending(self) -> bool:
+        session = self.session
+        return bool(getattr(session, "pending_notifications", None)) or bool(
+            session.background_agents_running()
+        )
+
+    async def _background_turn(self) -> dict[str, Any] | None:
+        session = self.session
+        while not self._stopping:
+            if session.pending_notifications:
+                return await self._turn(("", []), notification=True)
+            if not session.background_agents_running():
+                return None
+            await session.wait_for_notification(0.25)
+        return None
+
+    async def _turn(self, prompt: Prompt, notification: bool = False) -> dict[str, Any]:
         session = self.session
         self.printer.state("running")
         self.writer.line(self.init_line())
@@ -188,7 +210,10 @@ class ProtocolSession:
         if structured is not None:
             structured.value = None
         try:
-            result = await _run(session, *prompt)
+            if notification:
+                result = await session.run_notification_turn()
+            else:
+                result = await _run(session, *prompt)
             interrupted = result.subtype == "interrupted"
         except Exception as exc:  # the turn failed; the session (and the SDK's wait) goes on
             self.printer.note(f"lathe: the turn failed: {type(exc).__name__}: {exc}")

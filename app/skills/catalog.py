@@ -20,7 +20,10 @@ from app.skills.loader import Skill, SkillSet
 
 def skill_text(skill: Skill, body: str) -> str:
     """What the model follows: the folder (so it can read the skill's files), then `body` (the
-    skill's body, its arguments substituted and its `!` lines run)."""
+    skill's body, its arguments substituted and its `!` lines run). A custom command offered as
+    a skill has no folder of its own."""
+    if skill.is_command:
+        return body
     return f"Base directory for this skill: {skill.base_dir}\n\n{body}"
 
 

@@ -15,9 +15,10 @@ and line: Claude Code would use it without its frontmatter, which could drop a
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from app.commands.loader import (
     CommandSet,
@@ -33,7 +34,9 @@ from app.memory.frontmatter import FrontmatterError, as_text
 # characters, and the listing is sent with every request.
 MAX_DESCRIPTION = 1024
 LISTING_HEADER = "The following skills are available for use with the Skill tool:"
-_NAME = re.compile(r"^[\w.-]+$")
+# Claude Code loads a folder whose name has spaces (reached through the Skill tool only: no
+# `/name` can hold a space).
+_NAME = re.compile(r"^[\w.-]+(?: [\w.-]+)*$")
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,9 @@ class Skill:
     model: str = ""
     model_invocable: bool = True
     user_invocable: bool = True
+    # A custom command offered through the Skill tool (Claude Code lists commands with the
+    # skills): `/name` already runs it as a command, and it has no folder of its own to name.
+    is_command: bool = False
 
     @property
     def base_dir(self) -> Path:
@@ -126,10 +132,16 @@ def parse_skill(path: Path, name: str, source: str) -> Skill:
 
 
 def load_skills(
-    project_root: Path, config_dir: Path | None, env: Mapping[str, str] | None = None
+    project_root: Path,
+    config_dir: Path | None,
+    env: Mapping[str, str] | None = None,
+    plugins: Sequence[Any] = (),
 ) -> SkillSet:
     out = SkillSet()
-    for folder, source in command_folders(project_root, config_dir, env, "skills"):
+    folders = command_folders(project_root, config_dir, env, "skills")
+    # A plugin's skills (app/config/plugins.py) are `PLUGIN:NAME`, as Claude Code names them.
+    plugged = [(p.root / "skills", "plugin", f"{p.name}:") for p in plugins]
+    for folder, source, prefix in [*((f, s, "") for f, s in folders), *plugged]:
         try:
             found = sorted(folder.glob("*/SKILL.md")) if folder.is_dir() else []
         except OSError as exc:
@@ -140,6 +152,7 @@ def load_skills(
             if not _NAME.match(name):
                 out.problems.append(f"skill {path} skipped: {name!r} is not a skill name")
                 continue
+            name = prefix + name
             try:
                 out.skills[name] = parse_skill(path, name, source)
             except (OSError, FrontmatterError) as exc:
@@ -154,7 +167,7 @@ def add_skill_commands(commands: CommandSet, builtins: Collection[str] = ()) -> 
         return
     commands.problems.extend(skills.problems)
     for skill in skills.sorted():
-        if not skill.user_invocable:
+        if not skill.user_invocable or " " in skill.name:
             continue
         if skill.name in builtins:
             commands.problems.append(
@@ -169,3 +182,26 @@ def add_skill_commands(commands: CommandSet, builtins: Collection[str] = ()) -> 
             )
             continue
         commands.commands[skill.name] = skill.as_command()
+
+
+def add_command_skills(commands: CommandSet) -> None:
+    """Each custom command the model may invoke is offered through the Skill tool too, as in
+    Claude Code (`Skill {"skill": "name"}` runs it); a skill of the same name wins."""
+    skills = commands.skills
+    if not isinstance(skills, SkillSet):
+        return
+    for name, command in sorted(commands.commands.items()):
+        if command.base_dir or not command.model_invocable or name in skills.skills:
+            continue
+        skills.skills[name] = Skill(
+            name=name,
+            path=command.path,
+            source=command.source,
+            body=command.body,
+            description=command.description,
+            argument_hint=command.argument_hint,
+            allowed_tools=command.allowed_tools,
+            model=command.model,
+            user_invocable=False,  # `/name` is the command itself
+            is_command=True,
+        )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from tools.files.lines import MAX_LINE_CHARS, TRUNCATION_MARK, format_numbered
 
@@ -23,6 +23,77 @@ class FileChange:
     added: int
     removed: int
     replacements: int = 1
+    # For hooks and the transcript (Claude Code's shapes): the text before (None: a new file),
+    # the text after, and an Edit's strings (`edit` False: a Write).
+    original: str | None = None
+    content: str | None = None
+    edit: bool = False
+    old_string: str = ""
+    new_string: str = ""
+    replace_all: bool = False
+
+    def hook_response(self) -> dict[str, Any]:
+        """Claude Code's PostToolUse `tool_response` for Write (`{type, filePath, content,
+        structuredPatch, originalFile, userModified}`) and Edit (`{filePath, oldString,
+        newString, originalFile, structuredPatch, userModified, replaceAll}`), measured."""
+        after = self.content if self.content is not None else ""
+        patch = structured_patch(self.original, after)
+        if self.edit:
+            return {
+                "filePath": self.file_path,
+                "oldString": self.old_string,
+                "newString": self.new_string,
+                "originalFile": self.original if self.original is not None else "",
+                "structuredPatch": patch,
+                "userModified": False,
+                "replaceAll": self.replace_all,
+            }
+        return {
+            "type": self.kind,
+            "filePath": self.file_path,
+            "content": after,
+            "structuredPatch": patch,
+            "originalFile": self.original,
+            "userModified": False,
+        }
+
+
+def _lines(text: str) -> list[str]:
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()  # a final newline ends the last line; it starts no new one
+    return lines
+
+
+def structured_patch(before: str | None, after: str, context: int = 4) -> list[dict[str, Any]]:
+    """The hunks of `before` -> `after` as the `diff` package's structuredPatch gives them (what
+    Claude Code's hooks read): `{oldStart, oldLines, newStart, newLines, lines}`; a new file has
+    none."""
+    if before is None:
+        return []
+    a, b = _lines(before), _lines(after)
+    hunks: list[dict[str, Any]] = []
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    for group in matcher.get_grouped_opcodes(context):
+        lines: list[str] = []
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                lines += [" " + x for x in a[i1:i2]]
+                continue
+            lines += ["-" + x for x in a[i1:i2]]
+            lines += ["+" + x for x in b[j1:j2]]
+        first, last = group[0], group[-1]
+        old_lines, new_lines = last[2] - first[1], last[4] - first[3]
+        hunks.append(
+            {
+                "oldStart": first[1] + 1 if old_lines else first[1],
+                "oldLines": old_lines,
+                "newStart": first[3] + 1 if new_lines else first[3],
+                "newLines": new_lines,
+                "lines": lines,
+            }
+        )
+    return hunks
 
 
 def unified_diff(old: str, new: str, path: str, context: int = 3) -> tuple[str, int, int]:

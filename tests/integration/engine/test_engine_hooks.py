@@ -66,7 +66,9 @@ async def test_pre_tool_use_hook_denies(fake_api, repo, monkeypatch):
     assert result["is_error"] and "reading is off" in result["content"]
 
 
-async def test_stop_hook_continues_once(fake_api, repo, monkeypatch):
+async def test_stop_hook_continues_until_the_cap(fake_api, repo, monkeypatch):
+    # Every block is honoured (Claude Code's semantics); the cap ends a hook that always blocks.
+    monkeypatch.setenv("LATHE_MAX_STOP_HOOK_CONTINUATIONS", "1")
     script = repo / "stop.sh"
     script.write_text('#!/bin/sh\necho "run the tests first" >&2\nexit 2\n')
     script.chmod(0o755)
@@ -74,7 +76,7 @@ async def test_stop_hook_continues_once(fake_api, repo, monkeypatch):
     fake_api.load([text_turn("done"), text_turn("tests ran"), text_turn("never")])
     session, _ = make_session(fake_api, repo, monkeypatch=monkeypatch)
     result = await session.run_turn("work")
-    assert result.result_text == "tests ran"  # continued once, then stop_hook_active ended it
+    assert result.result_text == "tests ran"  # continued once, then the cap ended it
     assert "run the tests first" in json.dumps(fake_api.bodies()[1]["messages"][-1])
     assert len(fake_api.bodies()) == 2
 

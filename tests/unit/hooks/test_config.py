@@ -58,7 +58,7 @@ def test_malformed_entries_are_named_and_the_good_ones_still_load() -> None:
                     cmd(""),
                     cmd("t", timeout=-1),
                     cmd("t2", timeout="10"),
-                    {"type": "prompt", "prompt": "x"},
+                    {"type": "agent", "prompt": "x"},
                     42,
                     cmd("good"),
                 ],
@@ -81,7 +81,7 @@ def test_malformed_entries_are_named_and_the_good_ones_still_load() -> None:
         "hooks.PreToolUse[4].hooks[0].command must be a non-empty string",
         "hooks.PreToolUse[4].hooks[1].timeout must be a positive number of seconds, not -1",
         "hooks.PreToolUse[4].hooks[2].timeout must be a positive number of seconds, not '10'",
-        "hooks.PreToolUse[4].hooks[3]: hook type 'prompt' is not supported",
+        'hooks.PreToolUse[4].hooks[3]: hook type "agent" is not supported',
         "hooks.PreToolUse[4].hooks[4] must be a table",
         "hooks.PostToolUse must be a list of entries",
         "hooks.PreToolUs: unknown hook event",
@@ -90,6 +90,48 @@ def test_malformed_entries_are_named_and_the_good_ones_still_load() -> None:
     severities = {p.message.split(" ")[0]: p.severity for p in config.problems}
     assert severities["hooks.PreToolUs:"] == "warning"
     assert "hooks.Notification" not in joined  # an event lathe emits now
+    # An agent hook guarding tool calls cannot run: the file is refused, never a silent allow.
+    assert severities["hooks.PreToolUse[4].hooks[3]:"] == "error"
+
+
+def test_prompt_and_http_hooks_parse_with_their_fields() -> None:
+    hooks = {
+        "PreToolUse": [
+            {
+                "matcher": "Bash",
+                "hooks": [
+                    {"type": "prompt", "prompt": "ok? $ARGUMENTS", "model": "claude-x"},
+                    {
+                        "type": "http",
+                        "url": "https://h.example/hook",
+                        "headers": {"A": "$T"},
+                        "allowedEnvVars": ["T"],
+                    },
+                    {"type": "http", "url": "file:///etc/passwd"},
+                    {"type": "prompt"},
+                ],
+            }
+        ],
+        "Stop": [{"hooks": [{"type": "agent", "prompt": "verify"}]}],
+    }
+    config = parse_hook_sources([HookSource("user", "/u/s.json", hooks)], True)
+    prompt, http = config.handlers
+    assert (prompt.kind, prompt.command, prompt.model, prompt.timeout) == (
+        "prompt",
+        "ok? $ARGUMENTS",
+        "claude-x",
+        30.0,
+    )
+    assert (http.kind, http.url, http.headers, http.allowed_env) == (
+        "http",
+        "https://h.example/hook",
+        (("A", "$T"),),
+        ("T",),
+    )
+    joined = "\n".join(str(p) for p in config.problems)
+    assert "url must be an http(s) URL" in joined and "prompt must be a non-empty string" in joined
+    stop = next(p for p in config.problems if "Stop" in str(p))
+    assert stop.severity == "warning"  # an agent Stop hook is ignored, said
 
 
 def test_hooks_table_of_the_wrong_type() -> None:

@@ -27,7 +27,7 @@ def test_schema_and_declarations():
     assert schema["properties"]["model"]["anyOf"][0]["enum"] == ["sonnet", "opus", "haiku"]
     parsed = tool.parse_input({"description": "d", "prompt": "p", "subagent_type": "Explore"})
     assert tool.is_concurrency_safe(parsed) and tool.is_read_only(parsed)
-    assert tool.matches_name("Task") and tool.permission_target(parsed) == "Explore"
+    assert tool.matches_name("Task") and tool.permission_subject(parsed) == "Explore"
     assert tool.summary(parsed) == "Explore: d"
     with pytest.raises(InputError):
         tool.parse_input({"prompt": "p"})

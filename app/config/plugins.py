@@ -1,0 +1,127 @@
+"""Claude Code plugins: folders with a `.claude-plugin/plugin.json`, as Claude Code lays them out.
+
+A plugin comes from `--plugin-dir PATH` (the Agent SDK's flag, repeatable) or is installed under
+`~/.claude/plugins` (`$CLAUDE_CONFIG_DIR/plugins`): `installed_plugins.json` maps an id
+(`name@marketplace`) to its `installPath` (version 2: a list of installs, the first wins), and
+the `enabledPlugins` settings key (`{"name@marketplace": true}`) turns it on. Only user and local
+settings enable plugins, and the project's when its hooks would run (a plugin runs hooks). A
+plugin's name is its manifest's `name`, else its folder's. What it holds, each named
+`PLUGIN:NAME` as in Claude Code: `commands/**/*.md`, `skills/*/SKILL.md`, `agents/**/*.md`, and
+`hooks/hooks.json` (`{"hooks": {...}}`, `${CLAUDE_PLUGIN_ROOT}` in a command is the plugin's
+folder). Loaded by app/commands, app/skills, app/agents and the hooks config like their own
+folders. Not read: a manifest's custom component paths, `.mcp.json`, LSP servers, output styles.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from app import jsonlimits
+from app.config.hooks import HookSource
+
+MANIFEST = Path(".claude-plugin") / "plugin.json"
+
+
+@dataclass(frozen=True)
+class Plugin:
+    name: str
+    root: Path
+    source: str  # "user" (installed) or "cli" (--plugin-dir)
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return jsonlimits.loads(path.read_text(encoding="utf-8"), str(path))
+    except (OSError, ValueError):
+        return None
+
+
+def read_plugin(root: Path, source: str, problems: list[str]) -> Plugin | None:
+    manifest = root / MANIFEST
+    if not manifest.is_file():
+        problems.append(f"plugin folder {root} skipped: no {MANIFEST}")
+        return None
+    data = _read_json(manifest)
+    if not isinstance(data, Mapping):
+        problems.append(f"plugin {manifest} skipped: not a JSON object")
+        return None
+    name = data.get("name")
+    name = name.strip() if isinstance(name, str) and name.strip() else root.name
+    if ":" in name or "/" in name:
+        problems.append(f"plugin {manifest} skipped: {name!r} is not a plugin name")
+        return None
+    return Plugin(name, root, source)
+
+
+def _installed(plugins_dir: Path) -> dict[str, Path]:
+    data = _read_json(plugins_dir / "installed_plugins.json")
+    entries = data.get("plugins") if isinstance(data, Mapping) else None
+    out: dict[str, Path] = {}
+    if not isinstance(entries, Mapping):
+        return out
+    for plugin_id, value in entries.items():
+        install = value[0] if isinstance(value, list) and value else value
+        path = install.get("installPath") if isinstance(install, Mapping) else None
+        if isinstance(plugin_id, str) and isinstance(path, str) and path:
+            out[plugin_id] = Path(path).expanduser()
+    return out
+
+
+def enabled_ids(settings_files: Iterable[Path]) -> list[str]:
+    """The plugin ids `enabledPlugins` turns on, later files overriding earlier ones."""
+    state: dict[str, bool] = {}
+    for path in settings_files:
+        data = _read_json(path) if path.is_file() else None
+        enabled = data.get("enabledPlugins") if isinstance(data, Mapping) else None
+        if isinstance(enabled, Mapping):
+            state.update({k: v is True for k, v in enabled.items() if isinstance(k, str)})
+    return [k for k, on in state.items() if on]
+
+
+def load_plugins(
+    claude_dir: Path,
+    settings_files: Iterable[Path],
+    plugin_dirs: Iterable[str] = (),
+) -> tuple[list[Plugin], list[str]]:
+    """The session's plugins (installed and enabled, then `--plugin-dir` ones) and problems."""
+    problems: list[str] = []
+    found: list[Plugin] = []
+    installed = _installed(claude_dir / "plugins")
+    for plugin_id in enabled_ids(settings_files):
+        root = installed.get(plugin_id)
+        if root is None:
+            problems.append(f"plugin {plugin_id} is enabled but not installed; skipped")
+            continue
+        plugin = read_plugin(root, "user", problems)
+        if plugin is not None:
+            found.append(plugin)
+    for folder in plugin_dirs:
+        plugin = read_plugin(Path(folder).expanduser().resolve(), "cli", problems)
+        if plugin is not None:
+            found.append(plugin)
+    return found, problems
+
+
+def _with_root(value: Any, root: str) -> Any:
+    if isinstance(value, str):
+        return value.replace("${CLAUDE_PLUGIN_ROOT}", root).replace("$CLAUDE_PLUGIN_ROOT", root)
+    if isinstance(value, list):
+        return [_with_root(v, root) for v in value]
+    if isinstance(value, Mapping):
+        return {k: _with_root(v, root) for k, v in value.items()}
+    return value
+
+
+def plugin_hook_sources(plugins: Iterable[Plugin]) -> list[HookSource]:
+    out: list[HookSource] = []
+    for plugin in plugins:
+        path = plugin.root / "hooks" / "hooks.json"
+        data = _read_json(path) if path.is_file() else None
+        hooks = data.get("hooks") if isinstance(data, Mapping) else None
+        if isinstance(hooks, Mapping):
+            out.append(HookSource("plugin", str(path), _with_root(hooks, os.fspath(plugin.root))))
+    return out
