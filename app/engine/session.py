@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from app import debuglog
 from app.engine.context import ContextConfig, ContextState
 from app.engine.events import EngineEvent, InternalEvent, Notice, PermissionRequested, TurnEnded
 from app.engine.tool_views import ToolCallTracker
@@ -312,8 +313,8 @@ class Session:
     def _deliver(self, event: EngineEvent) -> None:
         try:
             self._sink(event)
-        except Exception:  # a broken front end must not break the conversation
-            pass
+        except Exception as exc:  # a broken front end must not break the conversation
+            debuglog.record("sink", f"the front end's sink raised on {type(event).__name__}", exc)
 
     def _emit_app_event(self, payload: object) -> None:
         from app.engine.events import AppEvent
