@@ -129,6 +129,22 @@ async def test_tab_feedback_is_sent_with_the_denial_and_typing_does_not_answer()
         assert "yes use yarn test" in decision.message
 
 
+async def test_esc_in_the_feedback_field_denies_without_it_and_ends_the_turn() -> None:
+    from app.engine.answers import ends_turn
+
+    app = make_app()
+    prompt = scenes.bash_prompt()
+    async with app.run_test(size=SIZE) as pilot:
+        app.enqueue_permission(prompt)
+        await pilot.pause()
+        await pilot.press("tab", *"abc", "escape")
+        await pilot.pause()
+        decision = prompt.resolver.value
+        assert decision is not None and decision.behavior == "deny"
+        assert decision.feedback == "" and "abc" not in decision.message
+        assert ends_turn(decision)
+
+
 async def test_keys_inside_the_guard_are_ignored_but_clicks_work() -> None:
     app = make_app(dialog_key_guard_s=1000.0)
     prompt = scenes.bash_prompt()

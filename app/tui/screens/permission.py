@@ -318,8 +318,10 @@ class PermissionScreen(GuardedQuestionScreen):
         self.answer(self._decision(choice))
 
     def action_deny(self) -> None:
+        # Esc denies and ends the turn even while feedback is being typed (as Claude Code's Esc
+        # in its amend box): only Enter sends the feedback.
         if not self._guarded():
-            self.answer(self._deny())
+            self.answer(answers.deny("", end_turn=True))
 
     def action_feedback(self) -> None:
         if self._guarded():
