@@ -143,8 +143,8 @@ def _reads_recursively(words: tuple[str, ...]) -> bool:
     for prev, w in itertools.pairwise(words):
         if w in ("--recursive", "--dereference-recursive", "--directories=recurse"):
             return True
-        if prev in ("-d", "--directories") and w == "recurse":
-            return True  # `grep -d recurse`
+        if prev in ("-d", "--directories") and w and "recurse".startswith(w):
+            return True  # `grep -d recurse`, `-d rec` (grep reads the value abbreviated too)
         if w.startswith("-") and not w.startswith("--") and ("r" in w[1:] or "R" in w[1:]):
             return True
     return False

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 
-from tools.shell.getopt import skip_options
+from tools.shell.getopt import expand_long_options, skip_options
 
 # Wrapper -> options that take a value. `None` means the wrapper takes no options we accept.
 _WRAPPER_VALUE_OPTS: dict[str, frozenset[str]] = {
@@ -267,8 +267,11 @@ def awk_is_plain(args: tuple[str, ...]) -> bool:
 
 
 def allow_form(words: tuple[str, ...]) -> tuple[str, ...] | None:
-    """The words allow rules are matched against, or None when wrappers hide what runs."""
-    return strip_wrappers(words)
+    """The words allow rules are matched against, or None when wrappers hide what runs. Long
+    options are written out in full (`grep --recur` -> `grep --recursive`): every check that
+    matches options then sees the option the program reads."""
+    form = strip_wrappers(words)
+    return None if form is None else expand_long_options(form)
 
 
 def deny_forms(words: tuple[str, ...]) -> list[tuple[str, ...]]:
@@ -280,6 +283,9 @@ def deny_forms(words: tuple[str, ...]) -> list[tuple[str, ...]]:
         if not form or form in seen:
             continue
         seen.append(form)
+        full = expand_long_options(form)
+        if full != form:
+            todo.append(full)
         name = form[0]
         base = base_name(name)
         if base != name:
