@@ -53,7 +53,7 @@ from tools.shell import (
     inner_code,
     is_read_only_part,
 )
-from tools.shell.commands import is_dangerous_var
+from tools.shell.commands import exported_danger, is_dangerous_var
 from tools.shell.readonly import arith_runs_code, secret_names, takes_path_args
 from tools.shell.risk import extracts_archive, list_read_risk, makes_symlink, option_risk
 
@@ -323,6 +323,9 @@ def _unsafe(part: SimpleCommand, analysis: ShellAnalysis, form: tuple[str, ...] 
     bad = [k for k, _ in part.assignments if is_dangerous_var(k)]
     if bad:
         return f"sets {bad[0]}, which changes what runs"
+    exported = exported_danger(part.words)
+    if exported:
+        return f"exports {exported}, which changes what later programs run"
     why = code_reason(form or part.words)
     if why:
         return f"runs code no prefix rule can approve ({why})"

@@ -65,3 +65,88 @@ def test_an_unknown_or_ambiguous_long_option_asks(tmp_path: Path) -> None:
                     "head --lines=3 README.md", "wc --lines README.md"):  # fmt: skip
         d = bash(pc, command)
         assert d.behavior == "allow", (command, d.behavior, d.reason and d.reason.text)
+
+
+# --- F1/F3: variables that carry a program's options ---------------------------------------------
+
+
+def test_tar_runs_what_tar_options_names(tmp_path: Path) -> None:
+    (tmp_path / "f").write_text("x\n")
+    env = {**os.environ, "TAR_OPTIONS": "--checkpoint=1 --checkpoint-action=exec=touch\\ P"}
+    subprocess.run(["tar", "cf", "/dev/null", "f"], cwd=tmp_path, env=env, capture_output=True)
+    assert (tmp_path / "P").exists()
+
+
+_OPTION_VARS = (
+    "TAR_OPTIONS='--checkpoint=1 --checkpoint-action=exec=rm\\ -v\\ v' tar cf /dev/null README.md",
+    "TAR_OPTIONS='-I rm' tar cf x.tgz README.md",
+    "export TAR_OPTIONS=-Irm; tar cf x2.tgz README.md",
+    "env TAR_OPTIONS=-Irm tar cf x.tgz README.md",
+    "timeout 9 env TAR_OPTIONS=-Irm tar cf x.tgz README.md",
+    "TAR_OPTIONS=-Irm timeout 9 tar cf x.tgz README.md",
+    "declare -x TAR_OPTIONS=-Irm; tar cf x.tgz README.md",
+    "typeset -x TAR_OPTIONS=-Irm; tar cf x.tgz README.md",
+    "TAR_OPTIONS=-Irm; export TAR_OPTIONS; tar cf x.tgz README.md",
+    "set -a; TAR_OPTIONS=-Irm; tar cf x.tgz README.md",
+    "ZIPOPT='-T -TT \"rm -v v\"' zip -q z.zip README.md",
+    "ZIP='-T -TT \"rm -v v\"' zip -q z.zip README.md",
+    "export ZIPOPT='-TT x'; zip -q z.zip README.md",
+    "GZIP=-S.x gzip -k README.md",
+    "XZ_OPT=-T1 xz -k README.md",
+    "LESS='-o log' less README.md",
+    "GREP_OPTIONS=-r grep SECRET .",
+    "RSYNC_RSH='rm -v v' rsync -a x: .",
+    "GIT_SSH_COMMAND='rm v' git fetch origin",
+    "GIT_EXTERNAL_DIFF=rm git diff",
+)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_option_carrying_variables_are_never_auto_allowed(tmp_path: Path, mode: str) -> None:
+    pc = context(tmp_path, allow=("Bash(tar:*)", "Bash(zip:*)", "Bash(export:*)", "Bash(git:*)",
+                                  "Bash(gzip:*)", "Bash(grep:*)", "Bash(declare:*)"),
+                 deny=("Bash(rm:*)", "Bash(curl:*)"), mode=mode)  # fmt: skip
+    for command in _OPTION_VARS:
+        d = bash(pc, command)
+        assert d.behavior != "allow", (mode, command)
+    if mode == "bypassPermissions":  # everyday exports and commands still run there
+        for command in ("export FOO=1; tar cf x.tar README.md", "LC_ALL=C sort README.md",
+                        "zip -q z.zip README.md"):  # fmt: skip
+            assert bash(pc, command).behavior == "allow", command
+
+
+def test_tar_options_cannot_reach_a_read_denied_folder_in_bypass(tmp_path: Path) -> None:
+    pc = context(tmp_path, deny=("Read(./secrets/**)",), mode="bypassPermissions")
+    _secrets(pc.project_dir)
+    for command in ("TAR_OPTIONS='-C secrets' tar cf - key.txt | strings",
+                    "TAR_OPTIONS=-Csecrets tar czf k.tgz key.txt; zcat k.tgz | strings"):  # fmt: skip
+        assert bash(pc, command).behavior == "deny", command
+
+
+# --- F9: git options that start a program no rule sees ---------------------------------------------
+
+
+def test_git_grep_open_files_in_pager_runs_the_program(tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    (tmp_path / "g").write_text("hello\n")
+    subprocess.run(["git", "add", "g"], cwd=tmp_path, check=True)
+    subprocess.run(["git", "grep", "-Otouch", "-e", "hello"], cwd=tmp_path, capture_output=True)
+    assert (tmp_path / "g").exists()
+    subprocess.run(["git", "grep", "--open-f=rm", "-e", "hello"], cwd=tmp_path,
+                   capture_output=True)  # fmt: skip
+    assert not (tmp_path / "g").exists()
+
+
+def test_git_program_options_do_not_run_under_bash_deny_rules_in_bypass(tmp_path: Path) -> None:
+    pc = context(tmp_path, deny=("Bash(rm:*)", "Bash(curl:*)"), mode="bypassPermissions")
+    for command in ("git grep --open-files-in-pager='rm -v v' -e hello -- g",
+                    "git grep --open-files-in-p='rm -v v' -e hello -- g",
+                    "git grep --open='rm -v v' -e hello -- g", "git grep -O'rm -v v' -e hello -- g",
+                    "git grep -nO'rm -v v' -e hello -- g", "git grep -Orm -e hello -- g",
+                    "git grep --open-files-in-pager=rm -e hello -- g", "git grep -O -e hello",
+                    "git difftool -y HEAD", "git mergetool", "git diff --ext-diff",
+                    "git log --textconv -p"):  # fmt: skip
+        d = bash(pc, command)
+        assert d.behavior == "deny", (command, d.behavior)
+    for command in ("git grep -n hello", "git status", "git diff", "git log --oneline"):
+        assert bash(pc, command).behavior == "allow", command
