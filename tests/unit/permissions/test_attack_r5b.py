@@ -150,3 +150,19 @@ def test_git_program_options_do_not_run_under_bash_deny_rules_in_bypass(tmp_path
         assert d.behavior == "deny", (command, d.behavior)
     for command in ("git grep -n hello", "git status", "git diff", "git log --oneline"):
         assert bash(pc, command).behavior == "allow", command
+
+
+# --- F6: npm's folder options under an npm run rule -------------------------------------------------
+
+
+def test_npm_folder_options_are_not_covered_by_a_run_rule(tmp_path: Path) -> None:
+    pc = context(tmp_path, allow=("Bash(npm run test:*)",), mode="default")
+    for command in ("npm run test -C ../other", "npm run test -dC ../other",
+                    "npm run test --cache ../npmcache", "npm run test --cache=../npmcache",
+                    "npm run test --logs-dir ../npmlogs", "npm run test --logs-dir=../npmlogs",
+                    "npm run test --loglevel=silly --logs-dir=pwnlogs", "npm run test --logs=x",
+                    "npm run test --prefix=../other"):  # fmt: skip
+        d = bash(pc, command)
+        assert d.behavior != "allow", command
+    assert bash(pc, "npm run test").behavior == "allow"
+    assert bash(pc, "npm run test -- --watch").behavior == "allow"
