@@ -28,6 +28,7 @@ from app.permissions.bash_paths import (
     _recursive_deny,
     _redirect_need,
     _serial,
+    git_pathspec_deny,
     pending_writes,
 )
 from app.permissions.bash_proven import git_unproven, unproven_program
@@ -352,7 +353,7 @@ def _rule_blocker(
         if why:
             return why
         if _has_read_deny(pc):
-            why = git_reveal_risk(words)
+            why = git_reveal_risk(words) or git_pathspec_deny(words, cwds, pc)
             if why:
                 return why
     if _has_read_deny(pc):

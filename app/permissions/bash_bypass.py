@@ -18,7 +18,7 @@ import shutil
 from collections.abc import Callable, Iterator
 
 from app.permissions.bash_git import git_reveal_risk, git_subcommand
-from app.permissions.bash_paths import _recursive_deny
+from app.permissions.bash_paths import _recursive_deny, git_pathspec_deny
 from app.permissions.bash_proven import is_version_query
 from app.permissions.context import PermissionContext
 from app.permissions.pathcheck import deny_below, deny_for
@@ -313,7 +313,7 @@ def read_blind(
         if why:
             return f"{text}: {why}, which can read any file"
         if name == "git":
-            why = git_reveal_risk(words)
+            why = git_reveal_risk(words) or git_pathspec_deny(words, cwds, pc)
             if why:
                 return f"{text}: {why}"
         why = _recursive_deny(words, cwds, pc)

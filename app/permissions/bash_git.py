@@ -184,6 +184,8 @@ def git_reveal_risk(words: tuple[str, ...]) -> str:
         return ""  # commit metadata and file names, no content
     if sub in ("show", "cat-file", "grep"):
         return f"`git {sub}` prints file content that a Read deny rule cannot see"
+    if sub in _EXPORTS_CONTENT:
+        return f"`git {sub}` writes out the content of revisions, which a Read deny rule cannot see"
     if any(a == "--no-index" for a in args):
         return "`--no-index` reads paths outside what git tracks"
     operands = [a for a in args if not a.startswith("-")]
@@ -213,5 +215,8 @@ def git_reveal_risk(words: tuple[str, ...]) -> str:
     return ""
 
 
+# Subcommands that print or write whole revisions (an archive, a stream, patches, a blob).
+_EXPORTS_CONTENT = frozenset({"archive", "fast-export", "format-patch", "bundle", "range-diff",
+                              "request-pull", "unpack-file", "notes"})  # fmt: skip
 _DIFF_NAMES = ("--stat", "--name-only", "--name-status", "--shortstat", "--numstat",
                "--dirstat", "--summary", "--quiet", "--exit-code", "--check", "--no-patch")  # fmt: skip

@@ -150,7 +150,10 @@ def unknown_long_option(words: tuple[str, ...]) -> str:
     for w in words[1:]:
         if w == "--":
             break
-        if w.startswith("--") and len(w) > 2:
-            if full_long_option(name, w.partition("=")[0]) is None:
-                return w
+        if (
+            w.startswith("--")
+            and len(w) > 2
+            and full_long_option(name, w.partition("=")[0]) is None
+        ):
+            return w
     return ""

@@ -9,6 +9,7 @@ the program really reads what the attack relies on.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -166,3 +167,49 @@ def test_npm_folder_options_are_not_covered_by_a_run_rule(tmp_path: Path) -> Non
         assert d.behavior != "allow", command
     assert bash(pc, "npm run test").behavior == "allow"
     assert bash(pc, "npm run test -- --watch").behavior == "allow"
+
+
+# --- F2/F2b: folder and glob pathspecs of git ------------------------------------------------------
+
+
+def _tracked_secrets(project: Path) -> None:
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    (project / "secrets").mkdir(exist_ok=True)
+    (project / "secrets" / "key.txt").write_text("SECRETKEY=k1\n")
+    subprocess.run(["git", "add", "-f", ".env", "secrets/key.txt", "README.md"], cwd=project,
+                   check=True)  # fmt: skip
+    subprocess.run([*git, "commit", "-qm", "x"], cwd=project, check=True)
+    (project / "secrets" / "key.txt").write_text("SECRETKEY=k2\n")
+
+
+def test_git_globs_match_across_folders(tmp_path: Path) -> None:
+    project = tmp_path / "p"
+    project.mkdir()
+    (project / ".env").write_text("S=1\n")
+    (project / "README.md").write_text("hi\n")
+    _tracked_secrets(project)
+    out = subprocess.run(["git", "diff", "--", "*.txt"], cwd=project, capture_output=True,
+                         text=True).stdout  # fmt: skip
+    assert "SECRETKEY=k2" in out
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_folder_and_glob_pathspecs_count_as_no_pathspec(tmp_path: Path, mode: str) -> None:
+    pc = context(tmp_path, allow=("Bash(git diff:*)",), deny=("Read(./.env)", "Read(./secrets/**)"),
+                 mode=mode)  # fmt: skip
+    project = Path(pc.project_dir)
+    shutil.rmtree(project / ".git")  # the helper's stand-in: a real repository instead
+    _tracked_secrets(project)
+    for command in ("git diff -- .", "git diff -- ./", "git diff -- src/..", "git diff HEAD -- .",
+                    f"git diff -- {project}", "git diff HEAD~1 HEAD -- .", "git diff --stat -p -- .",
+                    "git diff -U0 -- src README.md .", "git diff HEAD -- '*.txt'",
+                    "git diff -- '*key.txt'", "git diff -- '*y.t?t'", "git diff -- '*[.]txt'",
+                    "git diff -- \\*.txt", "git diff -- secrets", "git diff -- ''",
+                    "git archive HEAD", "git fast-export HEAD"):  # fmt: skip
+        d = bash(pc, command)
+        assert d.behavior != "allow", (mode, command)
+    if mode in ("default", "plan", "dontAsk"):
+        for command in ("git diff -- README.md", "git diff -- src", "git diff --stat"):
+            d = bash(pc, command)
+            assert d.behavior == "allow", (mode, command, d.reason and d.reason.text)
