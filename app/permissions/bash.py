@@ -8,6 +8,7 @@ the mode. What decided is named in the reason: the part, the rule and its source
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -34,6 +35,7 @@ from app.permissions.bash_paths import (
 from app.permissions.bash_proven import git_unproven, unproven_program
 from app.permissions.context import BashRuleIndex, PermissionContext
 from app.permissions.git_hooks import hook_risk, names_subcommand
+from app.permissions.git_writes import git_write_reason
 from app.permissions.matching import bash_matches, bash_pattern, canonical
 from app.permissions.messages import PLAN_MODE_MESSAGE, part_reason, rule_reason
 from app.permissions.pathcheck import deny_for
@@ -414,7 +416,9 @@ def _verdicts(
         words = form if form is not None else part.words
         full = tuple(f"{k}={v}" for k, v in part.assignments) + part.words
         # 1. protected paths: never auto-approved (any mode).
-        prot = _protected(part, words, cwds, pc)
+        prot = _protected(part, words, cwds, pc) or git_write_reason(
+            words, cwds[0], functools.partial(pending_writes, analysis, pc, cwd, part)
+        )
         if prot:
             out.append(
                 _Verdict(

@@ -439,11 +439,16 @@ def _redirect_need(
     return ""
 
 
-def pending_writes(analysis: ShellAnalysis, pc: PermissionContext, cwd: str) -> frozenset[str]:
-    """Every file some part of the command writes, absolute (for every folder a `cd` reaches)."""
+def pending_writes(
+    analysis: ShellAnalysis, pc: PermissionContext, cwd: str, skip: SimpleCommand | None = None
+) -> frozenset[str]:
+    """Every file some part of the command (but `skip`) writes, absolute (for every folder a
+    `cd` reaches)."""
     cwds = _cd_dirs(analysis, cwd, pc.home)
     out: set[str] = set()
     for part in (*analysis.parts, *analysis.nested):
+        if part is skip:
+            continue
         form = allow_form(part.words) or part.words
         for target in _write_targets(part, form):
             for c in cwds:

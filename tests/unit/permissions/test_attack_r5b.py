@@ -213,3 +213,61 @@ def test_folder_and_glob_pathspecs_count_as_no_pathspec(tmp_path: Path, mode: st
         for command in ("git diff -- README.md", "git diff -- src", "git diff --stat"):
             d = bash(pc, command)
             assert d.behavior == "allow", (mode, command, d.reason and d.reason.text)
+
+
+# --- F5: git writing lathe's or Claude Code's settings from a patch or a revision -------------------
+
+_GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+_HOOK_PATCH = "--- /dev/null\n+++ b/.lathe/settings.local.toml\n@@ -0,0 +1,1 @@\n+[permissions]\n"
+
+
+def _repo(project: Path, track_settings: bool) -> None:
+    shutil.rmtree(project / ".git")
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    subprocess.run(["git", "add", "README.md", "src"], cwd=project, check=True)
+    if track_settings:
+        (project / ".claude").mkdir(exist_ok=True)
+        (project / ".claude" / "settings.local.json").write_text("{}\n")
+        subprocess.run(["git", "add", "-f", ".claude"], cwd=project, check=True)
+    subprocess.run([*_GIT, "commit", "-qm", "x"], cwd=project, check=True)
+
+
+def test_git_apply_writes_the_settings_a_patch_names(tmp_path: Path) -> None:
+    project = tmp_path / "p"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    (project / "h.diff").write_text(_HOOK_PATCH)
+    subprocess.run(["git", "apply", "h.diff"], cwd=project, check=True)
+    assert (project / ".lathe" / "settings.local.toml").read_text() == "[permissions]\n"
+
+
+@pytest.mark.parametrize("mode", ("bypassPermissions", "acceptEdits", "default"))
+def test_git_writers_of_settings_are_never_auto_allowed(tmp_path: Path, mode: str) -> None:
+    pc = context(tmp_path, allow=("Bash(git:*)",), deny=("Bash(rm:*)",), mode=mode)
+    project = Path(pc.project_dir)
+    _repo(project, track_settings=True)
+    (project / "h.diff").write_text(_HOOK_PATCH)
+    (project / "m.diff").write_text(_HOOK_PATCH.replace(".lathe/settings.local.toml", ".mcp.json"))
+    (project / "ok.diff").write_text(_HOOK_PATCH.replace(".lathe/settings.local.toml", "n.txt"))
+    config = os.environ.get("LATHE_CONFIG_DIR", str(tmp_path / "config"))
+    for command in ("git apply h.diff", "git apply m.diff", "git am h.diff", "git apply < h.diff",
+                    f"git apply --unsafe-paths --directory={config} ok.diff",
+                    "printf x >> ok.diff; git apply ok.diff", "git apply missing.diff",
+                    f"git checkout-index --prefix={config}/ README.md",
+                    "git checkout-index --prefix=.lathe/ README.md", "git checkout -q -- .",
+                    "git reset -q --hard", "git restore .", "git checkout -q HEAD -- src/..",
+                    "git stash", "git stash pop", "git pull", "git merge FETCH_HEAD"):  # fmt: skip
+        d = bash(pc, command)
+        assert d.behavior != "allow", (mode, command)
+
+
+def test_git_writers_without_settings_in_the_repository_are_unchanged(tmp_path: Path) -> None:
+    pc = context(tmp_path, allow=("Bash(git:*)",), deny=("Bash(rm:*)",), mode="bypassPermissions")
+    project = Path(pc.project_dir)
+    _repo(project, track_settings=False)
+    (project / "ok.diff").write_text(_HOOK_PATCH.replace(".lathe/settings.local.toml", "n.txt"))
+    for command in ("git apply ok.diff", "git checkout -q -- .", "git reset -q --hard",
+                    "git restore README.md", "git stash", "git checkout -b topic",
+                    "git reset HEAD~1", "git stash list"):  # fmt: skip
+        d = bash(pc, command)
+        assert d.behavior == "allow", (command, d.reason and d.reason.text)
