@@ -271,3 +271,81 @@ def test_git_writers_without_settings_in_the_repository_are_unchanged(tmp_path: 
                     "git reset HEAD~1", "git stash list"):  # fmt: skip
         d = bash(pc, command)
         assert d.behavior == "allow", (command, d.reason and d.reason.text)
+
+
+# --- F4: nested repositories whose git dir is anywhere ---------------------------------------------
+
+
+def _commit_all(project: Path) -> None:
+    subprocess.run([*_GIT, "commit", "-qm", "x"], cwd=project, check=True, capture_output=True)
+
+
+def _fsmonitor(config: Path, marker: Path) -> None:
+    with config.open("a") as fh:
+        fh.write(f"[core]\n\tfsmonitor = touch {marker}\n")
+
+
+@pytest.mark.parametrize("layout", ("separate", "embedded"))
+def test_a_gitlinks_config_runs_under_git_status(tmp_path: Path, layout: str) -> None:
+    project = tmp_path / "p"
+    project.mkdir()
+    (project / "README.md").write_text("hi\n")
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    subprocess.run(["git", "add", "README.md"], cwd=project, check=True)
+    _commit_all(project)
+    gitdir = _nested(project, layout)
+    _fsmonitor(gitdir / "config", tmp_path / "RAN")
+    (project / "lib4" / "dirty").write_text("x\n")
+    subprocess.run(["git", "status"], cwd=project, capture_output=True)
+    assert (tmp_path / "RAN").exists()
+
+
+def _nested(project: Path, layout: str) -> Path:
+    if layout == "separate":
+        subprocess.run(["git", "clone", "-q", "--separate-git-dir=.hg2", ".", "lib4"], cwd=project,
+                       check=True, capture_output=True)  # fmt: skip
+        gitdir = project / ".hg2"
+    else:
+        subprocess.run(["git", "clone", "-q", ".", "lib4"], cwd=project, check=True,
+                       capture_output=True)  # fmt: skip
+        gitdir = project / "lib4" / ".git"
+    subprocess.run(["git", "add", "lib4"], cwd=project, check=True, capture_output=True)
+    return gitdir
+
+
+@pytest.mark.parametrize("layout", ("separate", "embedded"))
+@pytest.mark.parametrize("mode", ("default", "bypassPermissions"))
+def test_a_gitlinks_program_keys_make_git_ask(tmp_path: Path, layout: str, mode: str) -> None:
+    pc = context(tmp_path, allow=("Bash(git status)", "Bash(git diff:*)", "Bash(printf:*)"),
+                 deny=("Bash(rm:*)", "Read(./.env)"), mode=mode)  # fmt: skip
+    project = Path(pc.project_dir)
+    _repo(project, track_settings=False)
+    gitdir = _nested(project, layout)
+    assert bash(pc, "git status").behavior == "allow"  # a clean gitlink changes nothing
+    rel = os.path.relpath(gitdir / "config", project)
+    for command in (f"printf '[core]\\n\\tfsmonitor = rm -v ../v\\n' >> {rel}",
+                    f"printf x > {os.path.relpath(gitdir, project)}/hooks/post-checkout"):  # fmt: skip
+        assert bash(pc, command).behavior != "allow", (mode, command)
+    _fsmonitor(gitdir / "config", tmp_path / "RAN")
+    for command in ("git status", "git status --porcelain", "git diff -- lib4",
+                    "git diff --stat -- lib4"):  # fmt: skip
+        d = bash(pc, command)
+        assert d.behavior != "allow", (mode, layout, command)
+
+
+def test_a_normal_submodule_leaves_auto_allowed_git_alone(tmp_path: Path) -> None:
+    pc = context(tmp_path, allow=("Bash(git status)", "Bash(git diff:*)"), mode="default")
+    project = Path(pc.project_dir)
+    _repo(project, track_settings=False)
+    upstream = tmp_path / "up"
+    upstream.mkdir()
+    (upstream / "f").write_text("f\n")
+    subprocess.run(["git", "init", "-q"], cwd=upstream, check=True)
+    subprocess.run(["git", "add", "f"], cwd=upstream, check=True)
+    _commit_all(upstream)
+    subprocess.run(["git", "-c", "protocol.file.allow=always", "submodule", "add", "-q",
+                    str(upstream), "lib"], cwd=project, check=True, capture_output=True)  # fmt: skip
+    assert "worktree" in (project / ".git" / "modules" / "lib" / "config").read_text()
+    for command in ("git status", "git diff", "git diff -- lib"):
+        d = bash(pc, command)
+        assert d.behavior == "allow", (command, d.reason and d.reason.text)
