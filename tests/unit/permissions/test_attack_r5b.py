@@ -349,3 +349,57 @@ def test_a_normal_submodule_leaves_auto_allowed_git_alone(tmp_path: Path) -> Non
     for command in ("git status", "git diff", "git diff -- lib"):
         d = bash(pc, command)
         assert d.behavior == "allow", (command, d.reason and d.reason.text)
+
+
+# --- observations: a rule naming a program by its path, a FIFO as settings, a misspelt tool -------
+
+
+@pytest.mark.parametrize("mode", ("default", "bypassPermissions"))
+def test_a_rule_naming_a_programs_path_stops_its_bare_name(tmp_path: Path, mode: str) -> None:
+    rm = os.path.realpath(shutil.which("rm") or "/bin/rm")
+    for rule_path in {"/bin/rm", "/usr/bin/rm", rm}:
+        if not os.path.exists(rule_path):
+            continue
+        pc = context(tmp_path, deny=(f"Bash({rule_path}:*)",), mode=mode)
+        for command in ("rm -v victim.txt", "rm -rf src", "timeout 5 rm x", "/bin/rm x"):
+            d = bash(pc, command)
+            assert d.behavior == "deny", (rule_path, command, d.behavior)
+        assert bash(pc, "ls").behavior == "allow"
+
+
+def test_a_fifo_as_a_settings_file_cannot_be_read_and_does_not_hang(tmp_path: Path) -> None:
+    from app.config.loader import read_settings_file
+
+    fifo = tmp_path / "settings.local.toml"
+    os.mkfifo(fifo)
+    read = read_settings_file(fifo, "local")  # before the fix this blocked for ever
+    assert read.exists and read.settings is None
+    assert [p.severity for p in read.problems] == ["error"]
+    assert "cannot read" in read.problems[0].message
+    folder = tmp_path / "dir.toml"
+    folder.mkdir()
+    assert "cannot read" in read_settings_file(folder, "local").problems[0].message
+
+
+def test_a_fifo_settings_file_makes_lathe_p_exit_2(tmp_path: Path) -> None:
+    import sys
+
+    from tests.unit.permissions.helpers import make_env
+
+    project = tmp_path / "proj"
+    (project / ".lathe").mkdir(parents=True)
+    os.mkfifo(project / ".lathe" / "settings.local.toml")
+    env = {**os.environ, **make_env(tmp_path), "PYTHONPATH": str(Path(__file__).parents[3])}
+    env.pop("ANTHROPIC_API_KEY", None)
+    proc = subprocess.run([sys.executable, "-m", "app", "-p", "go"], cwd=project, env=env,
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert proc.returncode == 2
+    assert "settings.local.toml" in proc.stderr and "cannot read" in proc.stderr
+
+
+def test_a_deny_rule_naming_an_unknown_tool_warns(tmp_path: Path) -> None:
+    pc = context(tmp_path, deny=("Bsh(rm:*)", "Bash(curl:*)"))
+    warnings = [str(p) for p in pc.problems if p.severity == "warning"]
+    assert any("Bsh" in w and "did you mean Bash?" in w for w in warnings), pc.problems
+    assert not [p for p in pc.problems if p.severity == "error"]
+    assert bash(pc, "curl x").behavior == "deny"  # the valid rule beside it holds
