@@ -109,6 +109,14 @@ def _full_value(name: str, option: str, value: str) -> str:
 
 
 def expand_long_options(words: tuple[str, ...]) -> tuple[str, ...]:
+    """See `_expand_long_options`; the common case (no long option) returns at once."""
+    if not any(w[:2] == "--" for w in words[1:]):
+        return words
+    return _expand_long_options(words)
+
+
+@functools.lru_cache(maxsize=2048)
+def _expand_long_options(words: tuple[str, ...]) -> tuple[str, ...]:
     """`words` with every long option of a command whose options are known (longoptdata.py)
     written out in full (`grep --recur --dir=rec` -> `grep --recursive --directories=recurse`),
     so that every check matching options sees what the program sees. An unknown or ambiguous
@@ -144,7 +152,9 @@ def expand_long_options(words: tuple[str, ...]) -> tuple[str, ...]:
 
 def unknown_long_option(words: tuple[str, ...]) -> str:
     """The first long option of `words` its (known) command has no unique reading of, or ""."""
-    name = os.path.basename(words[0]) if words else ""
+    if not any(w[:2] == "--" for w in words[1:]):
+        return ""
+    name = os.path.basename(words[0])
     if name not in LONG_OPTIONS:
         return ""
     for w in words[1:]:
