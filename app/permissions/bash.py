@@ -417,7 +417,7 @@ def _verdicts(
         full = tuple(f"{k}={v}" for k, v in part.assignments) + part.words
         # 1. protected paths: never auto-approved (any mode).
         prot = _protected(part, words, cwds, pc) or git_write_reason(
-            words, cwds[0], functools.partial(pending_writes, analysis, pc, cwd, part)
+            words, cwds, functools.partial(pending_writes, analysis, pc, cwd, part)
         )
         if prot:
             out.append(

@@ -32,11 +32,19 @@ _SETTINGS_SPECS = (":(glob,icase)**/.lathe/**", ":(glob,icase)**/.claude/**",
 _HEX = re.compile(r"^[0-9a-fA-F]{7,64}$")
 
 
-def _subcommand(words: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
-    i = 1
+_GLOBAL_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path",
+                           "--config-env", "--super-prefix", "--list-cmds"})  # fmt: skip
+_MOVES = ("-C", "--git-dir", "--work-tree")
+
+
+def _subcommand(words: tuple[str, ...]) -> tuple[str, tuple[str, ...], bool]:
+    """(subcommand, its arguments, whether a global option moves the repository or work tree)."""
+    i, moved = 1, False
     while i < len(words) and words[i].startswith("-"):
-        i += 1  # global options are judged elsewhere (`-C`, `-c` never auto-allow)
-    return (words[i], words[i + 1 :]) if i < len(words) else ("", ())
+        word = words[i]
+        moved = moved or word.startswith(_MOVES)
+        i += 2 if word in _GLOBAL_VALUE else 1
+    return (words[i], words[i + 1 :], moved) if i < len(words) else ("", (), moved)
 
 
 def _config_dir() -> str:
@@ -51,13 +59,24 @@ def _names_settings(text: str) -> bool:
 
 
 def git_write_reason(
-    words: tuple[str, ...], cwd: str, written: Callable[[], frozenset[str]]
+    words: tuple[str, ...], cwds: list[str], written: Callable[[], frozenset[str]]
 ) -> str:
-    """Why this git call may write lathe's or Claude Code's settings from a patch or a revision,
-    or "". `written` gives the files the whole command writes (a patch made in the command)."""
+    """Why this git call, run in any of `cwds`, may write lathe's or Claude Code's settings from
+    a patch or a revision, or "". `written` gives the files the whole command writes."""
     if not words or words[0] != "git":
         return ""
-    sub, args = _subcommand(words)
+    for cwd in cwds:
+        why = _reason(words, cwd, written)
+        if why:
+            return why
+    return ""
+
+
+def _reason(words: tuple[str, ...], cwd: str, written: Callable[[], frozenset[str]]) -> str:
+    sub, args, moved = _subcommand(words)
+    writes = sub in _PATCHERS or sub in _FROM_REVISIONS or sub in ("checkout-index", "pull")
+    if moved and writes:
+        return f"`git {sub}` writes in a repository or work tree an option names"
     if sub in _PATCHERS:
         return _patch_reason(sub, args, cwd, written)
     if sub == "checkout-index":

@@ -256,7 +256,9 @@ def test_git_writers_of_settings_are_never_auto_allowed(tmp_path: Path, mode: st
                     f"git checkout-index --prefix={config}/ README.md",
                     "git checkout-index --prefix=.lathe/ README.md", "git checkout -q -- .",
                     "git reset -q --hard", "git restore .", "git checkout -q HEAD -- src/..",
-                    "git stash", "git stash pop", "git pull", "git merge FETCH_HEAD"):  # fmt: skip
+                    "git stash", "git stash pop", "git pull", "git merge FETCH_HEAD",
+                    "git -C . checkout -- .", "git --git-dir=.git --work-tree=. reset --hard",
+                    "cd src && git checkout -- .."):  # fmt: skip
         d = bash(pc, command)
         assert d.behavior != "allow", (mode, command)
 
