@@ -196,6 +196,8 @@ def _grep_operands(words: tuple[str, ...], pattern: bool = False) -> list[str]:
 def _recursive_deny(words: tuple[str, ...], cwds: list[str], pc: PermissionContext) -> str:
     """Why a recursive read (or copy) of a folder would reach a file a Read deny rule protects:
     by its path, or under another name (a hard link, a followed symbolic link), or ""."""
+    if words and "/" in words[0]:
+        words = (os.path.basename(words[0]), *words[1:])  # `/usr/bin/grep -r` reads as grep does
     grep = _reads_recursively(words)
     copies = not grep and bool(words) and words[0] in COPIERS
     if not grep and not copies:

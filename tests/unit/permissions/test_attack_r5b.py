@@ -48,7 +48,8 @@ def test_abbreviated_recursion_never_reads_denied_files(tmp_path: Path, mode: st
                     "grep --dir=rec SECRET .", "grep -d rec SECRET .",
                     "grep --dir=recurse -h SECRET src/..", "egrep --recu SECRET .",
                     "diff --recur --new-f src .", "diff --unidir --recur src .",
-                    "diff --new-f --recur -x .git src ."):  # fmt: skip
+                    "diff --new-f --recur -x .git src .", "/usr/bin/grep -r SECRET .",
+                    "/usr/bin/grep --recur SECRET .", "/bin/grep -R SECRET ."):  # fmt: skip
         d = bash(pc, command)
         assert d.behavior != "allow", (mode, command, d.reason and d.reason.text)
 
