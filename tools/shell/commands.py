@@ -166,11 +166,13 @@ def exported_danger(words: tuple[str, ...]) -> str:
     for w in words[1:]:
         if w.startswith("-"):
             continue
-        name = w.split("=", 1)[0]
+        name, _, value = w.partition("=")
         if env and "=" not in w:
             break  # the command env runs
         if name.isidentifier() and is_dangerous_var(name):
             return name
+        if not env and value.isidentifier() and is_dangerous_var(value):
+            return value  # `declare -n X=TAR_OPTIONS`: assigning X sets TAR_OPTIONS
     return ""
 
 

@@ -100,6 +100,7 @@ _OPTION_VARS = (
     "RSYNC_RSH='rm -v v' rsync -a x: .",
     "GIT_SSH_COMMAND='rm v' git fetch origin",
     "GIT_EXTERNAL_DIFF=rm git diff",
+    "set -a; declare -n X=TAR_OPTIONS; X=-Irm; tar cf x.tgz README.md",
 )
 
 
