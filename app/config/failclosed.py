@@ -19,7 +19,7 @@ from app import jsonlimits
 from app.config.hooks import HookSource, parse_hook_sources
 from app.config.loader import LoadedSettings, LoadedSource, SettingsProblem
 from app.config.models import PermissionsSettings, Settings
-from app.config.rules import RuleError, parse_rule, split_rule_list
+from app.config.rules import RuleError, parse_rule, split_rule_list, unknown_tool_warning
 
 # Modes a broken file may still set: each only narrows what runs without asking.
 _NARROWING_MODES = ("default", "plan")
@@ -78,7 +78,7 @@ def vet_sources(loaded: LoadedSettings) -> LoadedSettings:
             continue
         found = _rule_problems(src) + _hook_problems(src)
         problems.extend(found)
-        if src.broken or found:
+        if src.broken or any(p.severity == "error" for p in found):
             src = replace(src, settings=_cut_down(src.settings), broken=True)
         sources.append(src)
     return replace(loaded, sources=tuple(sources), problems=tuple(problems))
@@ -94,9 +94,13 @@ def _flag_problems(loaded: LoadedSettings) -> list[SettingsProblem]:
     for flag, behavior, values in flags:
         for text in split_rule_list(values):
             try:
-                parse_rule(text, behavior, "cli", flag)  # type: ignore[arg-type]
+                rule = parse_rule(text, behavior, "cli", flag)  # type: ignore[arg-type]
             except RuleError as exc:
                 out.append(SettingsProblem(flag, str(exc), source="cli"))
+                continue
+            warning = unknown_tool_warning(rule)
+            if warning:
+                out.append(SettingsProblem(flag, warning, source="cli", severity="warning"))
     return out
 
 
@@ -127,7 +131,7 @@ def _rule_problems(src: LoadedSource) -> list[SettingsProblem]:
     for behavior in ("deny", "ask", "allow"):
         for text in getattr(perms, behavior):
             try:
-                parse_rule(text, behavior, src.name, src.path or src.name, src.base_dir)  # type: ignore[arg-type]
+                rule = parse_rule(text, behavior, src.name, src.path or src.name, src.base_dir)  # type: ignore[arg-type]
             except RuleError as exc:
                 out.append(
                     SettingsProblem(
@@ -137,6 +141,12 @@ def _rule_problems(src: LoadedSource) -> list[SettingsProblem]:
                         src.name,
                     )
                 )
+                continue
+            warning = unknown_tool_warning(rule)
+            if warning:
+                line = _line_of_string(src.text, text)
+                out.append(SettingsProblem(src.path or src.name, f"permissions.{behavior}: "
+                                           f"{warning}", line, src.name, severity="warning"))  # fmt: skip
     return out
 
 

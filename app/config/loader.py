@@ -9,8 +9,11 @@ Claude Code compat files are read for `permissions` and `hooks` only, never writ
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import re
+import stat
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -262,11 +265,28 @@ def load_settings_file(
     return read.settings, read.exists, read.problems
 
 
+def _read_regular(path: Path) -> bytes:
+    """The bytes of `path` if it is a regular file. A FIFO, a device or a socket in a settings
+    file's place would block the read (or never end): opened without blocking and refused, so
+    the file counts as one that cannot be read (fail closed)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, "Is a directory")
+        if not stat.S_ISREG(mode):
+            raise OSError(errno.EINVAL, "not a regular file (a FIFO, device or socket)")
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            return fh.read()
+    finally:
+        os.close(fd)
+
+
 def read_settings_file(path: Path, source: str) -> ReadFile:
     from app.config.failclosed import salvage, salvage_toml_prefix
 
     try:
-        raw = path.read_bytes()
+        raw = _read_regular(path)
     except (FileNotFoundError, NotADirectoryError):  # `.claude` a file: no settings under it
         dangling = _dangling_link(path)
         if dangling:

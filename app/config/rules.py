@@ -7,6 +7,7 @@ permission system) because the settings loader vets every file's rules with it.
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -195,3 +196,17 @@ def split_rule_list(values: tuple[str, ...] | list[str]) -> list[str]:
         if current.strip():
             out.append(current.strip())
     return out
+
+
+def unknown_tool_warning(rule: Rule) -> str:
+    """For a deny or ask rule naming no tool lathe knows (`Bsh(rm:*)`): a warning that it stops
+    nothing, with the nearest tool name; "" otherwise. Not an error: a rule may name a tool of
+    another version or an agent's tool, and it can only make lathe ask more, never less."""
+    if rule.behavior == "allow" or rule.tool.startswith("mcp__") or rule.tool in known_tools():
+        return ""
+    near = difflib.get_close_matches(rule.tool, sorted(known_tools()), n=1, cutoff=0.6)
+    hint = f" (did you mean {near[0]}?)" if near else ""
+    return (
+        f"rule {rule.display()!r}: {rule.tool!r} is no tool lathe knows{hint}, so this "
+        f"{rule.behavior} rule stops nothing"
+    )

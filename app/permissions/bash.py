@@ -8,6 +8,7 @@ the mode. What decided is named in the reason: the part, the rule and its source
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -28,11 +29,13 @@ from app.permissions.bash_paths import (
     _recursive_deny,
     _redirect_need,
     _serial,
+    git_pathspec_deny,
     pending_writes,
 )
 from app.permissions.bash_proven import git_unproven, unproven_program
 from app.permissions.context import BashRuleIndex, PermissionContext
 from app.permissions.git_hooks import hook_risk, names_subcommand
+from app.permissions.git_writes import git_write_reason
 from app.permissions.matching import bash_matches, bash_pattern, canonical
 from app.permissions.messages import PLAN_MODE_MESSAGE, part_reason, rule_reason
 from app.permissions.pathcheck import deny_for
@@ -53,7 +56,7 @@ from tools.shell import (
     inner_code,
     is_read_only_part,
 )
-from tools.shell.commands import is_dangerous_var
+from tools.shell.commands import exported_danger, is_dangerous_var
 from tools.shell.readonly import arith_runs_code, secret_names, takes_path_args
 from tools.shell.risk import extracts_archive, list_read_risk, makes_symlink, option_risk
 
@@ -323,6 +326,9 @@ def _unsafe(part: SimpleCommand, analysis: ShellAnalysis, form: tuple[str, ...] 
     bad = [k for k, _ in part.assignments if is_dangerous_var(k)]
     if bad:
         return f"sets {bad[0]}, which changes what runs"
+    exported = exported_danger(part.words)
+    if exported:
+        return f"exports {exported}, which changes what later programs run"
     why = code_reason(form or part.words)
     if why:
         return f"runs code no prefix rule can approve ({why})"
@@ -349,7 +355,7 @@ def _rule_blocker(
         if why:
             return why
         if _has_read_deny(pc):
-            why = git_reveal_risk(words)
+            why = git_reveal_risk(words) or git_pathspec_deny(words, cwds, pc)
             if why:
                 return why
     if _has_read_deny(pc):
@@ -410,7 +416,9 @@ def _verdicts(
         words = form if form is not None else part.words
         full = tuple(f"{k}={v}" for k, v in part.assignments) + part.words
         # 1. protected paths: never auto-approved (any mode).
-        prot = _protected(part, words, cwds, pc)
+        prot = _protected(part, words, cwds, pc) or git_write_reason(
+            words, cwds, functools.partial(pending_writes, analysis, pc, cwd, part)
+        )
         if prot:
             out.append(
                 _Verdict(

@@ -18,12 +18,18 @@ import shutil
 from collections.abc import Callable, Iterator
 
 from app.permissions.bash_git import git_reveal_risk, git_subcommand
-from app.permissions.bash_paths import _recursive_deny
+from app.permissions.bash_paths import _recursive_deny, git_pathspec_deny
 from app.permissions.bash_proven import is_version_query
 from app.permissions.context import PermissionContext
 from app.permissions.pathcheck import deny_below, deny_for
 from tools.shell import ShellAnalysis, SimpleCommand, allow_form, code_reason, strip_wrappers
-from tools.shell.commands import SHELLS, base_name, interpreter_family, is_dangerous_var
+from tools.shell.commands import (
+    SHELLS,
+    base_name,
+    exported_danger,
+    interpreter_family,
+    is_dangerous_var,
+)
 from tools.shell.readonly import NO_PATH_ARGS
 from tools.shell.risk import list_read_risk
 
@@ -287,6 +293,11 @@ def read_blind(
     for part in _parts(analysis):
         words = _unwrap_env(_words(part))
         text = part.text.strip()[:80]
+        # `TAR_OPTIONS=-Csecrets tar c key.txt`: options no path check sees.
+        bad = next((k for k, _ in part.assignments if is_dangerous_var(k)), None)
+        bad = bad or exported_danger(part.words) or exported_danger(_words(part))
+        if bad:
+            return f"{text}: sets {bad}, which can change the files the program reads"
         if any(r.dynamic for r in part.redirects):
             return f"{text}: redirects a file named only at run time"
         name = base_name(words[0]) if words else ""
@@ -302,7 +313,7 @@ def read_blind(
         if why:
             return f"{text}: {why}, which can read any file"
         if name == "git":
-            why = git_reveal_risk(words)
+            why = git_reveal_risk(words) or git_pathspec_deny(words, cwds, pc)
             if why:
                 return f"{text}: {why}"
         why = _recursive_deny(words, cwds, pc)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 
+from app.permissions.git_nested import nested_git_dirs
 from tools.shell.optiondata import GIT_PATCH_OPTS, GIT_SAFE_GLOBAL
 from tools.shell.risk import opt_is
 
@@ -101,12 +102,26 @@ def _config_risk(dot_git: str, root: str) -> str:
     except (OSError, UnicodeDecodeError):
         return f"cannot read {gitdir}/commondir"
     paths = [os.path.join(common, "config"), os.path.join(gitdir, "config.worktree")]
-    # Submodules' configs: `git status` and `git diff` recurse into them (`.git/modules/s/config`).
-    for base, dirs, files in os.walk(os.path.join(common, "modules")):
-        dirs[:] = [d for d in dirs if d not in ("objects", "refs", "logs", "hooks", "info")]
-        paths += [os.path.join(base, f) for f in files if f in ("config", "config.worktree")]
     for path in paths:
         why = _file_risk(path)
+        if why:
+            return why
+    # Submodules' configs: `git status` and `git diff` recurse into them (`.git/modules/s/config`,
+    # and the git dir of every gitlink, wherever its gitfile points). git itself sets their
+    # `core.worktree`, which runs nothing.
+    subs: list[str] = []
+    for base, dirs, files in os.walk(os.path.join(common, "modules")):
+        dirs[:] = [d for d in dirs if d not in ("objects", "refs", "logs", "hooks", "info")]
+        subs += [os.path.join(base, f) for f in files if f in ("config", "config.worktree")]
+    nested = nested_git_dirs(root, gitdir)
+    if nested is None:
+        return f"cannot read the gitlinks of the repository at {root}"
+    for sub in nested:
+        subs += [os.path.join(sub, "config"), os.path.join(sub, "config.worktree")]
+        if os.path.isfile(os.path.join(sub, "commondir")):
+            return f"the nested repository {sub} shares another git dir"
+    for path in subs:
+        why = _file_risk(path, submodule=True)
         if why:
             return why
     return ""
@@ -136,7 +151,7 @@ _SECTION_RE = re.compile(r'\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"(?:[^"\\]|\\.)*")?\s*\
 _KEY_RE = re.compile(r"\s*([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*))?$")
 
 
-def _file_risk(path: str, ignore: frozenset[str] = frozenset()) -> str:
+def _file_risk(path: str, ignore: frozenset[str] = frozenset(), submodule: bool = False) -> str:
     try:
         with open(path, "rb") as fh:
             text = fh.read().decode("utf-8")
@@ -164,6 +179,8 @@ def _file_risk(path: str, ignore: frozenset[str] = frozenset()) -> str:
         runs = section in _RUNS_SECTIONS or (key in _RUNS and value not in _FALSE)
         if section == "alias" and value.startswith("!"):
             runs = True
+        if submodule and section == "core" and key == "worktree":
+            runs = False
         if runs and key not in ignore and not (ignore and section == "pager"):
             return f"the git config {path} sets {section}.{key}, which runs a program"
     return ""
@@ -184,6 +201,8 @@ def git_reveal_risk(words: tuple[str, ...]) -> str:
         return ""  # commit metadata and file names, no content
     if sub in ("show", "cat-file", "grep"):
         return f"`git {sub}` prints file content that a Read deny rule cannot see"
+    if sub in _EXPORTS_CONTENT:
+        return f"`git {sub}` writes out the content of revisions, which a Read deny rule cannot see"
     if any(a == "--no-index" for a in args):
         return "`--no-index` reads paths outside what git tracks"
     operands = [a for a in args if not a.startswith("-")]
@@ -213,5 +232,8 @@ def git_reveal_risk(words: tuple[str, ...]) -> str:
     return ""
 
 
+# Subcommands that print or write whole revisions (an archive, a stream, patches, a blob).
+_EXPORTS_CONTENT = frozenset({"archive", "fast-export", "format-patch", "bundle", "range-diff",
+                              "request-pull", "unpack-file", "notes"})  # fmt: skip
 _DIFF_NAMES = ("--stat", "--name-only", "--name-status", "--shortstat", "--numstat",
                "--dirstat", "--summary", "--quiet", "--exit-code", "--check", "--no-patch")  # fmt: skip

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from tools.shell import ShellAnalysis, SimpleCommand, allow_form
-from tools.shell.commands import base_name, is_dangerous_var, strip_wrappers
+from tools.shell.commands import base_name, exported_danger, is_dangerous_var, strip_wrappers
 from tools.shell.getopt import long_abbrev, option_values
 from tools.shell.optiondata import (
     CMD_VALUE_OPTS,
@@ -22,7 +22,7 @@ from tools.shell.optiondata import (
     RUNNERS,
     TAR_VALUE_LETTERS,
 )
-from tools.shell.risk import option_risk, sed_is_plain
+from tools.shell.risk import opt_is, option_risk, sed_is_plain
 
 _EDITORS = frozenset({"vim", "vi", "nvim", "ex", "emacs", "gdb", "lldb"})
 _EDITOR_CODE_OPTS = frozenset({"-c", "--cmd", "-S", "-ex", "--ex", "-iex", "-x", "--eval", "-l",
@@ -120,6 +120,29 @@ def unknowable(analysis: ShellAnalysis) -> str:
     return ""
 
 
+# git options that start a program named by a config value, the environment or a built-in
+# table, none of it on the command line (`git grep -O` opens its matches in `core.pager`,
+# `-Orm` in rm with the matched files as arguments).
+_GIT_PROGRAM_OPTS = ("--open-files-in-pager", "--tool", "--ext-diff", "--textconv", "--paginate",
+                     "--gui", "--extcmd")  # fmt: skip
+_GIT_PROGRAM_SHORT = {"grep": "O", "difftool": "tgx", "mergetool": "tg"}
+
+
+def _git_runs_unseen(sub: str, args: tuple[str, ...]) -> str:
+    """Why this git subcommand starts a program no deny rule sees, or ""."""
+    if sub in ("difftool", "mergetool"):
+        return f"`git {sub}` runs a diff or merge tool its config names"
+    short = _GIT_PROGRAM_SHORT.get(sub, "")
+    for a in args:
+        if a == "--":
+            break
+        if a.startswith("--") and opt_is(a, _GIT_PROGRAM_OPTS):
+            return f"`git {sub} {a}` starts a program no rule sees"
+        if a.startswith("-") and not a.startswith("--") and any(c in a[1:] for c in short):
+            return f"`git {sub} {a}` starts a program no rule sees"
+    return ""
+
+
 def _part_unknowable(part: SimpleCommand) -> str:
     if part.name_is_dynamic:
         return "its command name is only known at run time"
@@ -131,6 +154,9 @@ def _part_unknowable(part: SimpleCommand) -> str:
         words = strip_wrappers(part.words) or part.words
     if not words:
         return ""
+    exported = exported_danger(part.words) or exported_danger(words)
+    if exported:
+        return f"it exports {exported}, which can make a later program run another program"
     name = base_name(words[0])
     if name in _EDITORS:
         if any(w.startswith("+") or w in _EDITOR_CODE_OPTS for w in words[1:]):
@@ -155,6 +181,9 @@ def _part_unknowable(part: SimpleCommand) -> str:
             return f"`git {words[i]}` may be an alias that runs any command"
         if any(long_abbrev(w.split("=", 1)[0], "--template") for w in words[i + 1 :]):
             return "`git --template=DIR` installs hooks from DIR, which git then runs"
+        why = _git_runs_unseen(words[i], words[i + 1 :]) if i < len(words) else ""
+        if why:
+            return why
     if name in _AWK:
         program = " ".join(w for w in words[1:] if not w.startswith("-"))
         if re.search(r"system\s*\(\s*[^\s\"]", program) or re.search(r"\|\s*[^\s\"&|]", program):

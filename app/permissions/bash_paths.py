@@ -21,6 +21,7 @@ from tools.shell import (
     allow_form,
     is_read_only_part,
 )
+from tools.shell.optiondata import GIT_SAFE_GLOBAL
 from tools.shell.parse import HARMLESS_TARGETS
 from tools.shell.readonly import NO_PATH_ARGS
 
@@ -143,8 +144,8 @@ def _reads_recursively(words: tuple[str, ...]) -> bool:
     for prev, w in itertools.pairwise(words):
         if w in ("--recursive", "--dereference-recursive", "--directories=recurse"):
             return True
-        if prev in ("-d", "--directories") and w == "recurse":
-            return True  # `grep -d recurse`
+        if prev in ("-d", "--directories") and w and "recurse".startswith(w):
+            return True  # `grep -d recurse`, `-d rec` (grep reads the value abbreviated too)
         if w.startswith("-") and not w.startswith("--") and ("r" in w[1:] or "R" in w[1:]):
             return True
     return False
@@ -195,6 +196,8 @@ def _grep_operands(words: tuple[str, ...], pattern: bool = False) -> list[str]:
 def _recursive_deny(words: tuple[str, ...], cwds: list[str], pc: PermissionContext) -> str:
     """Why a recursive read (or copy) of a folder would reach a file a Read deny rule protects:
     by its path, or under another name (a hard link, a followed symbolic link), or ""."""
+    if words and "/" in words[0]:
+        words = (os.path.basename(words[0]), *words[1:])  # `/usr/bin/grep -r` reads as grep does
     grep = _reads_recursively(words)
     copies = not grep and bool(words) and words[0] in COPIERS
     if not grep and not copies:
@@ -215,6 +218,37 @@ def _recursive_deny(words: tuple[str, ...], cwds: list[str], pc: PermissionConte
                 why = tree_reason(cand, words, pc, copies)
                 if why:
                     return why
+    return ""
+
+
+# git subcommands that print the content of the files their pathspecs match.
+_GIT_CONTENT_SUBS = frozenset({"diff", "log", "whatchanged", "stash", "diff-tree", "diff-index",
+                               "diff-files", "show", "blame", "grep", "status", "archive",
+                               "format-patch", "range-diff"})  # fmt: skip
+
+
+def git_pathspec_deny(words: tuple[str, ...], cwds: list[str], pc: PermissionContext) -> str:
+    """With a Read deny rule: why a pathspec after `--` may match a denied file, or "". A git
+    pathspec is not a path: a folder names every file below it (`git diff -- .`), and a glob
+    matches across `/` (`'*.txt'` matches `secrets/key.txt`), so such a pathspec counts as none
+    (bare `git diff`). A pathspec naming a file is checked as that file's path elsewhere."""
+    if not words or words[0] != "git":
+        return ""
+    i = 1
+    while i < len(words) and words[i] in GIT_SAFE_GLOBAL:
+        i += 1
+    args = words[i + 1 :]
+    if i >= len(words) or words[i] not in _GIT_CONTENT_SUBS or "--" not in args:
+        return ""
+    for spec in args[args.index("--") + 1 :]:
+        if not spec or spec.startswith(":") or any(c in spec for c in "*?[\\"):
+            return f"the pathspec {spec!r} may match any file, including denied ones"
+        for c in cwds:
+            for cand in _expand(spec, c, pc.home) or (os.path.join(c, spec),):
+                rule = None if os.path.isfile(cand) else deny_below(pc, cand)
+                if rule is not None:
+                    return (f"the pathspec {spec} names every file below {cand}, including "
+                            f"what {rule.display()} from {rule.source} denies")  # fmt: skip
     return ""
 
 
@@ -407,11 +441,16 @@ def _redirect_need(
     return ""
 
 
-def pending_writes(analysis: ShellAnalysis, pc: PermissionContext, cwd: str) -> frozenset[str]:
-    """Every file some part of the command writes, absolute (for every folder a `cd` reaches)."""
+def pending_writes(
+    analysis: ShellAnalysis, pc: PermissionContext, cwd: str, skip: SimpleCommand | None = None
+) -> frozenset[str]:
+    """Every file some part of the command (but `skip`) writes, absolute (for every folder a
+    `cd` reaches)."""
     cwds = _cd_dirs(analysis, cwd, pc.home)
     out: set[str] = set()
     for part in (*analysis.parts, *analysis.nested):
+        if part is skip:
+            continue
         form = allow_form(part.words) or part.words
         for target in _write_targets(part, form):
             for c in cwds:

@@ -357,6 +357,8 @@ def renamed_denied(
             done.add((word, c))
             found = runs_as(word, c, denied_programs(pc, index.rules, c), pc.home, seen)
             if found is None:
+                found = _runs_path_named(word, c, index.rules, pc.home, seen)
+            if found is None:
                 continue
             name, file = found
             words = (name, *form[1:])
@@ -367,3 +369,49 @@ def renamed_denied(
                     why = f"`{word}` runs {file}, which is the program {name}: {reason.text}"
                     return PermissionDecision.deny(why, replace(reason, text=why))
     return None
+
+
+def _runs_path_named(
+    word: str,
+    cwd: str,
+    rules: tuple[Rule, ...],
+    home: str,
+    seen: dict[str, frozenset[str] | None],
+) -> tuple[str, str] | None:
+    """(the rule's program path, the file found) when a deny rule names a program by its path
+    (`Bash(/bin/rm:*)`) and `word` (`rm`) runs that very file: the rule's path is resolved as the
+    command's word is, so the rule stops the program under its bare name too."""
+    paths = [n for n in _path_named(rules) if os.path.basename(n) == word]
+    if not paths or "/" in word:
+        return None
+    file = resolve(word, cwd, home, seen=seen)
+    if file is None:
+        return None
+    try:
+        st = os.stat(file)
+    except OSError:
+        return None
+    for path in paths:
+        try:
+            other = os.stat(path)
+        except OSError:
+            continue
+        if (other.st_dev, other.st_ino) == (st.st_dev, st.st_ino):
+            return path, file
+    return None
+
+
+_PATH_NAMED: dict[int, tuple[tuple[Rule, ...], tuple[str, ...]]] = {}
+
+
+def _path_named(rules: tuple[Rule, ...]) -> tuple[str, ...]:
+    """The deny rules' programs named by a path (most rule sets have none: then nothing more).
+    Memoised by the rules' identity (hashing 200 rules each decision would cost more)."""
+    hit = _PATH_NAMED.get(id(rules))
+    if hit is not None and hit[0] is rules:
+        return hit[1]
+    found = tuple(n for n in program_names(rules) if "/" in n)
+    if len(_PATH_NAMED) > 32:
+        _PATH_NAMED.clear()
+    _PATH_NAMED[id(rules)] = (rules, found)
+    return found

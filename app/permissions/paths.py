@@ -99,7 +99,19 @@ def protected_reason(path: str) -> str:
         return f"{name}/ is a protected folder"
     if name in PROTECTED_FILES or name.lower() in _PROTECTED_FILES_LOWER:
         return f"{name} is a protected file"
-    return _config_file_reason(path, parts)
+    return _config_file_reason(path, parts) or _git_dir_reason(path)
+
+
+def _git_dir_reason(path: str) -> str:
+    """A git dir under another name (`git clone --separate-git-dir=.hg2`, the target of a
+    gitfile, a bare repository): its config and hooks run programs as `.git`'s do. Found by
+    content, as git finds it: a HEAD file beside an objects folder."""
+    d = path
+    while d.startswith("/") and len(d) > 1:
+        if os.path.isfile(os.path.join(d, "HEAD")) and os.path.isdir(os.path.join(d, "objects")):
+            return f"{d} is a git repository's folder (like .git), a protected folder"
+        d = os.path.dirname(d)
+    return ""
 
 
 # Settings files of lathe itself, by the folder they sit in (`~/.config/lathe/`).

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 
-from tools.shell.getopt import skip_options
+from tools.shell.getopt import expand_long_options, skip_options
 
 # Wrapper -> options that take a value. `None` means the wrapper takes no options we accept.
 _WRAPPER_VALUE_OPTS: dict[str, frozenset[str]] = {
@@ -125,8 +125,18 @@ _MORE_DANGEROUS_VARS = frozenset(
         "LOCPATH",
         "ZDOTDIR",
         "INPUTRC",
+        # Variables a program reads as more command-line options (or as the program it starts):
+        # `TAR_OPTIONS=-Irm tar c ...`, `ZIPOPT='-TT cmd' zip ...` run cmd as the options would.
+        "TAR_OPTIONS", "TAPE", "ZIPOPT", "ZIP", "UNZIP", "UNZIPOPT", "ZIPINFO", "ZIPINFOOPT",
+        "GZIP", "XZ_OPT", "XZ_DEFAULTS", "ZSTD", "BZIP2", "BZIP", "LZOP", "LESS", "LESSKEY",
+        "LESSKEYIN", "LESSKEY_SYSTEM", "LESSEDIT", "LESSHISTFILE", "MORE", "GREP_OPTIONS",
+        "RSYNC_RSH", "RSYNC_CONNECT_PROG", "CVS_RSH", "MANOPT", "MANPATH", "MANROFFOPT",
+        "MANPL", "SYSTEMD_PAGER", "SYSTEMD_LESS", "SYSTEMD_EDITOR", "SUDO_EDITOR",
+        "SUDO_ASKPASS", "FCEDIT", "PARALLEL", "PARALLEL_SHELL", "SHELL", "CURL_HOME", "WGETRC",
+        "GNUPGHOME", "OPENSSL_CONF", "BAT_PAGER", "BAT_CONFIG_PATH", "PERLLIB", "PERL5DB",
+        "RUSTC_WRAPPER", "TERMINFO",
     }
-)
+)  # fmt: skip
 _SAFE_GIT_PREFIXES = ("GIT_AUTHOR_", "GIT_COMMITTER_")
 
 
@@ -139,11 +149,31 @@ def is_dangerous_var(name: str) -> bool:
     return (
         name in DANGEROUS_VARS
         or name in _MORE_DANGEROUS_VARS
-        or name.startswith(("LD_", "DYLD_", "BASH_FUNC_"))
+        or name.startswith(("LD_", "DYLD_", "BASH_FUNC_", "YARN_"))
     )
 
 
 _ASSIGNMENT_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_EXPORTERS = frozenset({"export", "declare", "typeset", "local", "readonly", "env"})
+
+
+def exported_danger(words: tuple[str, ...]) -> str:
+    """The variable of is_dangerous_var that `export NAME=V`, `declare -x NAME=V`, `export NAME`
+    (a value set before) or `env NAME=V cmd` gives the programs this command runs, or ""."""
+    if not words or base_name(words[0]) not in _EXPORTERS:
+        return ""
+    env = base_name(words[0]) == "env"
+    for w in words[1:]:
+        if w.startswith("-"):
+            continue
+        name, _, value = w.partition("=")
+        if env and "=" not in w:
+            break  # the command env runs
+        if name.isidentifier() and is_dangerous_var(name):
+            return name
+        if not env and value.isidentifier() and is_dangerous_var(value):
+            return value  # `declare -n X=TAR_OPTIONS`: assigning X sets TAR_OPTIONS
+    return ""
 
 
 def base_name(word: str) -> str:
@@ -267,8 +297,11 @@ def awk_is_plain(args: tuple[str, ...]) -> bool:
 
 
 def allow_form(words: tuple[str, ...]) -> tuple[str, ...] | None:
-    """The words allow rules are matched against, or None when wrappers hide what runs."""
-    return strip_wrappers(words)
+    """The words allow rules are matched against, or None when wrappers hide what runs. Long
+    options are written out in full (`grep --recur` -> `grep --recursive`): every check that
+    matches options then sees the option the program reads."""
+    form = strip_wrappers(words)
+    return None if form is None else expand_long_options(form)
 
 
 def deny_forms(words: tuple[str, ...]) -> list[tuple[str, ...]]:
@@ -280,6 +313,9 @@ def deny_forms(words: tuple[str, ...]) -> list[tuple[str, ...]]:
         if not form or form in seen:
             continue
         seen.append(form)
+        full = expand_long_options(form)
+        if full != form:
+            todo.append(full)
         name = form[0]
         base = base_name(name)
         if base != name:

@@ -9,6 +9,11 @@ checked option is found in every spelling the program itself accepts.
 
 from __future__ import annotations
 
+import functools
+import os
+
+from tools.shell.longoptdata import LONG_OPTIONS
+
 
 def long_abbrev(key: str, option: str) -> bool:
     """Is `key` (an argument before any `=`) `option` or a prefix getopt_long may read as it?"""
@@ -72,3 +77,93 @@ def skip_options(words: tuple[str, ...], value_opts: frozenset[str]) -> tuple[st
                     break
         i += 2 if takes else 1
     return words[i:]
+
+
+# Option values that getopt's programs themselves accept abbreviated (gnulib's argmatch:
+# `grep --directories=rec` is `recurse`), so a check sees the whole value.
+_VALUE_WORDS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("grep", "--directories"): ("read", "recurse", "skip"),
+    ("grep", "--devices"): ("read", "skip"),
+    ("grep", "--binary-files"): ("binary", "text", "without-match"),
+}
+_VALUE_ALIASES = {"egrep": "grep", "fgrep": "grep", "rgrep": "grep"}
+
+
+@functools.lru_cache(maxsize=4096)
+def full_long_option(name: str, key: str) -> str | None:
+    """The long option of `name` that `key` (`--recur`) spells, or None when it is none of
+    them or ambiguous: getopt_long takes an exact name first, then a unique prefix."""
+    known = LONG_OPTIONS.get(name)
+    if known is None or key in known:
+        return key if known is not None else None
+    hits = [o for o in known if o.startswith(key)]
+    return hits[0] if len(hits) == 1 else None
+
+
+def _full_value(name: str, option: str, value: str) -> str:
+    words = _VALUE_WORDS.get((_VALUE_ALIASES.get(name, name), option))
+    if not words or not value:
+        return value
+    hits = [w for w in words if w.startswith(value)]
+    return hits[0] if len(hits) == 1 else value
+
+
+def expand_long_options(words: tuple[str, ...]) -> tuple[str, ...]:
+    """See `_expand_long_options`; the common case (no long option) returns at once."""
+    if not any(w[:2] == "--" for w in words[1:]):
+        return words
+    return _expand_long_options(words)
+
+
+@functools.lru_cache(maxsize=2048)
+def _expand_long_options(words: tuple[str, ...]) -> tuple[str, ...]:
+    """`words` with every long option of a command whose options are known (longoptdata.py)
+    written out in full (`grep --recur --dir=rec` -> `grep --recursive --directories=recurse`),
+    so that every check matching options sees what the program sees. An unknown or ambiguous
+    option is left as it is; `unknown_long_option` reports it."""
+    if not words:
+        return words
+    name = os.path.basename(words[0])
+    if name not in LONG_OPTIONS:
+        return words
+    out = [words[0]]
+    pending = ""  # a long option whose value is the next word (`--dir rec`)
+    for i in range(1, len(words)):
+        w = words[i]
+        if w == "--":
+            out.extend(words[i:])
+            break
+        if pending:
+            out.append(_full_value(name, pending, w))
+            pending = ""
+            continue
+        if not w.startswith("--") or len(w) == 2:
+            out.append(w)
+            continue
+        key, eq, value = w.partition("=")
+        full = full_long_option(name, key) or key
+        if eq:
+            out.append(f"{full}={_full_value(name, full, value)}")
+        else:
+            out.append(full)
+            pending = full if (_VALUE_ALIASES.get(name, name), full) in _VALUE_WORDS else ""
+    return tuple(out)
+
+
+def unknown_long_option(words: tuple[str, ...]) -> str:
+    """The first long option of `words` its (known) command has no unique reading of, or ""."""
+    if not any(w[:2] == "--" for w in words[1:]):
+        return ""
+    name = os.path.basename(words[0])
+    if name not in LONG_OPTIONS:
+        return ""
+    for w in words[1:]:
+        if w == "--":
+            break
+        if (
+            w.startswith("--")
+            and len(w) > 2
+            and full_long_option(name, w.partition("=")[0]) is None
+        ):
+            return w
+    return ""

@@ -11,6 +11,7 @@ import itertools
 import re
 
 from tools.shell.commands import base_name
+from tools.shell.getopt import unknown_long_option
 from tools.shell.optiondata import (
     EXEC_OR_WRITE,
     GIT_BUILTINS,
@@ -59,6 +60,9 @@ def option_risk(words: tuple[str, ...]) -> str:
     args = words[1:]
     if name == "git":
         return git_risk(args)
+    odd = unknown_long_option((name, *args))
+    if odd:
+        return f"`{name} {odd}` is no option {name} knows, or an ambiguous abbreviation"
     if name in NAME_EVALUATORS:
         why = _subscript_risk(name, args)
         if why:
