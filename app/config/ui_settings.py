@@ -9,11 +9,10 @@ valid TOML is left alone: the choice is then not saved, and the message says why
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 from app.config.paths import config_dir
+from app.config.replace_file import replace_file
 
 # The settings a front end may save, and the type each takes (models.Settings has them all).
 UI_KEYS: dict[str, type] = {"theme": str, "mouse": bool}
@@ -53,23 +52,7 @@ def save_ui_setting(key: str, value: str | bool, path: Path | None = None) -> Pa
         return path
     doc[key] = value
     try:
-        _atomic_write(path, tomlkit.dumps(doc))
+        replace_file(path, tomlkit.dumps(doc))
     except OSError as exc:
         raise UiSettingError(f"{path}: cannot write: {exc.strerror or exc}") from None
     return path
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o777)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

@@ -3,11 +3,10 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from app.config.replace_file import replace_file
 from app.config.rules import Rule, RuleError, parse_rule
 from app.permissions.context import PermissionContext
 
@@ -69,23 +68,7 @@ def add_rules_to_file(path: Path, texts: Sequence[str], behavior: str = "allow")
     for text in texts:
         if text not in current:
             current.append(text)
-    _atomic_write(path, tomlkit.dumps(doc))
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o777)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    replace_file(path, tomlkit.dumps(doc))
 
 
 def remove_from_file(path: Path, texts: Sequence[str], key: str = "allow") -> None:
@@ -114,4 +97,4 @@ def remove_from_file(path: Path, texts: Sequence[str], key: str = "allow") -> No
         return
     for index in reversed(hits):
         del current[index]
-    _atomic_write(path, tomlkit.dumps(doc))
+    replace_file(path, tomlkit.dumps(doc))
