@@ -191,6 +191,10 @@ def build_session(
     # delays the first frame or, in the TUI, the first prompt.
     mcp_config = load_mcp_config(merged.mcp.servers, project, env, trusted=is_trusted_now)
     mcp_config = _with_option_servers(mcp_config, opts, environ)
+    if plugins and not opts.strict_mcp_config:  # --strict-mcp-config: its servers alone
+        from app.mcp.plugin_servers import with_plugin_servers
+
+        mcp_config = with_plugin_servers(mcp_config, plugins, environ)
     warnings.extend(str(p) for p in mcp_config.problems)
     mcp = None
     if mcp_config.servers:

@@ -10,6 +10,28 @@ from app.commands.prompt import expand_prompt, match_command
 from app.commands.scope import enter_command_scope
 
 
+def model_only_skill(prompt: str, commands: Any) -> str:
+    """The name of the skill `/name` names when only the model may invoke it
+    (`user-invocable: false`), else "". Claude Code refuses such a `/name` locally."""
+    text = prompt.strip()
+    if commands is None or not text.startswith("/") or match_command(text, commands):
+        return ""
+    name = text[1:].partition(" ")[0].strip()
+    skills = getattr(commands, "skills", None)
+    skill = skills.get(name) if skills is not None and name else None
+    if skill is None or skill.user_invocable or skill.is_command:
+        return ""
+    return str(skill.name)
+
+
+def model_only_text(name: str) -> str:
+    """Claude Code 2.1.332's words (measured), the `-p` result of `/name` for such a skill."""
+    return (
+        "This skill can only be invoked by Claude, not directly by users. "
+        f'Ask Claude to use the "{name}" skill for you.'
+    )
+
+
 async def run_expanded_turn(
     session: Any,
     prompt: str,
@@ -17,9 +39,17 @@ async def run_expanded_turn(
     run_turn: Callable[..., Awaitable[Any]],
     attachments: Sequence[Mapping[str, Any]] = (),
 ) -> Any:
-    from app.engine.events import Notice
+    from app.engine.events import Notice, TurnEnded
 
     commands = session.parts.commands
+    refused = model_only_skill(prompt, commands)
+    if refused:
+        # Refused here, as Claude Code does: nothing reaches the model or the transcript.
+        text = model_only_text(refused)
+        session.emit(Notice(text, "warning"))
+        ended = TurnEnded(None, text, False, "success", 0, (), {"local_command": "custom"})
+        session.emit(ended)
+        return ended
     hit = match_command(prompt.strip(), commands)
     notices: list[str] = []
     leave = enter_command_scope(hit[0], session, notices) if hit else None

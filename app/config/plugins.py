@@ -9,7 +9,8 @@ plugin's name is its manifest's `name`, else its folder's. What it holds, each n
 `PLUGIN:NAME` as in Claude Code: `commands/**/*.md`, `skills/*/SKILL.md`, `agents/**/*.md`, and
 `hooks/hooks.json` (`{"hooks": {...}}`, `${CLAUDE_PLUGIN_ROOT}` in a command is the plugin's
 folder). Loaded by app/commands, app/skills, app/agents and the hooks config like their own
-folders. Not read: a manifest's custom component paths, `.mcp.json`, LSP servers, output styles.
+folders. MCP servers (`.mcp.json`, the manifest's `mcpServers`) are app/mcp/plugin_servers.py's.
+Not read: a manifest's custom component paths, LSP servers (lathe has no LSP tool), output styles.
 """
 
 from __future__ import annotations
@@ -106,13 +107,14 @@ def load_plugins(
     return found, problems
 
 
-def _with_root(value: Any, root: str) -> Any:
+def with_plugin_root(value: Any, root: str) -> Any:
+    """`${CLAUDE_PLUGIN_ROOT}` (and `$CLAUDE_PLUGIN_ROOT`) in every string of `value`."""
     if isinstance(value, str):
         return value.replace("${CLAUDE_PLUGIN_ROOT}", root).replace("$CLAUDE_PLUGIN_ROOT", root)
     if isinstance(value, list):
-        return [_with_root(v, root) for v in value]
+        return [with_plugin_root(v, root) for v in value]
     if isinstance(value, Mapping):
-        return {k: _with_root(v, root) for k, v in value.items()}
+        return {k: with_plugin_root(v, root) for k, v in value.items()}
     return value
 
 
@@ -123,5 +125,7 @@ def plugin_hook_sources(plugins: Iterable[Plugin]) -> list[HookSource]:
         data = _read_json(path) if path.is_file() else None
         hooks = data.get("hooks") if isinstance(data, Mapping) else None
         if isinstance(hooks, Mapping):
-            out.append(HookSource("plugin", str(path), _with_root(hooks, os.fspath(plugin.root))))
+            out.append(
+                HookSource("plugin", str(path), with_plugin_root(hooks, os.fspath(plugin.root)))
+            )
     return out
