@@ -318,11 +318,12 @@ def build_session(
         fallback_model=opts.fallback_model,
         request_extra=opts.request_extra,
         agents=agents,
-        build_system=lambda intro: build_system(
+        build_system=lambda intro, with_skills: build_system(
             start,
             project_root=project,
             config_dir=config_dir(env),
             intro=intro,
+            skills_text=skills_text if with_skills else "",
             memory_refuse=memory_refuse,
         ),
     )

@@ -20,6 +20,9 @@ class ValidationResult:
     ok: bool
     message: str = ""
     error_code: int = 0
+    # Refused because a permission rule denies it (a denied path caught before the permission
+    # stage): the call is one of the result's permission_denials, as in Claude Code.
+    permission_denied: bool = False
 
     @classmethod
     def success(cls) -> ValidationResult:
@@ -28,6 +31,10 @@ class ValidationResult:
     @classmethod
     def failure(cls, message: str, error_code: int = 1) -> ValidationResult:
         return cls(False, message, error_code)
+
+    @classmethod
+    def denied(cls, message: str, error_code: int = 3) -> ValidationResult:
+        return cls(False, message, error_code, permission_denied=True)
 
 
 _OK = ValidationResult(True)

@@ -3,7 +3,12 @@
 A definition names the tools it may use (`tools`, absent: every tool the session offers) and those
 it may not (`disallowed`), a model (`sonnet`/`opus`/`haiku`, a model id, or `inherit`), and the
 system prompt its conversation starts from. The built-in prompts are lathe's own words for the
-roles Claude Code 2.1.332 offers offline: general-purpose, Explore and Plan.
+roles Claude Code 2.1.332 offers offline, with its tool lists (measured: the tools of each one's
+first request): general-purpose (every tool), Explore and Plan (every tool but the ones that
+change files or plans), statusline-setup (Read and Edit, model sonnet). Deliberate differences:
+no subagent gets Agent (Claude Code's general-purpose has it), ExitPlanMode or AskUserQuestion.
+Claude Code 2.1.332 also lists a `claude` catch-all agent, the same as general-purpose; lathe
+does not repeat it.
 """
 
 from __future__ import annotations
@@ -161,4 +166,26 @@ PLAN = AgentDefinition(
     disallowed=READ_ONLY_EXCLUDED,
 )
 
-BUILT_IN_AGENTS: tuple[AgentDefinition, ...] = (GENERAL_PURPOSE, EXPLORE, PLAN)
+STATUSLINE_SETUP = AgentDefinition(
+    name="statusline-setup",
+    description="Use this agent to configure the user's status line setting.",
+    system_prompt=(
+        "You are a subagent of lathe, a coding agent in the terminal, and you set up its status "
+        "line. The status line is a shell command: it gets a JSON object on stdin (session_id, "
+        "transcript_path, cwd, model {id, display_name}, workspace {current_dir, project_dir}, "
+        "version, cost) and its first line of output is shown in the status bar (ANSI colours "
+        "kept).\n\n"
+        "- The setting is `statusLine` in ~/.claude/settings.json: "
+        '{"statusLine": {"type": "command", "command": "..."}}. Read the file first and keep '
+        "every other setting; create it only when it does not exist.\n"
+        "- When asked to reuse a shell prompt (PS1), read it from ~/.bashrc or ~/.zshrc and "
+        "turn its escapes into a command that prints the same from the stdin JSON (jq or a "
+        "short script).\n"
+        "- Keep the command fast: it runs whenever the status changes, with a time limit.\n"
+        "- End with what you set and where." + _COMMON_NOTES
+    ),
+    tools=("Read", "Edit"),
+    model="sonnet",
+)
+
+BUILT_IN_AGENTS: tuple[AgentDefinition, ...] = (GENERAL_PURPOSE, EXPLORE, PLAN, STATUSLINE_SETUP)

@@ -22,7 +22,10 @@ from app.commands.loader import CommandSet, CustomCommand
 from app.commands.mentions import attach, mention_paths
 
 # As Claude Code: the `!` starts the text or follows whitespace (`a!`b`` is no command line).
-_BANG = re.compile(r"(?:^|(?<=\s))!`([^`\n]+)`")
+# A fenced block opened with ```! is one command too, its whole text (Claude Code 2.1.332's
+# pattern, read from its binary: ```!\s*\n?([\s\S]*?)\n?```; measured: the block's output
+# replaces it). One pattern for both, scanned once, so no command's output is scanned again.
+_BANG = re.compile(r"```!\s*\n?([\s\S]*?)\n?```|(?:^|(?<=\s))!`([^`\n]+)`")
 
 
 @dataclass
@@ -43,7 +46,8 @@ def match_command(prompt: str, commands: CommandSet | None) -> tuple[CustomComma
 
 
 async def _run_bang(command: str, session: Any) -> str:
-    """One `!`cmd`` through the tool pipeline, as a Bash call the model might have made."""
+    """One `!`cmd`` (or ```! block) through the tool pipeline, as a Bash call the model might
+    have made: the same rules, hooks and questions."""
     from app.execution.pipeline import run_tool_use
 
     block = {
@@ -64,17 +68,22 @@ async def _run_bang(command: str, session: Any) -> str:
         content = "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
     text = str(content).strip()
     if outcome.result_block.get("is_error"):
-        return f"[!`{command}` was not run or failed: {text}]"
+        shown = command if "\n" not in command else command.splitlines()[0] + " ..."
+        return f"[!`{shown}` was not run or failed: {text}]"
     return text
 
 
 async def run_bang_lines(body: str, session: Any) -> str:
-    """Each `!`cmd`` of a command's or skill's body replaced by what running it gave."""
+    """Each `!`cmd`` and ```! block of a command's or skill's body replaced by what running
+    it gave. An empty block runs nothing."""
     parts: list[str] = []
     last = 0
     for match in _BANG.finditer(body):
         parts.append(body[last : match.start()])
-        parts.append(await _run_bang(match.group(1), session))
+        fenced, inline = match.group(1), match.group(2)
+        command = inline if inline is not None else fenced
+        if command.strip():
+            parts.append(await _run_bang(command, session))
         last = match.end()
     parts.append(body[last:])
     return "".join(parts)

@@ -87,9 +87,10 @@ class SessionParts:
     request_extra: Mapping[str, Any] = field(default_factory=dict)
     # Subagents: the agent types the Agent tool may start (None: no Agent tool runner, as in a
     # subagent's own session) and their system prompt (the agent's text in place of lathe's
-    # introduction, then the same environment and memory files).
+    # introduction, then the same environment and memory files, and the skill listing when the
+    # second argument says the agent has the Skill tool).
     agents: AgentSet | None = None
-    build_system: Callable[[str], list[Json]] | None = None
+    build_system: Callable[[str, bool], list[Json]] | None = None
     # A subagent's conversation: the Agent tool_use it runs under (its tool-call views say so).
     parent_tool_use_id: str | None = None
 

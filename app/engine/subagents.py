@@ -263,11 +263,17 @@ class SessionSubagents:
         hooks: HookRunner = parts.hooks
         if parts.hooks is parts.session_hooks and session_hooks is not None:
             hooks = session_hooks
-        system = (
-            parts.build_system(definition.system_prompt)
-            if parts.build_system is not None
-            else [{"type": "text", "text": definition.system_prompt}]
-        )
+        # The skill listing comes with the Skill tool (Claude Code lists the skills to every
+        # subagent that has the tool, measured), else the tool names skills it never offered.
+        with_skills = any(t.name == "Skill" for t in tools)
+        build = parts.build_system
+
+        def system_prompt() -> list[dict[str, Any]]:
+            if build is None:
+                return [{"type": "text", "text": definition.system_prompt}]
+            return build(definition.system_prompt, with_skills)
+
+        system = system_prompt()
         child_context = replace(
             context,
             # Its own record of what it read: Edit and Write in the child need the child's Read.
@@ -293,7 +299,8 @@ class SessionSubagents:
             rules=parts.rules,
             settings=parts.settings,
             project_dir=parts.project_dir,
-            rebuild_system=parts.rebuild_system,
+            # Compaction rebuilds the agent's own system prompt, never the main session's.
+            rebuild_system=system_prompt,
         )
         child = Session(child_parts, None)
         child.usage = MirroredUsage(parent.usage)

@@ -40,7 +40,10 @@ async def decide_permission(
     context: ToolContext,
     deps: PipelineDeps,
     hook: HookPermissionResult | None,
+    hook_input: Mapping[str, Any] | None = None,
 ) -> DecisionStep:
+    """`hook_input`: what a PermissionRequest hook reads as `tool_input` (the input as sent;
+    `observable` when not given)."""
     if hook is not None and hook.behavior == "deny":
         reason = DecisionReason(
             "hook", hook.reason or "denied by a PreToolUse hook", source=hook.hook
@@ -80,7 +83,9 @@ async def decide_permission(
         )
     if decision.behavior == "allow":
         return DecisionStep(decision)
-    return await _ask_user(tool, parsed, observable, tool_use_id, context, deps, decision)
+    return await _ask_user(
+        tool, parsed, observable, tool_use_id, context, deps, decision, hook_input
+    )
 
 
 async def redecide(
@@ -157,9 +162,10 @@ async def _ask_user(
     context: ToolContext,
     deps: PipelineDeps,
     decision: PermissionDecision,
+    hook_input: Mapping[str, Any] | None = None,
 ) -> DecisionStep:
     answered = await _permission_request_hooks(
-        tool, observable, tool_use_id, decision, context, deps
+        tool, hook_input or observable, tool_use_id, decision, context, deps
     )
     if answered is not None:
         return DecisionStep(answered)

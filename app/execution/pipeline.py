@@ -56,7 +56,7 @@ from tools.base import (
     ToolProgress,
     ToolResult,
 )
-from tools.decisions import PermissionDecision
+from tools.decisions import PermissionDecision, ValidationResult
 from tools.registry import find_tool
 
 
@@ -143,6 +143,7 @@ class _Call:
         self.notices: list[HookMessage] = []
         self.extra: list[dict[str, Any]] = []
         self.prevent: str | None = None
+        self.hook_input: dict[str, Any] = {}
 
     def _error(self, content: str, **kw: Any) -> CallOutcome:
         out = error_outcome(self.id, self.tool.name, content, input=self.raw)
@@ -170,14 +171,16 @@ class _Call:
                 message += deferred_hint(tool.name)
             return self._error(tool_use_error(message))
         # Stage 2: the tool's own business rules.
+        self.hook_input = self._as_sent(self.raw)
         validation = await tool.validate_input(parsed, self.context)
         if not validation.ok:
-            return self._error(tool_use_error(validation.message))
+            return self._refused(validation)
         # Stage 3: a speculative classifier would start here (none configured).
         # Stage 5: observers see a normalised copy; the call keeps the original.
         observable = self._observable(parsed)
-        # Stage 6: PreToolUse hooks.
-        hook_call = HookToolCall(tool.name, observable, self.id, tool.is_mcp)
+        # Stage 6: PreToolUse hooks. They read the input as the model sent it (Claude Code's
+        # tool_input, measured: no defaults filled in), its paths made absolute.
+        hook_call = HookToolCall(tool.name, self.hook_input, self.id, tool.is_mcp)
         hook_decision: HookPermissionResult | None = None
         updated: Mapping[str, Any] | None = None
         for item in await self.deps.hooks.pre_tool_use(hook_call, self.context):
@@ -203,13 +206,21 @@ class _Call:
                 return self._error(
                     tool_use_error(f"A hook's updatedInput is invalid: {exc.message}")
                 )
+            self.hook_input = self._as_sent(updated)
             validation = await tool.validate_input(parsed, self.context)
             if not validation.ok:
-                return self._error(tool_use_error(validation.message))
+                return self._refused(validation)
             observable = self._observable(parsed)
         # Stage 7: the permission decision.
         step: DecisionStep = await decide_permission(
-            tool, parsed, observable, self.id, self.context, self.deps, hook_decision
+            tool,
+            parsed,
+            observable,
+            self.id,
+            self.context,
+            self.deps,
+            hook_decision,
+            hook_input=self.hook_input,
         )
         if step.aborted:
             return self._error(REJECT_MESSAGE, synthetic="user_interrupt")
@@ -220,11 +231,7 @@ class _Call:
                 decision=decision,
                 # As Claude Code: the input as the model (or a hook's updatedInput) gave it, not
                 # the parsed form with its defaults filled in (`run_in_background: false`).
-                permission_denial={
-                    "tool_name": tool.name,
-                    "tool_use_id": self.id,
-                    "tool_input": dict(updated if updated is not None else self.raw),
-                },
+                permission_denial=self._denial(),
             )
         # Stage 8: settle the input (a user, a PermissionRequest hook or an SDK callback may have
         # rewritten it on approval). The approval covers the rewrite, but not past a deny: the new
@@ -236,23 +243,36 @@ class _Call:
                 parsed = self._parse(decision.updated_input)
             except InputError as exc:
                 return self._error(tool_use_error(exc.message))
+            self.hook_input = self._as_sent(decision.updated_input)
             validation = await tool.validate_input(parsed, self.context)
             if not validation.ok:
-                return self._error(tool_use_error(validation.message))
+                return self._refused(validation)
             observable = self._observable(parsed)
             again = await redecide(tool, parsed, observable, self.context, self.deps)
             if again.behavior == "deny":
                 return self._error(
                     again.message or REJECT_MESSAGE,
                     decision=again,
-                    permission_denial={
-                        "tool_name": tool.name,
-                        "tool_use_id": self.id,
-                        "tool_input": dict(decision.updated_input),
-                    },
+                    permission_denial=self._denial(),
                 )
         # Stage 9: the one action.
         return await self._call(parsed, observable, decision)
+
+    def _denial(self) -> dict[str, Any]:
+        """The call as the result's permission_denials list it (Claude Code's shape: the input
+        as sent, paths absolute)."""
+        return {"tool_name": self.tool.name, "tool_use_id": self.id, "tool_input": self.hook_input}
+
+    def _refused(self, validation: ValidationResult) -> CallOutcome:
+        """A validation failure; one a permission rule caused (a denied path) is a denial."""
+        if validation.permission_denied:
+            return self._error(tool_use_error(validation.message), permission_denial=self._denial())
+        return self._error(tool_use_error(validation.message))
+
+    def _as_sent(self, raw: Mapping[str, Any]) -> dict[str, Any]:
+        sent = dict(raw)
+        self.tool.backfill_observable_input(sent, self.context)
+        return sent
 
     def _observable(self, parsed: Any) -> dict[str, Any]:
         observable = self.tool.dump_input(parsed)
@@ -263,7 +283,7 @@ class _Call:
         self, parsed: Any, observable: dict[str, Any], decision: PermissionDecision
     ) -> CallOutcome:
         tool = self.tool
-        hook_call = HookToolCall(tool.name, observable, self.id, tool.is_mcp)
+        hook_call = HookToolCall(tool.name, self.hook_input or observable, self.id, tool.is_mcp)
         try:
             result = await tool.call(
                 parsed, self.context, self._can_use_tool, self.parent_message, self.on_progress

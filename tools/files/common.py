@@ -42,7 +42,7 @@ def check_path(
         message = decision.message or (
             f"Permission to {access} {path} has been denied by your permission settings."
         )
-        return path, ValidationResult.failure(message, error_code=3)
+        return path, ValidationResult.denied(message)
     return path, None
 
 
