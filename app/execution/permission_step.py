@@ -165,7 +165,12 @@ async def _ask_user(
     hook_input: Mapping[str, Any] | None = None,
 ) -> DecisionStep:
     answered = await _permission_request_hooks(
-        tool, hook_input or observable, tool_use_id, decision, context, deps
+        tool,
+        hook_input if hook_input is not None else observable,
+        tool_use_id,
+        decision,
+        context,
+        deps,
     )
     if answered is not None:
         return DecisionStep(answered)

@@ -261,7 +261,11 @@ class _Call:
     def _denial(self) -> dict[str, Any]:
         """The call as the result's permission_denials list it (Claude Code's shape: the input
         as sent, paths absolute)."""
-        return {"tool_name": self.tool.name, "tool_use_id": self.id, "tool_input": self.hook_input}
+        return {
+            "tool_name": self.tool.name,
+            "tool_use_id": self.id,
+            "tool_input": dict(self.hook_input),
+        }
 
     def _refused(self, validation: ValidationResult) -> CallOutcome:
         """A validation failure; one a permission rule caused (a denied path) is a denial."""
@@ -283,7 +287,7 @@ class _Call:
         self, parsed: Any, observable: dict[str, Any], decision: PermissionDecision
     ) -> CallOutcome:
         tool = self.tool
-        hook_call = HookToolCall(tool.name, self.hook_input or observable, self.id, tool.is_mcp)
+        hook_call = HookToolCall(tool.name, self.hook_input, self.id, tool.is_mcp)
         try:
             result = await tool.call(
                 parsed, self.context, self._can_use_tool, self.parent_message, self.on_progress
