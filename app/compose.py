@@ -296,6 +296,7 @@ def build_session(
         transcript=transcript,
         messages=resumed.messages if resumed else [],
         earlier_messages=list(resumed.earlier) if resumed else [],
+        user_denials=dict(resumed.user_denials) if resumed else {},
         max_turns=opts.max_turns,
         fallback_tools=tuple(base),
         builtin_tools=tuple(builtins),

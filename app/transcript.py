@@ -374,6 +374,8 @@ class LoadedTranscript:
     # The messages before the last compaction (after the last /clear), for browsing only.
     earlier: list[dict[str, Any]] = field(default_factory=list)
     last_uuid: str | None = None
+    # The calls the user denied, and whether each deny ended its turn (USER_DENIALS).
+    user_denials: dict[str, bool] = field(default_factory=dict)
 
 
 MESSAGE_LINE_TYPES = ("user", "assistant")
@@ -408,6 +410,7 @@ def load_transcript(
         repaired=repaired,
         earlier=conversation.earlier,
         last_uuid=conversation.last_uuid,
+        user_denials=conversation.user_denials,
     )
 
 

@@ -34,6 +34,11 @@ RESUMED_START = "(The start of this conversation could not be read from the tran
 # stays far below this; a longer one is a runaway writer or a corrupted file.
 MAX_LINE_BYTES = 64 * 1024 * 1024
 MESSAGE_TYPES = ("message", "user", "assistant")
+# lathe's field on a line of tool results: the calls of it the user denied, each
+# `{"tool_use_id": ID, "endsTurn": B}` (endsTurn: the deny that ended the turn, the batch's other
+# calls not run). The model read the same texts for a deny and an interrupt: this tells them
+# apart on a resume. Readers that do not know it (Claude Code, older lathe) ignore it.
+USER_DENIALS = "latheUserDenials"
 # How many restarts a garbled line gets: a line written onto a torn one holds a whole record
 # after the fragment, which is worth finding; the cap keeps a large garbled line from being slow.
 _SALVAGE_TRIES = 32
@@ -177,6 +182,19 @@ class Conversation:
     warnings: list[str]
     last_uuid: str | None = None
     earlier: list[dict[str, Any]] = field(default_factory=list)
+    # Tool calls the user denied (USER_DENIALS): the id, and whether that deny ended the turn.
+    user_denials: dict[str, bool] = field(default_factory=dict)
+
+
+def user_denials_of(record: dict[str, Any]) -> dict[str, bool]:
+    """A line's USER_DENIALS as {tool_use_id: ends the turn}; anything malformed is ignored."""
+    found = record.get(USER_DENIALS)
+    out: dict[str, bool] = {}
+    if isinstance(found, list):
+        for item in found:
+            if isinstance(item, dict) and isinstance(item.get("tool_use_id"), str):
+                out[item["tool_use_id"]] = item.get("endsTurn") is True
+    return out
 
 
 def conversation_of(records: list[dict[str, Any]], where: str) -> Conversation:
@@ -192,6 +210,7 @@ def conversation_of(records: list[dict[str, Any]], where: str) -> Conversation:
     tool_ids: set[Any] = set()
     last_uuid: str | None = None
     boundary: tuple[int, list[dict[str, Any]], str] | None = None  # the last compaction's
+    denials: dict[str, bool] = {}
     for record in records:
         at = f"{where}:{record.pop('_line', '?')}"
         kind = record.get("type")
@@ -233,13 +252,14 @@ def conversation_of(records: list[dict[str, Any]], where: str) -> Conversation:
                 warnings.append(f"{at}: a repeat of an assistant message already read; skipped")
                 continue
             messages.append(message)
+            denials.update(user_denials_of(record))
     if boundary is not None and not messages:
         # A crash between the boundary and the summary after it: go on from before it, which
         # the next request compacts again, rather than from nothing.
         cut, messages, at = boundary
         earlier = earlier[:cut]
         warnings.append(f"{at}: a compaction with no summary after it; resumed from before it")
-    return Conversation(messages, meta, warnings, last_uuid, earlier)
+    return Conversation(messages, meta, warnings, last_uuid, earlier, denials)
 
 
 def _without_repeated_tool_uses(message: dict[str, Any], seen: set[Any]) -> dict[str, Any] | None:

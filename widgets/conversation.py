@@ -33,6 +33,7 @@ class Deferred:
         build: Callable[[], RenderableType],
         estimate: Callable[[int], int],
         text: str | None = None,
+        full: Deferred | None = None,
     ) -> None:
         self._build = build
         self._built: RenderableType | None = None
@@ -40,6 +41,9 @@ class Deferred:
         # All the text it will show (or more), when known without building it: the full view's
         # search skips building what cannot hold the term.
         self.text = text
+        # What the full view (Ctrl+O) shows instead, when it shows more (thinking opened, a
+        # tool's whole output); None: the same.
+        self.full = full
 
     @property
     def renderable(self) -> RenderableType:
@@ -286,5 +290,5 @@ class Conversation(VerticalScroll):
 def _shown(item: RenderableType) -> Deferred:
     """A replayed item as the full view shows it: what the archive shows."""
     if isinstance(item, Deferred):
-        return item
+        return item.full or item
     return Deferred(lambda: item, lambda width: 3)

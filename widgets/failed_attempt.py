@@ -38,12 +38,21 @@ class FailedAttemptBlock(Static):
         return "failed attempt; retrying" if self.retrying else "failed attempt"
 
     def frozen(self) -> RenderableType:
+        return self._drawn(SHOWN_LINES)
+
+    def full_view(self) -> RenderableType:
+        """In the full view (Ctrl+O) the thrown-away text is whole: nothing is cut there."""
+        return self._drawn(None)
+
+    def _drawn(self, limit: int | None) -> RenderableType:
         parts: list[RenderableType] = [Text(f"↻ {self.label}", style="bold")]
         lines = self.text.strip().splitlines()
         if lines:
-            shown = Text("\n".join(lines[:SHOWN_LINES]), style="dim italic")
-            if len(lines) > SHOWN_LINES:
-                shown.append(f"\n… {len(lines) - SHOWN_LINES} more lines", style="dim")
+            shown = Text("\n".join(lines[:limit]), style="dim italic")
+            hidden = len(lines) - limit if limit is not None else 0
+            if hidden > 0:
+                more = "1 more line" if hidden == 1 else f"{hidden} more lines"
+                shown.append(f"\n… {more}", style="dim")
             parts.append(shown)
         if self.tools:
             parts.append(Text("not run: " + ", ".join(self.tools), style="dim"))

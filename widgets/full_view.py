@@ -3,7 +3,8 @@ whole output, a long line wrapped), searchable with the matches highlighted.
 
 `FullDocument` is the conversation's archive widget (one widget drawn line by line, items built
 and measured only when needed), plus search: a search renders every item once at the current
-width and finds the term line by line in what is drawn, so a match is always where it shows.
+width and finds the term in what is drawn, read as the text the lines wrap (a word folded over two
+lines is one word), so a match is always where it shows, on every line it covers.
 """
 
 from __future__ import annotations
@@ -67,7 +68,9 @@ def full_source(block: Widget) -> Deferred:
         # Its head line is the tool block's own drawing: its text is known only once drawn.
         return Deferred(lambda: whole_tool(state), _estimate)
     if isinstance(block, HasFullView):
-        return Deferred(block.full_view, _estimate)
+        # Drawn now, from what the block holds now: the view is a snapshot, and keeps no widget.
+        whole = block.full_view()
+        return Deferred(lambda: whole, _estimate, source_text(whole))
     frozen = getattr(block, "frozen", None)
     shown: RenderableType = frozen() if callable(frozen) else Text("")
     return Deferred(lambda: shown, _estimate, source_text(shown))
@@ -75,7 +78,8 @@ def full_source(block: Widget) -> Deferred:
 
 def whole_tool(state: object) -> RenderableType:
     """A tool call with its whole result: the block's head line, then every line of the output
-    (wrapped, never cut) or the whole diff."""
+    (wrapped, never cut) or the whole diff, and the plain-words line of a call that did not end
+    normally ("Denied by you", "not run: you denied Bash(touch x)"), as the block shows them."""
     from widgets.diff_view import render_diff
     from widgets.tool_block import ToolCallState, render_tool
 
@@ -83,15 +87,20 @@ def whole_tool(state: object) -> RenderableType:
     drawn = render_tool(state, False)
     # The block's own head (what runs, its state, its time); the rest is redrawn whole here.
     head = drawn.renderables[0] if isinstance(drawn, Group) and drawn.renderables else drawn
+    parts: list[RenderableType] = []
     if state.diff and state.status == "done":
-        body: RenderableType = render_diff(state.diff, max_lines=state.diff.count("\n") + 1)
+        parts.append(render_diff(state.diff, max_lines=state.diff.count("\n") + 1))
     else:
         source = (state.result_text or state.output_tail).rstrip("\n")
-        if not source:
-            return head
-        style = "lathe.failed" if state.status in ("error", "denied") else ""
-        body = Text(source, style=style, no_wrap=False, overflow="fold")
-    return Group(head, Padding(body, (0, 0, 0, 2)))
+        if source:
+            style = "lathe.failed" if state.status in ("error", "denied") else ""
+            parts.append(Text(source, style=style, no_wrap=False, overflow="fold"))
+    if state.outcome:
+        word = "lathe.failed" if state.status == "denied" else "lathe.stopped"
+        parts.append(Text(state.outcome, style=word, no_wrap=False, overflow="fold"))
+    if not parts:
+        return head
+    return Group(head, Padding(Group(*parts), (0, 0, 0, 2)))
 
 
 def smart_case(term: str) -> Callable[[str], str]:
@@ -102,9 +111,70 @@ def smart_case(term: str) -> Callable[[str], str]:
 @dataclass(frozen=True)
 class Match:
     item: int
-    offset: int  # the line within the item
-    start: int  # cells
+    offset: int  # the line within the item where it starts
+    start: int  # cells, on that line
     end: int
+    # Every visual line it covers as (line, start cell, end cell): a match wrapping onto the
+    # next line is highlighted on both.
+    pieces: tuple[tuple[int, int, int], ...] = ()
+
+
+def fold_same_length(fold: Callable[[str], str], text: str) -> str:
+    """`fold(text)` with one character for each (a few capitals lower into two): positions in
+    the folded text are positions in the drawn one."""
+    folded = fold(text)
+    if len(folded) == len(text):
+        return folded
+    return "".join(c if len(fold(c)) != 1 else fold(c) for c in text)
+
+
+def logical_text(lines: list[str], width: int) -> tuple[str, list[tuple[int, int, int]]]:
+    """An item's drawn lines as the text they wrap: a line that fills the width and goes on on
+    the next (a long word folded) joins it directly, any other break is one space (a phrase
+    wrapped at a space), each line without the indent its wrap adds. Returns the text and,
+    for each line, (where its part starts in the text, the line, the first character kept)."""
+    parts: list[str] = []
+    where: list[tuple[int, int, int]] = []
+    at = 0
+    previous = ""
+    for offset, line in enumerate(lines):
+        text = line.rstrip()
+        if offset == 0:
+            skip = 0
+        elif cell_len(previous) >= width:
+            # Folded: the next line is the same word, after the indent both lines share.
+            indent = len(previous) - len(previous.lstrip(" "))
+            skip = min(indent, len(text) - len(text.lstrip(" ")))
+        else:
+            skip = len(text) - len(text.lstrip())
+            if parts and text[skip:]:
+                parts.append(" ")
+                at += 1
+        where.append((at, offset, skip))
+        kept = text[skip:]
+        parts.append(kept)
+        at += len(kept)
+        previous = text
+    return "".join(parts), where
+
+
+def _pieces(
+    lines: list[str], where: list[tuple[int, int, int]], first: int, last: int
+) -> tuple[tuple[int, int, int], ...]:
+    """The visual pieces of characters [first, last) of the logical text, in cells per line."""
+    out: list[tuple[int, int, int]] = []
+    starts = [w[0] for w in where]
+    index = max(0, bisect_right(starts, first) - 1)
+    while index < len(where) and where[index][0] < last:
+        begin, offset, skip = where[index]
+        length = len(lines[offset].rstrip()) - skip
+        lo, hi = max(first, begin), min(last, begin + length)
+        if hi > lo:
+            line = lines[offset]
+            a, b = skip + lo - begin, skip + hi - begin
+            out.append((offset, cell_len(line[:a]), cell_len(line[:b])))
+        index += 1
+    return tuple(out)
 
 
 # What rendering drops from a markdown source (markup) and how it breaks lines (any whitespace).
@@ -147,7 +217,7 @@ class FullDocument(ArchiveView):
         self.term = ""
         self.matches: list[Match] = []
         self.current: int | None = None
-        self._by_line: dict[tuple[int, int], list[int]] = {}
+        self._by_line: dict[tuple[int, int], list[tuple[int, int, int]]] = {}
         self._searched_width = 0
         # Each item's lines as plain text at `_plain_width`: a later search needs no drawing.
         self._plain: dict[int, list[str]] = {}
@@ -230,7 +300,7 @@ class FullDocument(ArchiveView):
             self.refresh()
             return
         fold = smart_case(term)
-        needle = fold(term)
+        needle = fold_same_length(fold, term)
         rough = _normal(needle)
         self._measure(width)
         since = time.monotonic()
@@ -239,15 +309,19 @@ class FullDocument(ArchiveView):
                 known = source_text(self.items[index])
                 if known is not None and rough not in _normal(fold(known)):
                     continue  # cannot be there: not drawn
-            for offset, text in enumerate(self._item_text(index, width)):
-                line = fold(text)
-                at = line.find(needle)
-                while at >= 0:
-                    start = cell_len(line[:at])
-                    end = start + cell_len(line[at : at + len(needle)])
-                    self._by_line.setdefault((index, offset), []).append(len(self.matches))
-                    self.matches.append(Match(index, offset, start, end))
-                    at = line.find(needle, at + max(1, len(needle)))
+            lines = self._item_text(index, width)
+            text, where = logical_text(lines, width)
+            folded = fold_same_length(fold, text)
+            at = folded.find(needle)
+            while at >= 0:
+                pieces = _pieces(lines, where, at, at + len(needle))
+                if pieces:
+                    number = len(self.matches)
+                    for offset, start, end in pieces:
+                        self._by_line.setdefault((index, offset), []).append((number, start, end))
+                    first = pieces[0]
+                    self.matches.append(Match(index, first[0], first[1], first[2], pieces))
+                at = folded.find(needle, at + max(1, len(needle)))
             if time.monotonic() - since >= slice_s:
                 self.refresh()
                 yield index + 1
@@ -288,10 +362,9 @@ class FullDocument(ArchiveView):
             return strip
         plain = self.get_component_rich_style("full-document--match", partial=True)
         strong = self.get_component_rich_style("full-document--current", partial=True)
-        for number in found:
-            match = self.matches[number]
+        for number, start, end in found:
             style = strong if number == self.current else plain
-            strip = _highlight(strip, match.start, match.end, style)
+            strip = _highlight(strip, start, end, style)
         return strip
 
 

@@ -99,6 +99,10 @@ class ThinkingBlock(Widget, can_focus=True):
     def frozen(self) -> RenderableType:
         return render_thinking(self.text, expanded=False, finished=True, redacted=self.redacted)
 
+    def full_view(self) -> RenderableType:
+        """In the full view (Ctrl+O) the thinking is open, as Claude Code's transcript shows it."""
+        return render_thinking(self.text, expanded=True, finished=True, redacted=self.redacted)
+
     def watch_expanded(self) -> None:
         self.refresh(layout=True)
 

@@ -24,6 +24,8 @@ from app.engine.events import (
     TurnEnded,
     TurnStarted,
 )
+from app.engine import answers
+from app.engine.result_views import call_label
 from app.engine.tool_views import ToolCallTracker, content_text
 from app.execution.events import ToolFinished, ToolQueued
 from app.execution.outcome import CallOutcome, SyntheticReason
@@ -117,25 +119,71 @@ def label_with(tool: Tool[Any] | None, tool_input: Mapping[str, Any]) -> CallLab
         return None
 
 
+def _user_denied(outcome: CallOutcome, content: str, ends: bool) -> CallOutcome:
+    """A recorded call the user denied (the transcript's USER_DENIALS), as the live one was."""
+    feedback = ""
+    if content.startswith(REJECT_WITH_FEEDBACK_PREFIX):
+        feedback = content[len(REJECT_WITH_FEEDBACK_PREFIX) :]
+    return replace(
+        outcome,
+        synthetic=None,
+        decision=answers.deny(feedback, end_turn=ends),
+        permission_denial={"tool_name": outcome.tool_name, "tool_use_id": outcome.tool_use_id},
+    )
+
+
+def _stopper_label(
+    stopper: str,
+    blocks: list[Mapping[str, Any]],
+    known: tuple[Tool[Any], ...],
+    labels: Mapping[str, str],
+) -> str:
+    """The denied call as `Name(subject)`, also when it comes later in the batch."""
+    if stopper in labels:
+        return labels[stopper]
+    for block in blocks:
+        if block.get("type") == "tool_use" and str(block.get("id", "")) == stopper:
+            name = str(block.get("name", ""))
+            raw = block.get("input")
+            tool = next((t for t in known if t.name == name), None)
+            return call_label(tool, name, raw if isinstance(raw, Mapping) else {})
+    return ""
+
+
 def replay_events(
-    messages: Iterable[Mapping[str, Any]], tools: Iterable[Tool[Any]] | None = None
+    messages: Iterable[Mapping[str, Any]],
+    tools: Iterable[Tool[Any]] | None = None,
+    user_denials: Mapping[str, bool] | None = None,
 ) -> list[EngineEvent]:
+    """`user_denials`: the calls the user denied, and whether each deny ended its turn (the
+    transcript records them, app/transcript_repair.py USER_DENIALS); without them a deny that
+    ended a turn replays as the interrupt the model read."""
     messages = list(messages)
     known = tuple(tools or ())
+    denials = dict(user_denials or {})
     calls = ToolCallTracker(find=lambda name: next((t for t in known if t.name == name), None))
     results: dict[str, Mapping[str, Any]] = {}
     # Results sent with "[Request interrupted by user for tool use]": the user stopped them.
     interrupted_ids: set[str] = set()
+    # The results of a batch a deny ended: the id of that deny, for each of them.
+    stopper_of: dict[str, str] = {}
     for message in messages:
         if message.get("role") == "user":
             blocks = _blocks(message)
             stopped = _read_user(blocks).interrupted is True
+            ids = [
+                str(b.get("tool_use_id", "")) for b in blocks if b.get("type") == "tool_result"
+            ]
+            stopper = next((i for i in ids if denials.get(i)), None)
             for block in blocks:
                 if block.get("type") == "tool_result":
                     tool_id = str(block.get("tool_use_id", ""))
                     results[tool_id] = block
                     if stopped:
                         interrupted_ids.add(tool_id)
+                    if stopper is not None:
+                        stopper_of[tool_id] = stopper
+    labels: dict[str, str] = {}  # the calls as `Name(subject)`, for "you denied Bash(rm x)"
     events: list[EngineEvent] = []
     for message in messages:
         blocks = _blocks(message)
@@ -147,12 +195,23 @@ def replay_events(
                 continue
             read = _read_user(blocks)
             if read.interrupted is not None:
-                # A marker, as the live turn showed it: never as if the user had typed it.
-                events.append(Interrupted(read.interrupted))
+                # A marker, as the live turn showed it: never as if the user had typed it (and
+                # "Denied · ..." when the user's deny ended the turn).
+                stopper = next(
+                    (
+                        stopper_of[str(b.get("tool_use_id", ""))]
+                        for b in blocks
+                        if b.get("type") == "tool_result"
+                        and str(b.get("tool_use_id", "")) in stopper_of
+                    ),
+                    "",
+                )
+                events.append(Interrupted(read.interrupted, labels.get(stopper, "")))
             events.extend(TurnStarted(prompt) for prompt in read.prompts)
             continue
-        # The thinking too: a front end that showed it live (ACP's thoughts) shows it again.
-        shown = [b for b in blocks if b.get("type") in ("text", "thinking")]
+        # The thinking too (redacted as well, shown as the live view showed it): a front end
+        # that showed it live (the TUI's block, ACP's thoughts) shows it again.
+        shown = [b for b in blocks if b.get("type") in ("text", "thinking", "redacted_thinking")]
         if shown:
             events.append(AssistantMessage({"role": "assistant", "content": shown}))
         for block in blocks:
@@ -164,6 +223,7 @@ def replay_events(
             name = str(block.get("name", ""))
             summary = summarize_with(known, name, tool_input)
             tool = next((t for t in known if t.name == name), None)
+            labels[tool_id] = call_label(tool, name, tool_input)
             queued = ToolQueued(
                 tool_id,
                 name,
@@ -196,6 +256,13 @@ def replay_events(
                     if denied
                     else None,
                 )
+                stopper = stopper_of.get(tool_id)
+                if tool_id in denials and is_error:
+                    outcome = _user_denied(outcome, content, denials[tool_id])
+                elif stopper is not None and synthetic == "user_interrupt":
+                    # Not run because the user denied another call of its batch.
+                    calls.stopped_by(stopper, _stopper_label(stopper, blocks, known, labels))
+                    outcome = replace(outcome, synthetic="user_denied")
                 done = calls.finished(ToolFinished(tool_id, outcome, 0.0))
                 # How long it took is not recorded: shown as unknown, never as "0.0s".
                 events.append(ToolCallUpdated(replace(done.view, elapsed=None), done.change))

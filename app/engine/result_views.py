@@ -8,12 +8,13 @@ Built here, from the CallOutcome, so no front end parses model-facing text.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from app.engine.views import ResultView
-from app.execution.outcome import CallOutcome
+from app.execution.outcome import CallOutcome, ends_turn
 from app.execution.texts import REJECT_MESSAGE, REJECT_WITH_FEEDBACK_PREFIX
+from app.transcript_repair import USER_DENIALS
 from tools.base import Tool
 
 MAX_RESULT_CHARS = 200_000
@@ -85,6 +86,22 @@ def result_view(
         shown = screen_text(text)
         return ResultView(shown, shown, "error", full_path=full_path)
     return ResultView(text, text, "text", full_path=full_path)
+
+
+def user_denials(outcomes: Sequence[Any]) -> dict[str, Any]:
+    """The transcript's USER_DENIALS field for a line of tool results (none when the user
+    denied none of them): the calls the user denied, and the one whose deny ended the turn, which
+    the model-facing texts cannot tell from an interrupt."""
+    found = [
+        {"tool_use_id": o.tool_use_id, "endsTurn": ends_turn(o.decision)}
+        for o in outcomes
+        if isinstance(o, CallOutcome)
+        and o.permission_denial is not None
+        and o.decision is not None
+        and o.decision.reason is not None
+        and o.decision.reason.kind == "user"
+    ]
+    return {USER_DENIALS: found} if found else {}
 
 
 def _replayed(text: str) -> str:

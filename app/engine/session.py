@@ -65,6 +65,8 @@ class SessionParts:
     messages: list[Json] = field(default_factory=list)
     # A resumed transcript's part before its last compaction: shown, never sent.
     earlier_messages: list[Json] = field(default_factory=list)
+    # A resumed transcript's calls the user denied (id: the deny ended the turn), for history().
+    user_denials: dict[str, bool] = field(default_factory=dict)
     max_turns: int | None = None
     max_tokens: int = 16_000
     fallback_tools: tuple[Tool[Any], ...] = ()
@@ -263,7 +265,8 @@ class Session:
         compaction too, above its boundary), so a front end draws it as it was left."""
         from app.engine.replay import replay_events
 
-        return tuple(replay_events([*self.parts.earlier_messages, *self.messages], self.pool.tools))
+        messages = [*self.parts.earlier_messages, *self.messages]
+        return tuple(replay_events(messages, self.pool.tools, self.parts.user_denials))
 
     def status_line_command(self) -> str | None:
         """The `statusLine` setting's command, if any."""
@@ -302,12 +305,12 @@ class Session:
                     self._deliver(asked)
                 tool_use_id = event.question.tool_use_id
                 self._deliver(event)
-                event.question.on_answered(lambda _: self._answered(tool_use_id))
+                event.question.on_answered(lambda d: self._answered(tool_use_id, d.behavior))
             case _:
                 self._deliver(event)
 
-    def _answered(self, tool_use_id: str) -> None:
-        update = self._calls.answered(tool_use_id)
+    def _answered(self, tool_use_id: str, behavior: str = "allow") -> None:
+        update = self._calls.answered(tool_use_id, allowed=behavior == "allow")
         if update is not None:
             self._deliver(update)
 
@@ -329,8 +332,10 @@ class Session:
         record = dict(message)
         self.messages.append(record)
         writer = self.parts.transcript
+        from app.engine.result_views import user_denials  # what tells a deny from an interrupt
+
         if writer is not None and not writer.append_message(
-            self.session_id, record, _tool_use_result(results)
+            self.session_id, record, _tool_use_result(results), **user_denials(results)
         ):
             # The conversation goes on in memory; the user must know a resume would miss this.
             self.emit(Notice(f"{writer.failure}; this message is not saved", level="warning"))

@@ -61,6 +61,8 @@ class ToolCallTracker:
         self._asked_at: dict[str, float] = {}
         self._labels: OrderedDict[str, str] = OrderedDict()
         self._stopped_by = ""
+        # Calls whose question was answered with a deny or closed by an interrupt: never run.
+        self._unrun: set[str] = set()
 
     def view(self, tool_use_id: str) -> ToolCallView | None:
         return self._calls.get(tool_use_id)
@@ -112,14 +114,16 @@ class ToolCallTracker:
         if ends_turn(outcome.decision):
             self._stopped_by = tool_use_id
         waited = self._waited.pop(tool_use_id, 0.0)
-        self._asked_at.pop(tool_use_id, None)
+        asked = self._asked_at.pop(tool_use_id, None) is not None
+        unrun = tool_use_id in self._unrun or asked  # closed at its question: it never ran
+        self._unrun.discard(tool_use_id)
         tail = getattr(outcome.data, "output_tail", None)
         view = replace(
             view,
             status=outcome_status(outcome),
             # A call that never started, or was refused, has no elapsed time: it did not run.
             elapsed=None
-            if view.started_at is None or outcome.permission_denial is not None
+            if view.started_at is None or outcome.permission_denial is not None or unrun
             else max(0.0, event.elapsed - waited),
             result=plain_result(result_view(outcome, self._labels, self._stopped_by)),
             # The tool's own final tail (Bash keeps its last lines); else what it printed before
@@ -127,6 +131,12 @@ class ToolCallTracker:
             output_tail=tail[-MAX_TAIL_CHARS:] if isinstance(tail, str) else view.output_tail,
         )
         return ToolCallUpdated(view, "finished")
+
+    def stopped_by(self, tool_use_id: str, label: str) -> None:
+        """A replayed batch whose deny ended the turn: the calls that did not run because of it
+        name it, whichever comes first in the batch ("not run: you denied Bash(rm x)")."""
+        self._remember(tool_use_id, label)
+        self._stopped_by = tool_use_id
 
     def asked(self, question: PermissionQuestion) -> ToolCallUpdated | None:
         view = self._calls.get(question.tool_use_id)
@@ -137,12 +147,15 @@ class ToolCallTracker:
         self._calls[question.tool_use_id] = view
         return ToolCallUpdated(view, "awaiting_approval")
 
-    def answered(self, tool_use_id: str) -> ToolCallUpdated | None:
+    def answered(self, tool_use_id: str, allowed: bool = True) -> ToolCallUpdated | None:
         """The question was answered: the call goes back to where it was (it finishes next if
-        the answer was a deny), its clock restarted: execution starts now."""
+        the answer was a deny), its clock restarted: execution starts now. Not `allowed` (a
+        deny, or the turn interrupted while it asked): the call never runs, so it has no time."""
         view = self._calls.get(tool_use_id)
         if view is None or view.status != "awaiting_approval":
             return None
+        if not allowed:
+            self._unrun.add(tool_use_id)
         now = self._clock()
         asked = self._asked_at.pop(tool_use_id, now)
         started_at = view.started_at

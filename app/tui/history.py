@@ -31,10 +31,11 @@ def archived_renderables(events: Iterable[EngineEvent]) -> list[RenderableType]:
     """What the conversation's archive shows for replayed events: the renderables its blocks
     freeze into, each built only when first drawn (with a cheap height estimate until then)."""
     from app.engine.api import message_text
-    from app.tui.event_router import INTERRUPTED_TEXT
+    from app.tui.event_router import DENIED_TEXT, INTERRUPTED_TEXT
     from app.tui.translate import finished_fields, queued_state
     from widgets.conversation import Deferred, estimate_text_lines
     from widgets.frozen_markdown import FrozenMarkdown
+    from widgets.full_view import whole_tool
     from widgets.message_blocks import NoticeBlock, UserBlock
     from widgets.thinking_block import render_thinking, thinking_blocks
     from widgets.tool_block import ToolCallState, render_tool
@@ -48,13 +49,16 @@ def archived_renderables(events: Iterable[EngineEvent]) -> list[RenderableType]:
     def markdown(text: str) -> Callable[[], RenderableType]:
         return lambda: FrozenMarkdown(text)
 
-    def thought(block: Mapping[str, Any]) -> Callable[[], RenderableType]:
+    def thought(block: Mapping[str, Any], expanded: bool = False) -> Callable[[], RenderableType]:
         redacted = block.get("type") == "redacted_thinking"
         text = str(block.get("thinking", ""))
-        return lambda: render_thinking(text, expanded=False, finished=True, redacted=redacted)
+        return lambda: render_thinking(text, expanded=expanded, finished=True, redacted=redacted)
 
     def tool(state: ToolCallState) -> Callable[[], RenderableType]:
         return lambda: render_tool(state, False)
+
+    def whole(state: ToolCallState) -> Callable[[], RenderableType]:
+        return lambda: whole_tool(state)
 
     def lines(n: int) -> Callable[[int], int]:
         return lambda width: n
@@ -67,13 +71,17 @@ def archived_renderables(events: Iterable[EngineEvent]) -> list[RenderableType]:
             out.append(Deferred(user(prompt), text_estimate("> " + prompt), "> " + prompt))
         elif isinstance(event, AssistantMessage):
             for thinking in thinking_blocks(event.message):
-                out.append(Deferred(thought(thinking), lines(1)))
+                # The full view (Ctrl+O) shows the thinking open, as the live one does.
+                opened = Deferred(thought(thinking, expanded=True), lines(3))
+                out.append(Deferred(thought(thinking), lines(1), full=opened))
             text = message_text(event.message)
             if text:
                 out.append(Deferred(markdown(text), text_estimate(text), text))
         elif isinstance(event, Interrupted):
-            # The marker the live turn showed (the transcript's "[Request interrupted by user]").
-            out.append(Deferred(NoticeBlock(INTERRUPTED_TEXT, "interrupt").frozen, lines(1)))
+            # The marker the live turn showed (the transcript's "[Request interrupted by user]"),
+            # "Denied · ..." when the user's deny ended the turn.
+            marker = DENIED_TEXT if event.denied else INTERRUPTED_TEXT
+            out.append(Deferred(NoticeBlock(marker, "interrupt").frozen, lines(1)))
         elif isinstance(event, CompactionFinished):
             from widgets.compaction_block import CompactionBlock
 
@@ -95,5 +103,7 @@ def archived_renderables(events: Iterable[EngineEvent]) -> list[RenderableType]:
                     if key != "elapsed":  # a replayed call's time is not known
                         setattr(state, key, value)
                 shown = min(len(state.result_text.splitlines()), 4)
-                out.append(Deferred(tool(state), lines(1 + shown)))
+                out.append(
+                    Deferred(tool(state), lines(1 + shown), full=Deferred(whole(state), lines(3)))
+                )
     return out
