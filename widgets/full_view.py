@@ -128,6 +128,10 @@ def fold_same_length(fold: Callable[[str], str], text: str) -> str:
     return "".join(c if len(fold(c)) != 1 else fold(c) for c in text)
 
 
+# The right padding an item may have inside the view (cells): a line ending there is a fold.
+FOLD_MARGIN = 3
+
+
 def logical_text(lines: list[str], width: int) -> tuple[str, list[tuple[int, int, int]]]:
     """An item's drawn lines as the text they wrap: a line that fills the width and goes on on
     the next (a long word folded) joins it directly, any other break is one space (a phrase
@@ -137,11 +141,15 @@ def logical_text(lines: list[str], width: int) -> tuple[str, list[tuple[int, int
     where: list[tuple[int, int, int]] = []
     at = 0
     previous = ""
+    # Where the item's text ends on the right (its padding is blank): a line reaching it was
+    # folded there, when that is the width, less a margin of a few cells.
+    edge = max((cell_len(line.rstrip()) for line in lines), default=0)
+    folds = edge >= width - FOLD_MARGIN
     for offset, line in enumerate(lines):
         text = line.rstrip()
         if offset == 0:
             skip = 0
-        elif cell_len(previous) >= width:
+        elif folds and cell_len(previous) >= edge:
             # Folded: the next line is the same word, after the indent both lines share.
             indent = len(previous) - len(previous.lstrip(" "))
             skip = min(indent, len(text) - len(text.lstrip(" ")))
