@@ -2,7 +2,8 @@
 
 Updates only change plain state and mark the widget dirty; Textual renders a dirty widget once per
 frame, so 16 tools reporting 50 times a second still cost one render per frame. Finished tools
-stay visible for `linger_s` (so a quick tool is seen at all) and then leave.
+stay visible for `linger_s` (so a quick tool is seen at all) and then leave; at the end of the
+turn the panel goes at once: nothing runs.
 """
 
 from __future__ import annotations
@@ -158,9 +159,9 @@ class ProgressPanel(Widget):
             self._changed(rows_changed=True)
 
     def end_turn(self) -> None:
-        """The turn is over: whatever never finished will not; finished rows linger as usual."""
-        for key in [k for k, r in self.rows.items() if r.finished_at is None]:
-            del self.rows[key]
+        """The turn is over (done, interrupted or denied): nothing runs, so the panel goes at
+        once; whatever never finished will not, and the blocks above say how each call ended."""
+        self.rows.clear()
         self._changed(rows_changed=True)
 
     def clear(self) -> None:
