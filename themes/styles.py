@@ -45,6 +45,15 @@ ROLES: dict[str, str] = {
     # The busy line and the welcome line.
     "lathe.spinner": "bold $primary",
     "lathe.key": "bold $primary",
+    # A tool's command line (widgets/code_label.py) and its description beside it.
+    "lathe.code.keyword": "bold $primary",
+    "lathe.code.builtin": "$accent",
+    "lathe.code.string": "$success",
+    "lathe.code.number": "$warning",
+    "lathe.code.comment": "italic $foreground-muted",
+    "lathe.code.variable": "$secondary",
+    "lathe.code.operator": "$secondary",
+    "lathe.tool.note": "$foreground-muted",
     # Thinking: quieter than the answer.
     "lathe.thinking": "italic $foreground-muted",
     # Rich's Markdown (frozen answers, resumed history).

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from typing import Literal
 
 from rich.console import Group, RenderableType
-from rich.syntax import Syntax
 from rich.text import Text
 from textual.binding import Binding
 from textual.reactive import var
 from textual.widget import Widget
 
+from widgets.code_label import highlighted
 from widgets.diff_view import diff_stat, render_diff
 
 ToolStatus = Literal["queued", "awaiting", "running", "done", "error", "denied", "interrupted"]
@@ -96,10 +96,8 @@ def label_text(state: ToolCallState) -> Text:
     if not text:
         return Text()
     if state.language:
-        # ansi_dark: the terminal's own palette, so it reads on light and dark themes alike.
-        highlighted = Syntax(text, state.language, theme="ansi_dark").highlight(text)
-        highlighted.rstrip()
-        return highlighted
+        # In the theme's colours (lathe.code.* roles), light or dark, repainted on a change.
+        return highlighted(text, state.language)
     return Text(text)
 
 
@@ -113,7 +111,7 @@ def render_tool(state: ToolCallState, expanded: bool) -> RenderableType:
         head.append("  ")
         head.append_text(label)
     if state.note:
-        head.append(f"  {state.note}", style="dim")
+        head.append(f"  {state.note}", style="lathe.tool.note")
     stat = diff_stat(state.diff if state.status == "done" else state.pending_diff)
     if stat:
         head.append(f"  {stat}", style="dim")

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from app.engine import answers
 from app.engine.compact_prompt import SUMMARY_INTRO, extract_summary
 from app.engine.events import (
     AssistantMessage,
@@ -24,7 +25,6 @@ from app.engine.events import (
     TurnEnded,
     TurnStarted,
 )
-from app.engine import answers
 from app.engine.result_views import call_label
 from app.engine.tool_views import ToolCallTracker, content_text
 from app.execution.events import ToolFinished, ToolQueued
@@ -171,9 +171,7 @@ def replay_events(
         if message.get("role") == "user":
             blocks = _blocks(message)
             stopped = _read_user(blocks).interrupted is True
-            ids = [
-                str(b.get("tool_use_id", "")) for b in blocks if b.get("type") == "tool_result"
-            ]
+            ids = [str(b.get("tool_use_id", "")) for b in blocks if b.get("type") == "tool_result"]
             stopper = next((i for i in ids if denials.get(i)), None)
             for block in blocks:
                 if block.get("type") == "tool_result":

@@ -5,7 +5,6 @@ live screen said ("Denied by you", "not run: you denied Bash(...)", the "Denied"
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest

@@ -91,7 +91,7 @@ def denied_batch_messages() -> tuple[list[dict[str, Any]], dict[str, bool]]:
                     "input": {"command": "touch sentinel_B"},
                 },
             ],
-        },  # fmt: skip
+        },
         {
             "role": "user",
             "content": [
@@ -103,3 +103,27 @@ def denied_batch_messages() -> tuple[list[dict[str, Any]], dict[str, bool]]:
         },
     ]
     return messages, {"r1": True}
+
+
+def stopped_at_question() -> list[Any]:
+    """Ctrl+C while a call's dialog is open: it never ran (no time), nor did the call behind it;
+    the turn is over, so no tool panel."""
+    from app.engine.events import Interrupted
+    from app.engine.tool_views import question_for
+    from app.execution.outcome import error_outcome
+    from tests.tui.tool_scenes import _prompt
+
+    calls = Calls()
+    calls.add(TurnStarted("make the file, then wait"))
+    calls.queue("t1", "Bash", {"command": "touch s11_a", "description": "Make the file"})
+    calls.queue("s2", "Bash", {"command": "sleep 2"})
+    calls.start("t1", "Bash")
+    calls.ask(question_for(_prompt("t1", "Bash", {"command": "touch s11_a"})))
+    answered = calls.tracker.answered("t1", allowed=False)
+    assert answered is not None
+    calls.add(answered)
+    for tid in ("t1", "s2"):
+        stop = error_outcome(tid, "Bash", REJECT_MESSAGE, synthetic="user_interrupt")
+        calls.finish(tid, stop, 0.1)
+    calls.add(Interrupted(during_tools=True), TurnEnded(None, "", False, "interrupted", 1))
+    return calls.out

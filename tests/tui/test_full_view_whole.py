@@ -4,6 +4,7 @@ the lines wrap (a word folded over two lines is found, in any case); resumed his
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
 from app.engine.replay import replay_events
@@ -24,6 +25,15 @@ def full_text(document: FullDocument) -> str:
         for i in range(len(document.items))
         for strip in document._exact_item(i, width)
     )
+
+
+def plain(*renderables: Any) -> str:
+    from rich.console import Console
+
+    console = Console(width=80, record=True, file=io.StringIO())
+    for renderable in renderables:
+        console.print(renderable)
+    return console.export_text()
 
 
 async def open_view(app: LatheApp, pilot: Any) -> FullViewScreen:
@@ -82,8 +92,8 @@ async def test_thinking_is_open_and_a_failed_attempt_whole_in_the_full_view() ->
     async with app.run_test(size=SIZE) as pilot:
         scenes.feed(app, full_view_scenes.thinking_and_failed_attempt())
         await scenes.settle(app, pilot)
-        main = app.main.conversation
-        shown = "\n".join(str(getattr(b, "render")()) for b in main.live_blocks)
+        shown = plain(*(b.render() for b in app.main.conversation.live_blocks))
+        assert "partial line 3" in shown and "Thinking" in shown
         assert "partial line 6" not in shown and "I should read" not in shown  # collapsed there
         text = full_text((await open_view(app, pilot)).document)
         assert "I should read notes.txt first," in text and "then answer briefly." in text
