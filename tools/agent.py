@@ -142,8 +142,7 @@ class AgentTool(Tool[AgentInput]):
             raise ToolError(
                 f"Agent {outcome.agent_id} ({outcome.agent_type}) failed: {outcome.text}"
             )
-        # A deny inside a foreground subagent ends the caller's turn too, as in Claude Code.
-        return ToolResult(outcome, ends_turn=outcome.denied)
+        return ToolResult(outcome)
 
     def to_result_content(self, data: Any) -> str | list[dict[str, Any]]:
         if isinstance(data, SubagentOutcome):

@@ -76,9 +76,6 @@ class ToolResult:
     context_modifier: Callable[[ToolContext], ToolContext] | None = None
     # Blocks that follow the tool_result in the same user message (a skill's instructions).
     extra_content: tuple[Mapping[str, Any], ...] = ()
-    # The user denied a call made inside this one (a foreground subagent's) and the deny ended
-    # that turn: the caller's turn ends too, as after its own deny. The denied call, `Name(x)`.
-    ends_turn: str = ""
 
 
 @dataclass(frozen=True)

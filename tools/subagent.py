@@ -46,8 +46,6 @@ class SubagentOutcome:
     tools_used: tuple[str, ...] = ()
     is_error: bool = False
     interrupted: bool = False
-    # The call whose deny by the user ended the subagent's turn (`Bash(rm x)`), if one did.
-    denied: str = ""
 
 
 @dataclass(frozen=True)

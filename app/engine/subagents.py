@@ -40,7 +40,6 @@ from app.engine.subagent_parts import (
     sidechain_path,
 )
 from app.execution.interfaces import DenyingPrompter, HookRunner
-from app.execution.outcome import DENIED_BY_USER
 from tools.abort import AbortController, AbortSignal
 from tools.base import ReadFileCache, ToolContext, ToolProgress
 from tools.registry import ToolPool
@@ -217,7 +216,6 @@ class SessionSubagents:
             tools_used=tuple(progress.tools_used),
             is_error=ended.is_error,
             interrupted=ended.subtype == "interrupted",
-            denied=str(ended.extra.get(DENIED_BY_USER, "")),
         )
 
     # -- building the child -----------------------------------------------------------------------

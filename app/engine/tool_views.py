@@ -113,9 +113,6 @@ class ToolCallTracker:
             self._remember(tool_use_id, call_label(tool, outcome.tool_name, outcome.input))
         if ends_turn(outcome.decision):
             self._stopped_by = tool_use_id
-        elif outcome.ends_turn_by:
-            # Denied inside it (a subagent's call): the rest of the batch names that call.
-            self.stopped_by(f"{tool_use_id}/denied", outcome.ends_turn_by)
         waited = self._waited.pop(tool_use_id, 0.0)
         asked = self._asked_at.pop(tool_use_id, None) is not None
         unrun = tool_use_id in self._unrun or asked  # closed at its question: it never ran

@@ -45,7 +45,7 @@ from app.engine.result_views import denied_label
 from app.engine.retry import ErrorInfo, backoff_delay, classify, max_retries
 from app.engine.stream import StreamAccumulator
 from app.engine.stream_guard import feed, guarded_events, idle_timeout_s, open_stream
-from app.execution.outcome import DENIED_BY_USER, CallOutcome, ends_turn
+from app.execution.outcome import CallOutcome, ends_turn
 from app.execution.streaming_executor import StreamingToolExecutor
 from app.execution.texts import INTERRUPTED, INTERRUPTED_FOR_TOOL_USE, invalid_json
 from app.mcp.deferred import deferred_tools_text, loaded_tool_names, split_deferred
@@ -136,9 +136,7 @@ async def run_turn(
             continue
         guard.after_response(response)
         tool_uses = [b for b in response.message["content"] if b.get("type") == "tool_use"]
-        denied = next(
-            (r for r in response.results if ends_turn(r.decision) or r.ends_turn_by), None
-        )
+        denied = next((r for r in response.results if ends_turn(r.decision)), None)
         denials.extend(r.permission_denial for r in response.results if r.permission_denial)
         for r in response.results:
             _notices(session, r.notices)
@@ -192,8 +190,9 @@ async def run_turn(
                 started,
             )
         if denied is not None:
-            label = denied.ends_turn_by or denied_label(session.deps.find, denied)
-            session.emit(Interrupted(during_tools=True, denied=label))
+            session.emit(
+                Interrupted(during_tools=True, denied=denied_label(session.deps.find, denied))
+            )
             return _end(
                 session,
                 response.stop_reason,
@@ -203,8 +202,6 @@ async def run_turn(
                 num_turns,
                 denials,
                 started,
-                # A subagent's turn that a deny ended ends its caller's turn (SessionSubagents).
-                {DENIED_BY_USER: label},
             )
         prevent = next(
             (r.prevent_continuation for r in response.results if r.prevent_continuation), None

@@ -15,8 +15,6 @@ SyntheticReason = Literal["user_interrupt", "user_denied", "sibling_error", "str
 # The flag on a user's deny that ends the turn (as Claude Code does): the batch's other calls do
 # not run and the model is not asked again until the user writes. A deny with feedback goes on.
 END_TURN = "end_turn"
-# The key of TurnEnded.extra naming the call whose deny ended the turn (`Bash(rm x)`).
-DENIED_BY_USER = "denied_by_user"
 
 
 def ends_turn(decision: PermissionDecision | None) -> bool:
@@ -50,9 +48,6 @@ class CallOutcome:
     synthetic: SyntheticReason | None = None
     # True when the tool's `call` actually ran (for tests and the UI).
     ran: bool = False
-    # A call made inside this one (a foreground subagent's) was denied by the user and ended
-    # that turn: this one's turn ends too, as after a deny (ToolResult.ends_turn).
-    ends_turn_by: str = ""
     input: Mapping[str, Any] = field(default_factory=dict)
 
 

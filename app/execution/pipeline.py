@@ -367,7 +367,6 @@ class _Call:
             persisted_path=persisted,
             ran=True,
             input=dict(self.raw),
-            ends_turn_by=result.ends_turn if result else "",
         )
 
     def _apply_post(self, items: list[PostToolHookItem], outcome: CallOutcome) -> None:

@@ -254,7 +254,7 @@ class StreamingToolExecutor:
             # (and a question the abort closed says a deny stopped it, when one did).
             outcome = self._synthetic(tracked, reason, ran=outcome.ran)
         self._complete(tracked, outcome)
-        if (ends_turn(outcome.decision) or outcome.ends_turn_by) and self.stopped_by is None:
+        if ends_turn(outcome.decision) and self.stopped_by is None:
             # The user denied this call and wants to say what to do instead: nothing else of
             # the batch runs (queued calls complete unrun, running ones are aborted, open
             # questions close), each with the rejection text, as Claude Code does.
