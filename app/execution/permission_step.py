@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from app import debuglog
 from app.execution.interfaces import DenyingPrompter, PermissionPrompt
+from app.execution.outcome import ends_turn
+from app.execution.texts import SUBAGENT_REJECT_MESSAGE
 from app.hooks.calls import HookToolCall
 from app.hooks.results import HookPermissionResult, PermissionRequestHookResult
 from tools.base import Tool, ToolContext, ToolPreview
@@ -211,6 +213,11 @@ async def _ask_user(
         remove()
     if final is aborted:
         return DecisionStep(final, aborted=True)
+    if prompt.agent and ends_turn(final):
+        # A subagent's call: as in Claude Code 2.1.332, the deny is the subagent's to handle
+        # (it is told to try another way or report the limitation); neither its turn nor the
+        # session's ends.
+        final = replace(final, message=SUBAGENT_REJECT_MESSAGE, extra={})
     return DecisionStep(final)
 
 

@@ -12,6 +12,12 @@ REJECT_WITH_FEEDBACK_PREFIX = (
     "was a file edit, the new_string was NOT written to the file). To tell you how to proceed, the "
     "user said:\n"
 )
+# A subagent's call the user denied (Claude Code 2.1.332's words): the subagent goes on.
+SUBAGENT_REJECT_MESSAGE = (
+    "Permission for this tool use was denied. The tool use was rejected (eg. if it was a file "
+    "edit, the new_string was NOT written to the file). Try a different approach or report the "
+    "limitation to complete your task."
+)
 INTERRUPTED_FOR_TOOL_USE = "[Request interrupted by user for tool use]"
 INTERRUPTED = "[Request interrupted by user]"
 STREAMING_FALLBACK = (
