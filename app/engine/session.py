@@ -305,7 +305,9 @@ class Session:
                     self._deliver(asked)
                 tool_use_id = event.question.tool_use_id
                 self._deliver(event)
-                event.question.on_answered(lambda d: self._answered(tool_use_id, d.behavior))
+                event.question.on_answered(
+                    lambda d: self._answered(tool_use_id, getattr(d, "behavior", "allow"))
+                )
             case _:
                 self._deliver(event)
 
