@@ -34,8 +34,8 @@ from app.permissions.bash_paths import (
 )
 from app.permissions.bash_proven import git_unproven, unproven_program
 from app.permissions.context import BashRuleIndex, PermissionContext
-from app.permissions.git_hooks import hook_risk, names_subcommand
 from app.permissions.git_config_files import git_config_writes
+from app.permissions.git_hooks import hook_risk, names_subcommand
 from app.permissions.git_writes import git_write_reason
 from app.permissions.matching import bash_matches, bash_pattern, canonical
 from app.permissions.messages import PLAN_MODE_MESSAGE, part_reason, rule_reason

@@ -10,10 +10,10 @@ import re
 from functools import lru_cache
 
 from app.permissions.context import PermissionContext
+from app.permissions.git_config_files import git_config_writes
 from app.permissions.pathcheck import allow_match, ask_for, deny_below
 from app.permissions.pathprograms import path_write_reason
 from app.permissions.paths import DEVICE_PATHS, inside, protected_reason
-from app.permissions.git_config_files import git_config_writes
 from app.permissions.shellpaths import Unknowable, expand_word, glob_may_be_protected, has_glob
 from app.permissions.treelinks import COPIERS, tree_reason
 from tools.shell import (
@@ -25,7 +25,6 @@ from tools.shell import (
 from tools.shell.optiondata import GIT_SAFE_GLOBAL
 from tools.shell.parse import HARMLESS_TARGETS
 from tools.shell.readonly import NO_PATH_ARGS
-
 
 _KEY_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
 

@@ -203,9 +203,7 @@ def arith_runs_code(analysis: ShellAnalysis) -> bool:
     (`x='a[$(id)]'; echo $((x))`) but also those bash or a builtin sets without an assignment
     the analysis sees (`true 'a[$(id)]'; echo $((_))`, `read x`, `printf -v x`, `mapfile`), so
     every name counts except the few bash keeps numeric."""
-    return any(
-        n in analysis.assigned or n not in ARITH_SAFE_NAMES for n in analysis.arith_names
-    )
+    return any(n in analysis.assigned or n not in ARITH_SAFE_NAMES for n in analysis.arith_names)
 
 
 def is_read_only_part(part: SimpleCommand, ignore_redirects: bool = False) -> bool:

@@ -155,7 +155,9 @@ def test_git_config_reads_are_not_writes(tmp_path: Path) -> None:
         assert git_config_writes(tuple(command.split()), str(tmp_path), str(tmp_path)) == []
     found = git_config_writes(("git", "config", "core.pager", "x"), str(tmp_path), "/h")
     assert found == [str(tmp_path / ".git" / "config")]
-    assert "/h/.gitconfig" in git_config_writes(("git", "config", "--global", "a.b", "c"), ".", "/h")
+    assert "/h/.gitconfig" in git_config_writes(
+        ("git", "config", "--global", "a.b", "c"), ".", "/h"
+    )
 
 
 def test_a_gitfile_repository_s_config_is_found(tmp_path: Path) -> None:
@@ -179,7 +181,9 @@ def test_a_program_put_in_node_modules_bin_stops_the_rule(tmp_path: Path, mode: 
     pc = replace(pc, session_started_ns=_ctime(project / "package.json") + 1)
     assert bash(pc, "npm run test").behavior == "allow"
     # Decided before the write, run after it: the same command planting the program.
-    d = bash(pc, "mkdir -p node_modules/.bin && cp /bin/true node_modules/.bin/node && npm run test")
+    d = bash(
+        pc, "mkdir -p node_modules/.bin && cp /bin/true node_modules/.bin/node && npm run test"
+    )
     assert d.behavior != "allow"
     (project / "node_modules" / ".bin").mkdir(parents=True)
     (project / "node_modules" / ".bin" / "node").write_text("#!/bin/sh\nrm V\n")
@@ -221,3 +225,34 @@ def test_an_outside_glob_with_no_rules_asks(tmp_path: Path) -> None:
     (Path(pc.home) / ".ssh" / "id_rsa").write_text("k")
     for command in ("echo $HOME/.ssh/*", "echo ~/.ssh/*", "echo ../*"):
         assert bash(pc, command).behavior == "ask", command
+
+
+# --- F7: a checked-in bare or `*` path rule names paths outside the project ----------------------
+
+
+def test_bare_and_star_path_rules_reach_outside() -> None:
+    from app.config.rules import parse_rule
+    from app.permissions.load import _reaches_outside
+
+    for text in ("Read", "Grep", "Glob", "Edit", "Write", "Read(*)", "Grep(**)", "Edit(*)"):
+        rule = parse_rule(text, "allow", "project", "settings.json", "/p")
+        assert _reaches_outside(rule, "/p", "/h"), text
+    for text in ("Read(./src/**)", "Read(s*)", "Edit(docs/*)", "Bash", "WebFetch"):
+        rule = parse_rule(text, "allow", "project", "settings.json", "/p")
+        assert not _reaches_outside(rule, "/p", "/h"), text
+
+
+# --- a settings file with a 5,000-digit number: a clear error, not a Python ValueError ----------
+
+
+@pytest.mark.parametrize("name", ["settings.json", "settings.toml"])
+def test_a_huge_number_in_settings_is_a_settings_error(tmp_path: Path, name: str) -> None:
+    from app.config.loader import read_settings_file
+
+    path = tmp_path / name
+    if name.endswith(".json"):
+        path.write_text('{"permissions": {"deny": ["Bash(rm:*)"]}, "x": ' + "9" * 5000 + "}")
+    else:
+        path.write_text("x = " + "9" * 5000 + "\n")
+    read = read_settings_file(path, "project")
+    assert read.problems and "more than 4,300 digits" in read.problems[0].message
