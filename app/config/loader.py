@@ -332,6 +332,13 @@ def read_settings_file(path: Path, source: str) -> ReadFile:
         problem = SettingsProblem(str(path), f"invalid TOML: {msg}", at, source, column=col)
         # The lines before the error may still say what to deny.
         return ReadFile(salvage_toml_prefix(text, at), True, [problem], text)
+    except ValueError as exc:
+        # Python refuses integers of more than 4,300 digits (`sys.get_int_max_str_digits`): a
+        # file no settings reader can take, so refused as a syntax error is.
+        kind = "JSON" if is_json else "TOML"
+        why = "a number of more than 4,300 digits" if "digits" in str(exc) else str(exc)
+        problem = SettingsProblem(str(path), f"invalid {kind}: {why}", None, source)
+        return ReadFile(None, True, [problem], text)
     if not isinstance(data, dict):
         problem = SettingsProblem(str(path), "settings must be a table (an object)", 1, source)
         return ReadFile(None, True, [problem], text)

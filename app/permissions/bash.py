@@ -34,6 +34,7 @@ from app.permissions.bash_paths import (
 )
 from app.permissions.bash_proven import git_unproven, unproven_program
 from app.permissions.context import BashRuleIndex, PermissionContext
+from app.permissions.git_config_files import git_config_writes
 from app.permissions.git_hooks import hook_risk, names_subcommand
 from app.permissions.git_writes import git_write_reason
 from app.permissions.matching import bash_matches, bash_pattern, canonical
@@ -271,6 +272,10 @@ def _path_denies(
             checks.append((arg, "write" if writes else "read"))
             if writes:
                 checks.append((arg, "read"))
+        # `echo secrets/*` prints the names in secrets/ as `ls` would: a glob reads its matches.
+        checks += [(w, "read") for w in form[1:] if has_glob(w)]
+        if form and form[0] == "git":
+            checks += [(f, "write") for c in cwds for f in git_config_writes(form, c, pc.home)]
         for path, access in checks:
             cands = tuple(x for c in cwds for x in _expand(path, c, pc.home))
             # A folder argument (`grep -r k ~/.ssh`) reaches what a rule denies inside it.
@@ -336,7 +341,7 @@ def _unsafe(part: SimpleCommand, analysis: ShellAnalysis, form: tuple[str, ...] 
     if why:
         return f"{why}, which no prefix rule covers"
     if arith_runs_code(analysis):
-        return "evaluates a variable the command sets inside arithmetic, which can run commands"
+        return "evaluates a variable's value inside arithmetic, which can run commands"
     return ""
 
 
@@ -480,7 +485,11 @@ def _verdicts(
                 allowed = rule_reason(rule, "allowed", text)
                 # A prefix rule names a command, not places: a command known to take paths still
                 # may not reach outside the working folders through it.
-                takes_paths = takes_path_args(words[0]) or words[0] in ACCEPT_EDITS_COMMANDS
+                takes_paths = (
+                    takes_path_args(words[0])
+                    or words[0] in ACCEPT_EDITS_COMMANDS
+                    or any(has_glob(w) for w in words[1:])  # `echo ~/.ssh/*` lists a folder
+                )
                 outside = takes_paths and _outside(words, part, cwds, cwd_known, dirs, pc)
                 if outside:
                     allowed, rule_need = None, part_reason(text, outside)

@@ -22,6 +22,7 @@ from app.permissions.bash_paths import _recursive_deny, git_pathspec_deny
 from app.permissions.bash_proven import is_version_query
 from app.permissions.context import PermissionContext
 from app.permissions.pathcheck import deny_below, deny_for
+from app.permissions.shellpaths import has_glob
 from tools.shell import ShellAnalysis, SimpleCommand, allow_form, code_reason, strip_wrappers
 from tools.shell.commands import (
     SHELLS,
@@ -30,7 +31,7 @@ from tools.shell.commands import (
     interpreter_family,
     is_dangerous_var,
 )
-from tools.shell.readonly import NO_PATH_ARGS
+from tools.shell.readonly import NO_PATH_ARGS, arith_runs_code
 from tools.shell.risk import list_read_risk
 
 _INTERPRETERS = frozenset(
@@ -264,6 +265,9 @@ def bash_blind(analysis: ShellAnalysis) -> str:
     why = git_tainted(analysis)
     if why:
         return f"a later git call may run what an earlier part configured ({why})"
+    if arith_runs_code(analysis):
+        # `x=a[\$\(rm\ f\)]; echo $((x))`: the command that runs is in a variable's value.
+        return "arithmetic evaluates a variable's value, which can run commands"
     return ""
 
 
@@ -290,6 +294,8 @@ def read_blind(
 ) -> str:
     """With a Read deny rule in bypassPermissions: why some part may read a denied file that
     no check can see (a path known only at run time, content printed under other names)."""
+    if arith_runs_code(analysis):
+        return "arithmetic evaluates a variable's value, which can run commands that read files"
     for part in _parts(analysis):
         words = _unwrap_env(_words(part))
         text = part.text.strip()[:80]
@@ -303,6 +309,8 @@ def read_blind(
         name = base_name(words[0]) if words else ""
         if words and name not in NO_PATH_ARGS and (part.dynamic or part.has_substitution):
             return f"{text}: names a file only known at run time"
+        if any(i in part.dynamic and has_glob(w) for i, w in enumerate(part.words)):
+            return f"{text}: lists names in a folder only known at run time"
         if not words or is_version_query(words):
             continue
         why = list_read_risk(words)

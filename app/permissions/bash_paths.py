@@ -10,6 +10,7 @@ import re
 from functools import lru_cache
 
 from app.permissions.context import PermissionContext
+from app.permissions.git_config_files import git_config_writes
 from app.permissions.pathcheck import allow_match, ask_for, deny_below
 from app.permissions.pathprograms import path_write_reason
 from app.permissions.paths import DEVICE_PATHS, inside, protected_reason
@@ -25,6 +26,8 @@ from tools.shell.optiondata import GIT_SAFE_GLOBAL
 from tools.shell.parse import HARMLESS_TARGETS
 from tools.shell.readonly import NO_PATH_ARGS
 
+_KEY_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
+
 
 def _path_args(words: tuple[str, ...]) -> list[str]:
     """Arguments that may name files: non-options, the value of every `--opt=VALUE`, and values
@@ -37,6 +40,10 @@ def _path_args(words: tuple[str, ...]) -> list[str]:
     for w in words[1:]:
         if after_dashdash or not w.startswith("-"):
             out.append(w)
+            key, eq, value = w.partition("=")
+            if eq and value and _KEY_RE.fullmatch(key):
+                # `dd of=.git/config`, `make O=dir`: an operand's value may be the file it names.
+                out.append(value)
         elif w == "--":
             after_dashdash = True
         elif w.startswith("--"):
@@ -312,6 +319,9 @@ def _outside(
             args.append(r.target)
     if words and words[0] in NO_PATH_ARGS:
         # `echo ~/*` lists the names in ~ as `ls ~` does: a glob reads its folder.
+        for i, w in enumerate(part.words[1:], start=1):
+            if i in part.dynamic and has_glob(w):
+                return f"lists the names matching {w}, in a folder only known at run time"
         for w in words[1:]:
             if has_glob(w):
                 head = re.split(r"[*?\[]", w, maxsplit=1)[0]
@@ -357,6 +367,13 @@ def _protected(
             )
             if why:
                 return f"writes to a protected path ({why})"
+    if words and words[0] == "git":
+        # `git config core.fsmonitor CMD` writes .git/config, which later git calls run from.
+        for c in cwds:
+            for f in git_config_writes(words, c, pc.home):
+                why = protected_reason(f)
+                if why:
+                    return f"writes to a protected path ({why})"
     removes = bool(words) and words[0] in _REMOVERS
     for t in _write_targets(part, words, read_only):
         for c in cwds:

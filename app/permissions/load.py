@@ -61,8 +61,10 @@ _SHARED_PROJECT_SOURCES = frozenset({"claude-project", "project"})
 
 def _reaches_outside(rule: Rule, project: str, home: str) -> bool:
     """Whether an allow rule names paths outside the project (`Read(//etc/**)`, `~/...`, `..`)."""
-    if rule_kind(rule.tool) not in ("path_read", "path_write") or rule.specifier is None:
+    if rule_kind(rule.tool) not in ("path_read", "path_write"):
         return False
+    if rule.specifier is None or rule.specifier.strip() in ("*", "**", ""):
+        return True  # `Read`, `Grep`, `Read(*)`: every path, outside the project too
     root, pattern = path_rule_root(rule, project, home)
     fixed = re.split(r"[*?\[{]", pattern, maxsplit=1)[0]
     target = os.path.normpath(os.path.join(root, fixed.lstrip("/")))

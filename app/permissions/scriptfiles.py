@@ -70,14 +70,19 @@ def _folders(cwd: str, project: str) -> list[str]:
 
 def _in_folder(folder: str, names: tuple[str, ...]) -> list[str]:
     out = [os.path.join(folder, n) for n in names if "*" not in n]
-    patterns = [n for n in names if "*" in n]
-    if patterns:
+    by_dir: dict[str, list[str]] = {}
+    for n in names:
+        if "*" in n:
+            sub, _, pattern = n.rpartition("/")  # `node_modules/.bin/*`: a pattern in a sub-folder
+            by_dir.setdefault(sub, []).append(pattern)
+    for sub, patterns in by_dir.items():
+        where = os.path.join(folder, sub) if sub else folder
         try:
-            entries = os.listdir(folder)
+            entries = os.listdir(where)
         except OSError:
             entries = []
         out += [
-            os.path.join(folder, e) for e in entries if any(fnmatch.fnmatch(e, p) for p in patterns)
+            os.path.join(where, e) for e in entries if any(fnmatch.fnmatch(e, p) for p in patterns)
         ]
     return out
 
@@ -103,8 +108,9 @@ def changed_script(
         paths += _in_folder(folder, names)
     for written in sorted(pending):
         # `printf ... > Makefile && make test`: decided before the write, run after it.
-        here = os.path.realpath(os.path.dirname(written)) in folders or written in paths
-        if here and any(fnmatch.fnmatch(os.path.basename(written), n) for n in names):
+        real = os.path.join(os.path.realpath(os.path.dirname(written)), os.path.basename(written))
+        rels = [os.path.relpath(real, f) for f in folders]
+        if written in paths or any(fnmatch.fnmatch(r, n) for r in rels for n in names):
             return f"another part of this command writes {written}, which `{name}` runs"
     # `make -f x.mk`, `npm --prefix dir`, `make -C dir`: operands and option values naming a file
     # or folder are read as well.

@@ -196,6 +196,9 @@ def _outside_calls(fake_api, outside: Path) -> None:
         {"permissions": {"additionalDirectories": ["OUT"]}},
         {"permissions": {"allow": ["Read(/OUT/**)", "Write(/OUT/**)", "Edit(/OUT/**)"]}},
         {"permissions": {"allow": ["Read(../outside/**)", "Edit(../outside/**)"]}},
+        # Bare and `*` rules name every path, outside the project too (round-6 attack, F7).
+        {"permissions": {"allow": ["Read", "Write", "Edit"]}},
+        {"permissions": {"allow": ["Read(*)", "Edit(*)", "Write(**)"]}},
     ],
 )
 def test_an_untrusted_projects_settings_do_not_reach_outside_it_headless(

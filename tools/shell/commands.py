@@ -135,6 +135,8 @@ _MORE_DANGEROUS_VARS = frozenset(
         "SUDO_ASKPASS", "FCEDIT", "PARALLEL", "PARALLEL_SHELL", "SHELL", "CURL_HOME", "WGETRC",
         "GNUPGHOME", "OPENSSL_CONF", "BAT_PAGER", "BAT_CONFIG_PATH", "PERLLIB", "PERL5DB",
         "RUSTC_WRAPPER", "TERMINFO",
+        # bash evaluates a value assigned to these as arithmetic: `RANDOM='a[$(id)]'` runs id.
+        "RANDOM", "SRANDOM", "OPTIND", "HISTCMD",
     }
 )  # fmt: skip
 _SAFE_GIT_PREFIXES = ("GIT_AUTHOR_", "GIT_COMMITTER_")

@@ -315,19 +315,26 @@ VERSION_QUERIES = frozenset({"--version", "-V", "--help", "-h"})
 # Files that define what a runner runs by name (`npm run test` runs package.json's scripts.test):
 # looked for in the folder the runner starts in and each one above it up to the project. A name
 # with `*` is a pattern over that folder's files.
+_NODE_BIN = ("node_modules/.bin", "node_modules/.bin/*")
+_VENV_BIN = (".venv/bin", ".venv/bin/*")
 SCRIPT_FILES: dict[str, tuple[str, ...]] = {
-    "npm": ("package.json", ".npmrc"), "npx": ("package.json", ".npmrc"),
-    "yarn": ("package.json", ".yarnrc", ".yarnrc.yml", ".pnp.cjs"),
-    "pnpm": ("package.json", ".npmrc", "pnpm-workspace.yaml", ".pnpmfile.cjs"),
-    "pnpx": ("package.json", ".npmrc"), "bun": ("package.json", "bunfig.toml"),
-    "bunx": ("package.json", "bunfig.toml"),
+    # node_modules/.bin comes first on the PATH of every script these run (`node` in a script
+    # may be a file put there), and .venv/bin first for `uv run`/`poetry run`/...: the folder
+    # itself counts (a new entry changes it) and every file in it.
+    "npm": ("package.json", ".npmrc", *_NODE_BIN), "npx": ("package.json", ".npmrc", *_NODE_BIN),
+    "yarn": ("package.json", ".yarnrc", ".yarnrc.yml", ".pnp.cjs", *_NODE_BIN),
+    "pnpm": ("package.json", ".npmrc", "pnpm-workspace.yaml", ".pnpmfile.cjs", *_NODE_BIN),
+    "pnpx": ("package.json", ".npmrc", *_NODE_BIN),
+    "bun": ("package.json", "bunfig.toml", *_NODE_BIN),
+    "bunx": ("package.json", "bunfig.toml", *_NODE_BIN),
     "make": ("Makefile", "makefile", "GNUmakefile", "*.mk"),
     "gmake": ("Makefile", "makefile", "GNUmakefile", "*.mk"),
     "bmake": ("Makefile", "makefile", "BSDmakefile", "*.mk"),
     "just": ("justfile", "Justfile", ".justfile", "*.just"),
     "rake": ("Rakefile", "rakefile", "Rakefile.rb", "*.rake"),
-    "uv": ("pyproject.toml", "uv.toml"), "poetry": ("pyproject.toml",),
-    "pdm": ("pyproject.toml", "pdm.toml"), "hatch": ("pyproject.toml", "hatch.toml"),
+    "uv": ("pyproject.toml", "uv.toml", *_VENV_BIN), "poetry": ("pyproject.toml", *_VENV_BIN),
+    "pdm": ("pyproject.toml", "pdm.toml", *_VENV_BIN),
+    "hatch": ("pyproject.toml", "hatch.toml"),
     "pipenv": ("Pipfile",), "tox": ("tox.ini", "pyproject.toml", "setup.cfg"),
     "nox": ("noxfile.py",), "invoke": ("tasks.py", "invoke.yaml", "invoke.yml"),
     "task": ("Taskfile.yml", "Taskfile.yaml", "taskfile.yml", "taskfile.yaml"),

@@ -190,10 +190,20 @@ def secret_names(analysis: ShellAnalysis) -> list[str]:
     return sorted(n for n in analysis.names if n not in SAFE_VARS and n not in analysis.assigned)
 
 
+# Names whose value inside `$((...))` is always a number bash itself keeps: nothing a command can
+# put there is evaluated. (RANDOM, OPTIND, HISTCMD and SRANDOM evaluate what is assigned to them,
+# which is judged where it is assigned.)
+ARITH_SAFE_NAMES = frozenset({"RANDOM", "SRANDOM", "SECONDS", "EPOCHSECONDS", "LINENO", "BASHPID",
+                              "PPID", "UID", "EUID", "HISTCMD", "OPTIND"})  # fmt: skip
+
+
 def arith_runs_code(analysis: ShellAnalysis) -> bool:
-    """A name read inside `$((...))` whose value the same command set: its value is evaluated as
-    an expression, and `a[$(cmd)]` in it runs cmd (`x='a[$(id)]'; echo $((x))`)."""
-    return bool(analysis.arith_names & analysis.assigned)
+    """A name read inside `$((...))` whose value may be a string: bash evaluates the value as an
+    expression, and `a[$(cmd)]` in it runs cmd. Not only names the command assigns
+    (`x='a[$(id)]'; echo $((x))`) but also those bash or a builtin sets without an assignment
+    the analysis sees (`true 'a[$(id)]'; echo $((_))`, `read x`, `printf -v x`, `mapfile`), so
+    every name counts except the few bash keeps numeric."""
+    return any(n in analysis.assigned or n not in ARITH_SAFE_NAMES for n in analysis.arith_names)
 
 
 def is_read_only_part(part: SimpleCommand, ignore_redirects: bool = False) -> bool:

@@ -182,6 +182,15 @@ def _subscript_risk(name: str, args: tuple[str, ...]) -> str:
         names = list(args)
     if any(_SUBSCRIPT_RE.search(n) or "$" in n or "`" in n for n in names):
         return f"`{name}` evaluates an array subscript, which can run commands"
+    if name == "let" and args:
+        # Every argument is an arithmetic expression, and a name in it is evaluated by its value:
+        # `true 'a[$(id)]'; let _` runs id through `$_`.
+        return "`let` evaluates variables' values as arithmetic, which can run commands"
+    if name in ("declare", "typeset", "local", "export", "readonly") and any(
+        a.startswith("-") and not a.startswith("--") and "i" in a for a in args
+    ):
+        # The integer attribute makes every later assignment arithmetic (`declare -i n; n=_`).
+        return f"`{name} -i` makes assignments arithmetic, which can run commands"
     if name == "printf" and names:
         # `printf -v PATH ./bin; ls` runs ./bin/ls: setting a variable changes what runs next.
         return "`printf -v` sets a shell variable, which can change what later commands run"

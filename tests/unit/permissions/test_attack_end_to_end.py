@@ -28,6 +28,8 @@ ATTACKS = [
     "git -c core.fsmonitor='touch S6' status",
     "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0='touch S7' git status",
     "{ echo hi; } > S8",
+    "true a[\\$\\(touch\\ S9\\)]; echo $((_))",  # `$_` holds the last word (round 6)
+    "true a[\\$\\(touch\\ S10\\)]; let _",
 ]
 DODGES = ["x=rm; $x victim", "$'\\x72\\x6d' victim", "env -S'rm victim'", "{rm,victim}"]
 
