@@ -208,3 +208,24 @@ def test_a_resumed_rejection_reads_in_plain_words() -> None:
             ToolFinished(tool_use_id, error_outcome(tool_use_id, "Bash", sent), 0)
         )
         assert view.view.result is not None and view.view.result.summary == shown
+
+
+def test_a_long_output_keeps_its_tail_not_its_head() -> None:
+    """More than MAX_TAIL_CHARS of progress output: the view keeps the newest characters (what
+    ACP streams and what an interrupted call keeps), never the first ones."""
+    from app.engine.tool_views import MAX_TAIL_CHARS
+
+    calls = ToolCallTracker()
+    calls.queued(ToolQueued("b1", "Bash", {"command": "yes"}, "yes", False))
+    calls.started(ToolStarted("b1", "Bash", 1.0))
+    chunks = [f"line {n:05d}\n" for n in range(1_000)]  # 11,000 characters
+    assert sum(map(len, chunks)) > 2 * MAX_TAIL_CHARS
+    for chunk in chunks:
+        update = calls.progressed(ToolProgressed("b1", ToolProgress(output=chunk), 1.1))
+    whole = "".join(chunks)
+    assert update.view.output_tail == whole[-MAX_TAIL_CHARS:]
+    assert update.view.output_tail.endswith("line 00999\n")
+    assert "line 00000" not in update.view.output_tail
+    stopped = error_outcome("b1", "Bash", "stopped", synthetic="user_interrupt")
+    finished = calls.finished(ToolFinished("b1", stopped, 0.2)).view
+    assert finished.output_tail == whole[-MAX_TAIL_CHARS:]
