@@ -122,6 +122,7 @@ def format_duration(ms: int) -> str:
 
 class BashTool(Tool[BashInput]):
     name = "Bash"
+    refetchable = True
     search_hint = "run shell command terminal execute script git npm make test build"
     input_model = BashInput
     max_result_size_chars = 30_000

@@ -121,7 +121,7 @@ class Session:
             side_query=make_side_query(self),
             web_search=make_web_search(self),
         )
-        if parts.agents is not None and parts.pool.find("Agent") is not None:
+        if parts.agents is not None and any(t.runs_subagents for t in parts.pool.tools):
             # The Agent tool's runner; a subagent's own session gets none (no nesting).
             from app.engine.subagents import SessionSubagents
 
