@@ -489,6 +489,11 @@ class Tool(Generic[InputT]):
             return ResultView(first[:200], text, "error")
         return ResultView(self.result_summary(data) or first[:200], text)
 
+    def output_tail(self, data: Any) -> str | None:
+        """The end of the output a finished call printed, when the tool keeps one (Bash keeps
+        its last lines); None: the view keeps what the progress reports streamed."""
+        return None
+
     def to_result_content(self, data: Any) -> str | list[dict[str, Any]]:
         """The tool_result content: a string, or a list of text/image blocks."""
         if isinstance(data, str):

@@ -17,6 +17,7 @@ from tools.base import (
     CallLabel,
     CanUseTool,
     InterruptBehavior,
+    ResultView,
     ProgressCallback,
     Tool,
     ToolContext,
@@ -179,6 +180,16 @@ class BashTool(Tool[BashInput]):
             lines = data.output_tail.strip().splitlines()
             return lines[-1][:200] if lines else "(No output)"
         return ""
+
+    def result_view(self, data: Any, is_error: bool) -> ResultView | None:
+        view = super().result_view(data, is_error)
+        if view is not None and isinstance(data, BashResult) and data.persisted_path:
+            # The whole output of a spilled command, for the UI's "open all".
+            return replace(view, full_path=data.persisted_path)
+        return view
+
+    def output_tail(self, data: Any) -> str | None:
+        return data.output_tail if isinstance(data, BashResult) else None
 
     def to_result_content(self, data: Any) -> str | list[dict[str, Any]]:
         if isinstance(data, BashResult):

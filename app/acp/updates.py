@@ -155,7 +155,10 @@ class ToolView:
         result = call.result
         if result is not None and result.kind == "diff":
             content.extend(self.proposed() or [])
-        shown = result.summary if result is not None else ""
+        # The text the model got; an image (no text body) as its tool's summary line.
+        shown = ""
+        if result is not None:
+            shown = result.body if result.kind in ("text", "error") else result.summary
         if shown and not content:
             content.append(text_content(shown))
         return ToolCallProgress(
