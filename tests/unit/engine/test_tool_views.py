@@ -16,10 +16,10 @@ from app.execution.resolve_once import ResolveOnce
 from tools.agent import AgentTool
 from tools.base import ReadOnlyTool, ResultView, ToolContext, ToolPreview, ToolProgress
 from tools.bash import BashResult, BashTool
+from tools.decisions import DecisionReason
 from tools.edit import EditTool
 from tools.files.diff import FileChange
 from tools.subagent import SubagentOutcome
-from tools.decisions import DecisionReason
 
 
 def _done(tool_use_id: str, text: str, **kw: object) -> CallOutcome:
