@@ -217,6 +217,7 @@ class SessionControls:
                     path="initialize",
                 )
             )
+        problems = list(dict.fromkeys(problems))  # an event's or matcher's once, not per callback
         kept = tuple(h for h in runner.config.handlers if h.source != CALLBACK_SOURCE)
         runner.config = replace(runner.config, handlers=(*kept, *handlers))
 
