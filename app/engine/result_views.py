@@ -94,9 +94,9 @@ def result_view(
 
 
 def declared_view(tool: Tool[Any] | None, outcome: CallOutcome) -> ResultView | None:
-    """The tool's own view of a call that ran (None: no tool, nothing ran, or a broken
-    declaration, which must not cost the call its result line)."""
-    if tool is None or not outcome.ran:
+    """The tool's own view of a call that ran (None: no tool, nothing ran, no result data, or
+    a broken declaration, which must not cost the call its result line)."""
+    if tool is None or not outcome.ran or outcome.data is None:
         return None
     try:
         return tool.result_view(outcome.data, outcome.is_error)
