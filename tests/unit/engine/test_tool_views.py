@@ -267,7 +267,7 @@ def test_a_finished_call_shows_what_its_tool_declares() -> None:
         "w1\nw2\nw3",
         "text",
     )
-    shown = calls.finished(ToolFinished("p", _ran("p", "Picture", "[image]", None), 0.1)).view
+    shown = calls.finished(ToolFinished("p", _ran("p", "Picture", "[image]", "p.png"), 0.1)).view
     assert shown.result == ResultView("a 2 KB picture", "/tmp/p.png", "image")
     # A tool the session does not know: the model's text is the summary, as before.
     other = calls.finished(ToolFinished("o", _ran("o", "Other", "first\nsecond", 3), 0.1)).view
