@@ -178,14 +178,13 @@ def build_session(
     elif not any(t.name == "Skill" for t in builtins):
         skills_text = ""  # simple mode, --tools or a deny rule took the tool: no listing of it
     from app.agents.loader import load_for_session as load_agents
-    from tools.agent import AgentTool
 
     agents = load_agents(str(project), env=environ, plugins=plugins)
     warnings.extend(agents.problems)
-    # The Agent tool's description lists the agent types this session knows.
-    builtins = [
-        t.with_agents(agents.summaries()) if isinstance(t, AgentTool) else t for t in builtins
-    ]
+    # The Agent tool's description lists the agent types this session knows (each tool's own
+    # `with_agents`: the others are unchanged).
+    summaries = agents.summaries()
+    builtins = [t.with_agents(summaries) for t in builtins]
     pool = assemble_tool_pool(builtins, (), decider)
     # MCP servers connect after the session exists (Session.start_mcp), so a slow one never
     # delays the first frame or, in the TUI, the first prompt.

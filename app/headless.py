@@ -254,18 +254,14 @@ async def _main(opts: HeadlessRun, build: SessionBuilder, out: IO[str], err: IO[
     return 1 if result.is_error else 0
 
 
-def _transcript_loss(session: object) -> str | None:
-    """The error to end with when transcript lines could not be written, else None.
-
-    SessionPort has no field for it yet (SessionStatus would be its place), so the writer is
-    looked up on the session behind the port; a port without one reports nothing lost."""
-    writer = getattr(getattr(session, "parts", None), "transcript", None)
-    lost = getattr(writer, "lost", 0)
-    if writer is None or not lost:
+def _transcript_loss(session: SessionPort) -> str | None:
+    """The error to end with when transcript lines could not be written, else None."""
+    status = session.status()
+    if not status.transcript_lost:
         return None
     return (
-        f"{writer.first_loss}; {lost} transcript line(s) not saved, so --continue would "
-        "not see this run's work"
+        f"{status.transcript_loss}; {status.transcript_lost} transcript line(s) not saved, so "
+        "--continue would not see this run's work"
     )
 
 

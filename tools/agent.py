@@ -66,6 +66,7 @@ class AgentInput(ToolInput):
 class AgentTool(Tool[AgentInput]):
     name = "Agent"
     aliases = ("Task",)
+    runs_subagents = True
     search_hint = "delegate a task to a subagent with its own context"
     input_model = AgentInput
     # The subagent's report can be long; persisting it would make the model Read it back.
@@ -103,7 +104,7 @@ class AgentTool(Tool[AgentInput]):
     def summary(self, input: AgentInput) -> str:
         return f"{input.subagent_type or DEFAULT_AGENT}: {input.description}"
 
-    def render_result(self, data: Any) -> str:
+    def result_summary(self, data: Any) -> str:
         if isinstance(data, SubagentOutcome):
             return f"{data.tool_uses} tool uses · {data.total_tokens:,} tokens"
         if isinstance(data, BackgroundLaunch):

@@ -30,7 +30,7 @@ from tools.schema import format_validation_error as format_validation_error
 from tools.schema import load_prompt as load_prompt
 
 if TYPE_CHECKING:
-    from tools.subagent import SubagentRunner
+    from tools.subagent import AgentSummary, SubagentRunner
 
 InterruptBehavior = Literal["cancel", "block"]
 # Which family of permission rules judges a call: Bash's command rules, path rules for reading or
@@ -40,6 +40,7 @@ PermissionKind = Literal["shell", "path_read", "path_write", "url", "generic"]
 # How much below its path a path_read tool sees: only the path, the names of what lies below
 # (Glob), or the contents of what lies below (Grep). A deny rule for anything below denies it.
 PathReach = Literal["path", "names", "contents"]
+FileView = Literal["none", "read", "write"]
 
 DEFAULT_MAX_RESULT_SIZE_CHARS = 50_000
 
@@ -366,6 +367,20 @@ class Tool(Generic[InputT]):
     permission_kind: ClassVar[PermissionKind] = "generic"
     subject_field: ClassVar[str | None] = None
     path_reach: ClassVar[PathReach] = "path"
+    # What context management needs, declared here so the engine never lists tools by name:
+    # `file_view` is what a successful call leaves the model knowing of the one file its
+    # subject_field names ("read": its text, within the input's offset/limit; "write": its new
+    # text; compaction re-reads the newest such files), `refetchable` that calling again with the
+    # same input gets the result again (an old result may be cleared to save context).
+    file_view: ClassVar[FileView] = "none"
+    refetchable: ClassVar[bool] = False
+    # The tool starts subagents: the engine hands it a runner (context.subagents).
+    runs_subagents: ClassVar[bool] = False
+
+    def with_agents(self, agents: tuple[AgentSummary, ...]) -> Tool[InputT]:
+        """This tool once the session knows its agent types: a tool whose description lists
+        them returns a copy that does; the others are unchanged."""
+        return self
 
     # -- identity and schema ------------------------------------------------------------------
 
@@ -473,6 +488,11 @@ class Tool(Generic[InputT]):
         if is_error:
             return ResultView(first[:200], text, "error")
         return ResultView(self.result_summary(data) or first[:200], text)
+
+    def output_tail(self, data: Any) -> str | None:
+        """The end of the output a finished call printed, when the tool keeps one (Bash keeps
+        its last lines); None: the view keeps what the progress reports streamed."""
+        return None
 
     def to_result_content(self, data: Any) -> str | list[dict[str, Any]]:
         """The tool_result content: a string, or a list of text/image blocks."""

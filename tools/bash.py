@@ -18,6 +18,7 @@ from tools.base import (
     CanUseTool,
     InterruptBehavior,
     ProgressCallback,
+    ResultView,
     Tool,
     ToolContext,
     ToolInput,
@@ -122,6 +123,7 @@ def format_duration(ms: int) -> str:
 
 class BashTool(Tool[BashInput]):
     name = "Bash"
+    refetchable = True
     search_hint = "run shell command terminal execute script git npm make test build"
     input_model = BashInput
     max_result_size_chars = 30_000
@@ -178,6 +180,16 @@ class BashTool(Tool[BashInput]):
             lines = data.output_tail.strip().splitlines()
             return lines[-1][:200] if lines else "(No output)"
         return ""
+
+    def result_view(self, data: Any, is_error: bool) -> ResultView | None:
+        view = super().result_view(data, is_error)
+        if view is not None and isinstance(data, BashResult) and data.persisted_path:
+            # The whole output of a spilled command, for the UI's "open all".
+            return replace(view, full_path=data.persisted_path)
+        return view
+
+    def output_tail(self, data: Any) -> str | None:
+        return data.output_tail if isinstance(data, BashResult) else None
 
     def to_result_content(self, data: Any) -> str | list[dict[str, Any]]:
         if isinstance(data, BashResult):

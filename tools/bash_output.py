@@ -57,6 +57,7 @@ def format_read(read: ShellRead) -> str:
 
 class BashOutputTool(ReadOnlyTool[BashOutputInput]):
     name = "BashOutput"
+    refetchable = True
     search_hint = "read background shell output logs status"
     input_model = BashOutputInput
 

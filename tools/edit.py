@@ -46,6 +46,7 @@ class EditInput(ToolInput):
 
 class EditTool(PathArgument, Tool[EditInput]):
     name = "Edit"
+    file_view = "write"
     search_hint = "modify file replace string"
     input_model = EditInput
     permission_kind = "path_write"

@@ -72,6 +72,7 @@ class GlobResult:
 
 class GlobTool(PathArgument, ReadOnlyTool[GlobInput]):
     name = "Glob"
+    refetchable = True
     search_hint = "find files by name pattern wildcard"
     input_model = GlobInput
     permission_kind = "path_read"

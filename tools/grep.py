@@ -117,6 +117,7 @@ class GrepInput(ToolInput):
 
 class GrepTool(PathArgument, ReadOnlyTool[GrepInput]):
     name = "Grep"
+    refetchable = True
     search_hint = "search file contents regex ripgrep"
     input_model = GrepInput
     permission_kind = "path_read"

@@ -87,6 +87,8 @@ class ReadResult:
 
 class ReadTool(PathArgument, ReadOnlyTool[ReadInput]):
     name = "Read"
+    file_view = "read"
+    refetchable = True
     search_hint = "read file contents lines image pdf notebook"
     input_model = ReadInput
     permission_kind = "path_read"

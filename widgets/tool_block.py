@@ -70,6 +70,9 @@ class ToolCallState:
     full_path: str | None = None
     # The diff a call awaiting approval would make (its stat shows in the header).
     pending_diff: str = ""
+    # The tool's own one-line account of a finished call ("Found 3 files", "3 tool uses ·
+    # 12,345 tokens"), shown in the header when the body does not already say it.
+    result_summary: str = ""
 
     @property
     def finished(self) -> bool:
@@ -115,6 +118,8 @@ def render_tool(state: ToolCallState, expanded: bool) -> RenderableType:
     stat = diff_stat(state.diff if state.status == "done" else state.pending_diff)
     if stat:
         head.append(f"  {stat}", style="dim")
+    if state.result_summary and state.status == "done" and not state.diff:
+        head.append(f"  {state.result_summary}", style="dim")
     if state.elapsed is not None and state.finished:
         head.append(f"  {format_elapsed(state.elapsed)}", style="dim")
     elif state.status in STATE_WORDS:

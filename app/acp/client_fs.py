@@ -6,6 +6,15 @@ sees. Everything else about the tools is theirs: validation, permissions, result
 must-read-first rule. The read record holds the hash of the text the client gave, so an Edit
 compares like with like (the buffer then and the buffer now). Images, PDFs and notebooks are
 not text buffers: the tools read those themselves.
+
+Why this module imports the tools' insides (tools.edit, tools.files.*, tools.read's limits): the
+built-in tools do their I/O on the local disk inside `call`, and ToolContext has no file-access
+seam they could go through instead, so the public API cannot send their reads and writes to the
+client. The twins therefore subclass the tools (their declarations, validation, permissions and
+results stay the tools') and call the tools' own helpers (replace, diff, line numbering,
+staleness) around the client's I/O, so no rule is written a second time here. A file-access
+seam in ToolContext would let Read, Edit and Write take the client's buffers without this
+module.
 """
 
 from __future__ import annotations
@@ -58,13 +67,15 @@ def _is_dir(path: str) -> bool:
     return os.path.isdir(path)
 
 
-def _record(context: ToolContext, path: str, text: str, full: bool, input: Any = None) -> None:
+def _record(
+    context: ToolContext, path: str, text: str, full: bool, input: ReadInput | None = None
+) -> None:
     try:
         mtime = os.stat(path).st_mtime_ns
     except OSError:
         mtime = 0
-    offset = getattr(input, "offset", None)
-    limit = getattr(input, "limit", None)
+    offset = input.offset if input is not None else None
+    limit = input.limit if input is not None else None
     context.read_files.record(
         ReadRecord(path, mtime, hash_bytes(text.encode("utf-8")), full, offset, limit)
     )

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from app.acp.client_fs import ClientEditTool, ClientFiles, ClientReadTool, ClientWriteTool
 from app.acp.client_terminal import ClientBashTool, ClientTerminals
-from app.engine.api import EngineEvent
+from app.engine.api import EngineEvent, SessionPort
 from app.engine.setup import SessionSetup
 from tools.base import Tool, ToolContext
 from tools.bash import BashTool
@@ -132,15 +132,12 @@ def mcp_config(servers: Sequence[Any]) -> dict[str, Any]:
     return out
 
 
-def mcp_failures(session: Any) -> list[str]:
+def mcp_failures(session: SessionPort) -> list[str]:
     """A line per MCP server that did not connect, with its reason."""
-    manager = getattr(getattr(session, "parts", None), "mcp", None)
-    if manager is None:
-        return []
     return [
         f"MCP server {info.name!r} did not start ({info.error or info.status}); "
         "its tools are not available"
-        for info in manager.servers()
+        for info in session.controls.mcp_servers()
         if info.status not in ("connected", "disabled")
     ]
 

@@ -49,6 +49,7 @@ from app.engine.api import (
     ToolCallUpdated,
     TurnEnded,
 )
+from tools.base import Tool
 from tools.todo_write import TodoListChanged
 
 __all__ = ["AcpSession", "clean_text", "prompt_text", "stop_reason"]
@@ -111,8 +112,7 @@ class AcpSession:
         self.session = setup.session
         self.session_id = self.session.session_id
         # A policy's disable_bypass_mode: the mode is not offered, since it cannot be set.
-        rules = getattr(getattr(setup.session, "parts", None), "rules", None)
-        self._bypass_off = bool(getattr(getattr(rules, "context", None), "bypass_disabled", 0))
+        self._bypass_off = self.session.status().bypass_disabled
         self._mode = self.session.permission_mode
         self._writer = asyncio.create_task(self._write_loop())
         await self.session.start_mcp()
@@ -247,7 +247,7 @@ class AcpSession:
     async def flush(self) -> None:
         await self._outbox.join()
 
-    def _tool(self, name: str) -> Any:
+    def _tool(self, name: str) -> Tool[Any] | None:
         return self.adapter.tools.get(name) if self.adapter is not None else None
 
     def _on_event(self, event: EngineEvent) -> None:

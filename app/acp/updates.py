@@ -7,8 +7,8 @@ shows up with the right kind and title without a change here.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, TypeVar
 
 from acp.schema import (
     AgentMessageChunk,
@@ -36,7 +36,6 @@ from app.engine.api import (
     message_text,
 )
 from tools.base import Tool
-from tools.files.common import PathArgument
 from tools.todo_write import Todo
 
 Content = ContentToolCallContent | FileEditToolCallContent | TerminalToolCallContent
@@ -97,7 +96,7 @@ class ToolView:
     """How one call is shown: title, kind, the files it touches and the change it proposes."""
 
     def __init__(
-        self, tool: Any, name: str, tool_input: Mapping[str, Any], summary: str = ""
+        self, tool: Tool[Any] | None, name: str, tool_input: Mapping[str, Any], summary: str = ""
     ) -> None:
         self.name = name
         self.input = dict(tool_input)
@@ -111,10 +110,10 @@ class ToolView:
                 parsed = tool.parse_input(tool_input)
             except Exception:  # bad input: the call fails on its own; show what is known
                 parsed = None
-        if parsed is not None:
+        if tool is not None and parsed is not None:
             self.title = _title(tool, parsed, name)
             self.kind = _kind(tool)
-            if isinstance(tool, PathArgument):
+            if tool.permission_kind in ("path_read", "path_write"):
                 target = _safe(lambda: tool.permission_subject(parsed), None)
                 self.path = target if isinstance(target, str) and target else None
 
@@ -156,7 +155,10 @@ class ToolView:
         result = call.result
         if result is not None and result.kind == "diff":
             content.extend(self.proposed() or [])
-        shown = result.summary if result is not None else ""
+        # The text the model got; an image (no text body) as its tool's summary line.
+        shown = ""
+        if result is not None:
+            shown = result.body if result.kind in ("text", "error") else result.summary
         if shown and not content:
             content.append(text_content(shown))
         return ToolCallProgress(
@@ -168,14 +170,18 @@ class ToolView:
         )
 
 
-def _safe(fn: Any, default: Any) -> Any:
+T = TypeVar("T")
+
+
+def _safe(fn: Callable[[], T], default: T) -> T:
     try:
         return fn()
     except Exception:
         return default
 
 
-def _title(tool: Any, parsed: Any, name: str) -> str:
+def _title(tool: Tool[Any], parsed: Any, name: str) -> str:
+    # `parsed`: the tool's own input model (each tool has its own type).
     label = str(_safe(lambda: tool.user_facing_name(parsed), name) or name)
     summary = str(_safe(lambda: tool.summary(parsed), "") or "")
     return f"{label} {summary}".strip() if summary else label

@@ -18,7 +18,13 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from app.agents.definitions import AgentDefinition as AgentDefinition
 from app.engine import answers as answers
+from app.engine.context import Breakdown
+from app.engine.controls import HookCallback as HookCallback
+from app.engine.controls import HookCallbackRunner as HookCallbackRunner
+from app.engine.controls import HookView as HookView
+from app.engine.controls import HookWatcher as HookWatcher
 from app.engine.events import AppEvent as AppEvent
 from app.engine.events import AssistantMessage as AssistantMessage
 from app.engine.events import AttemptAbandoned as AttemptAbandoned
@@ -43,7 +49,12 @@ from app.engine.events import ToolResultsMessage as ToolResultsMessage
 from app.engine.events import TurnEnded as TurnEnded
 from app.engine.events import TurnStarted as TurnStarted
 from app.engine.events import UsageUpdated as UsageUpdated
+from app.engine.options import EngineOptions as EngineOptions
 from app.engine.options import SetupError as SetupError
+from app.engine.permission_updates import PermissionUpdate as PermissionUpdate
+from app.engine.permission_updates import UpdateError as UpdateError
+from app.engine.permission_updates import parse_updates as parse_updates
+from app.engine.permission_updates import rule_from_wire as rule_from_wire
 from app.engine.status_line import StatusLineCommand as StatusLineCommand
 from app.engine.status_line import status_payload as status_payload
 from app.engine.tool_views import MAX_RESULT_CHARS as MAX_RESULT_CHARS
@@ -60,12 +71,22 @@ from app.engine.views import ToolCallStatus as ToolCallStatus
 from app.engine.views import ToolCallUpdated as ToolCallUpdated
 from app.engine.views import ToolCallView as ToolCallView
 from app.engine.views import ToolPreview as ToolPreview
+from app.hooks.process import RawHookRun
+from app.mcp.manager import ServerInfo
+from app.model.request import INTRO
+from app.model.usage import ModelUsage as ModelUsage
 from tools.decisions import PermissionDecision
 
 if TYPE_CHECKING:
     from app.permissions import PermissionContext
 
 EventSink = Callable[[EngineEvent], None]
+# The API's names for what the engine's parts report: a hook's run, an MCP server, the context.
+HookRun = RawHookRun
+McpServerInfo = ServerInfo
+ContextBreakdown = Breakdown
+# The system prompt's introduction when the front end gives none (EngineOptions.intro None).
+DEFAULT_INTRO = INTRO
 
 
 @dataclass(frozen=True)
@@ -98,6 +119,52 @@ class SessionStatus:
     mcp_servers: tuple[McpServerStatus, ...]
     usage: Mapping[str, int]
     cost_usd: float
+    # Transcript lines that could not be written (a resume would miss them) and the first error.
+    transcript_lost: int = 0
+    transcript_loss: str = ""
+    # A policy's disable_bypass_mode: bypassPermissions cannot be set in this session.
+    bypass_disabled: bool = False
+
+
+class ControlsPort(Protocol):
+    """What a program's front end (SDK control requests, ACP) asks beyond turns
+    (app/engine/controls.py implements it)."""
+
+    def mcp_servers(self) -> list[McpServerInfo]: ...
+
+    def mcp_server(self, name: str) -> McpServerInfo | None: ...
+
+    def reconnect_mcp_server(self, name: str) -> Awaitable[McpServerInfo]:
+        """KeyError for a server the session does not have."""
+        ...
+
+    def disable_mcp_server(self, name: str) -> Awaitable[McpServerInfo]: ...
+
+    def usage_by_model(self) -> dict[str, ModelUsage]: ...
+
+    def context_window(self) -> int: ...
+
+    @property
+    def max_output_tokens(self) -> int: ...
+
+    def context_usage(self) -> ContextBreakdown: ...
+
+    def agents(self) -> tuple[AgentDefinition, ...]: ...
+
+    def define_agents(self, definitions: Sequence[AgentDefinition]) -> bool:
+        """False when the session has no tool that runs subagents."""
+        ...
+
+    @property
+    def runs_hooks(self) -> bool: ...
+
+    def register_hook_callbacks(
+        self, callbacks: Sequence[HookCallback], run: HookCallbackRunner
+    ) -> tuple[int, list[str]]:
+        """How many were registered, and a problem per callback skipped."""
+        ...
+
+    def watch_hooks(self, watcher: HookWatcher) -> bool: ...
 
 
 class SessionPort(Protocol):
@@ -125,6 +192,11 @@ class SessionPort(Protocol):
 
     @property
     def wants_idle_notification(self) -> bool: ...
+
+    @property
+    def controls(self) -> ControlsPort:
+        """MCP servers one by one, usage per model, agent types, hook callbacks."""
+        ...
 
     def set_sink(self, sink: EventSink) -> None: ...
 

@@ -1,6 +1,7 @@
 """Clearing old tool results before a summary is needed.
 
-Outputs of Read, Grep, Glob and Bash calls can be fetched again, so once the recent ones exceed a
+Outputs of the tools that declare themselves `refetchable` (Read, Grep, Glob, Bash: calling again
+with the same input gets the result again) can be fetched again, so once the recent ones exceed a
 budget the older ones are replaced by a short placeholder naming the call that produced them.
 Clearing changes the prompt from the first cleared message on, which costs the prompt cache from
 there: so it happens in batches (only once the excess reaches half the budget), oldest first, and a
@@ -11,13 +12,15 @@ results are never cleared: the model has not seen them yet.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from app.engine.context import estimate_tokens
+from tools.base import Tool
 
-CLEARABLE_TOOLS = frozenset({"Read", "Grep", "Glob", "Bash", "BashOutput"})
+# Whether the results of the tool of this (wire) name may be cleared.
+Clearable = Callable[[str], bool]
 CLEARED_PREFIX = "[Old tool result cleared to save context"
 
 
@@ -25,6 +28,16 @@ CLEARED_PREFIX = "[Old tool result cleared to save context"
 class Cleared:
     results: int = 0
     tokens_saved: int = 0
+
+
+def refetchable(find: Callable[[str], Tool[Any] | None]) -> Clearable:
+    """The tools' own declaration: a name the session does not know is never cleared."""
+
+    def clearable(name: str) -> bool:
+        tool = find(name)
+        return tool is not None and tool.refetchable
+
+    return clearable
 
 
 def placeholder(name: str, tool_input: Mapping[str, Any]) -> str:
@@ -43,7 +56,12 @@ def is_cleared(block: Mapping[str, Any]) -> bool:
 
 
 def clear_old_results(
-    messages: list[dict[str, Any]], budget: int, *, force: bool = False, keep_last: int = 1
+    messages: list[dict[str, Any]],
+    budget: int,
+    clearable: Clearable,
+    *,
+    force: bool = False,
+    keep_last: int = 1,
 ) -> Cleared:
     """Clear, in place in `messages` (new message objects), the clearable results older than the
     newest `budget` tokens of them. `force` clears down to the budget whatever the excess (used
@@ -68,7 +86,7 @@ def clear_old_results(
                 block.get("type") == "tool_result"
                 and i < protected
                 and not is_cleared(block)
-                and calls.get(str(block.get("tool_use_id")), ("", {}))[0] in CLEARABLE_TOOLS
+                and clearable(calls.get(str(block.get("tool_use_id")), ("", {}))[0])
             ):
                 found.append((i, j, estimate_tokens(block.get("content"))))
     total = sum(t for _, _, t in found)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from app import debuglog
+from app.engine.clear_results import refetchable
 from app.engine.compact_fit import fit_for_summary
 from app.engine.compact_prompt import (
     CONTINUE_TEXT,
@@ -152,7 +153,7 @@ async def _summarise(
     budget = session.context_config.tool_results_budget
     for attempt in range(TOO_LONG_RETRIES + 1):
         # The earliest summary and the user's requests are kept; the rest gives way first.
-        work = fit_for_summary(head, max(room, 1), budget)
+        work = fit_for_summary(head, max(room, 1), budget, refetchable(session.deps.find))
         try:
             return await _request(session, work, instructions, abort)
         except _TooLong as exc:
@@ -286,7 +287,7 @@ async def _compacted_messages(
     target = int(compact_threshold(session.context_window(), session.parts.max_tokens, cfg) * FILL)
     rest = session.fixed_tokens() + estimate_tokens(blocks) + estimate_tokens(tail)
     budget = min(cfg.reread_files_budget, target - rest)
-    files = recent_files(head, session.context.cwd, MAX_FILES)
+    files = recent_files(head, session.context.cwd, MAX_FILES, session.deps.find)
     texts = await reread_files(session, files, budget) if budget > 0 and files else []
     at = 2 if todos else 1
     blocks[at:at] = [{"type": "text", "text": text} for text in texts]

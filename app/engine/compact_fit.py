@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app.engine.clear_results import clear_old_results
+from app.engine.clear_results import Clearable, clear_old_results
 from app.engine.compact_prompt import SUMMARY_INTRO
 from app.engine.context import CHARS_PER_TOKEN, estimate_tokens
 
@@ -103,14 +103,15 @@ def _cut_user_texts(message: dict[str, Any], cap_chars: int) -> dict[str, Any]:
 
 
 def fit_for_summary(
-    messages: list[dict[str, Any]], room: int, results_budget: int
+    messages: list[dict[str, Any]], room: int, results_budget: int, clearable: Clearable
 ) -> list[dict[str, Any]]:
     """`messages` made to take at most about `room` estimated tokens (see the module doc)."""
     work = [dict(m) for m in messages]
     sizes = [estimate_tokens(m.get("content")) for m in work]
     if sum(sizes) <= room or not work:
         return work
-    clear_old_results(work, max(0, min(results_budget, room // 4)), force=True, keep_last=0)
+    budget = max(0, min(results_budget, room // 4))
+    clear_old_results(work, budget, clearable, force=True, keep_last=0)
     sizes = [estimate_tokens(m.get("content")) for m in work]
 
     def apply(i: int, new: dict[str, Any]) -> bool:

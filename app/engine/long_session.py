@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from app.engine.clear_results import clear_old_results
+from app.engine.clear_results import clear_old_results, refetchable
 from app.engine.compact import compact, is_context_overflow
 from app.engine.context import (
     Breakdown,
@@ -98,7 +98,9 @@ def clear_results(session: Session) -> None:
     cfg = session.context_config
     if not cfg.clear_tool_results:
         return
-    cleared = clear_old_results(session.messages, cfg.tool_results_budget)
+    cleared = clear_old_results(
+        session.messages, cfg.tool_results_budget, refetchable(session.deps.find)
+    )
     if cleared.results:
         session.context_state.adjust(-cleared.tokens_saved)
         session.context_state.cleared_results += cleared.results

@@ -2,7 +2,9 @@
 
 The model reads rejection texts, `<tool_use_error>` tags and sibling-cancel notices written for
 it; the person reads "Denied by you", "not run: you denied Bash(touch x)" and the error itself.
-Built here, from the CallOutcome, so no front end parses model-facing text.
+Built here, from the CallOutcome, so no front end parses model-facing text. A call that ran and
+succeeded shows what its tool declares (`Tool.result_view`: the summary line, a diff, an image);
+its text body stays what the model got (a spilled output's preview, a hook's rewrite).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from app import debuglog
 from app.engine.views import ResultView
 from app.execution.outcome import CallOutcome, ends_turn
 from app.execution.texts import REJECT_MESSAGE, REJECT_WITH_FEEDBACK_PREFIX
@@ -45,11 +48,14 @@ def screen_text(text: str) -> str:
 
 
 def result_view(
-    outcome: CallOutcome, labels: Mapping[str, str] | None = None, stopped_by: str = ""
+    outcome: CallOutcome,
+    tool: Tool[Any] | None = None,
+    labels: Mapping[str, str] | None = None,
+    stopped_by: str = "",
 ) -> ResultView:
-    """The result as the screen shows it. `labels`: recent calls by id (`Name(subject)`), for
-    the calls that did not run because of another one; `stopped_by`: the id of the call whose
-    deny ended the turn."""
+    """The result as the screen shows it. `tool`: the call's tool, whose declaration a call that
+    succeeded shows; `labels`: recent calls by id (`Name(subject)`), for the calls that did not
+    run because of another one; `stopped_by`: the id of the call whose deny ended the turn."""
     labels = labels or {}
     synthetic = outcome.synthetic
     if synthetic == "user_interrupt":
@@ -77,15 +83,27 @@ def result_view(
     if denial is not None:
         why = denial.reason.describe() if denial.reason is not None else screen_text(text)
         return ResultView(f"Denied: {why}", screen_text(text), "error")
-    diff = getattr(outcome.data, "diff", None)
-    if isinstance(diff, str) and diff and not outcome.is_error:
-        return ResultView(text, diff, "diff")
-    full = getattr(outcome.data, "persisted_path", None) or outcome.persisted_path
-    full_path = full if isinstance(full, str) and full else None
+    declared = None if outcome.is_error else declared_view(tool, outcome)
+    if declared is not None and declared.kind in ("diff", "image"):
+        return ResultView(declared.summary or text, declared.body, declared.kind)
+    full_path = (declared.full_path if declared is not None else None) or outcome.persisted_path
     if outcome.is_error:
         shown = screen_text(text)
         return ResultView(shown, shown, "error", full_path=full_path)
-    return ResultView(text, text, "text", full_path=full_path)
+    summary = declared.summary if declared is not None and declared.summary else text
+    return ResultView(summary, text, "text", full_path=full_path)
+
+
+def declared_view(tool: Tool[Any] | None, outcome: CallOutcome) -> ResultView | None:
+    """The tool's own view of a call that ran (None: no tool, nothing ran, no result data, or
+    a broken declaration, which must not cost the call its result line)."""
+    if tool is None or not outcome.ran or outcome.data is None:
+        return None
+    try:
+        return tool.result_view(outcome.data, outcome.is_error)
+    except Exception as exc:
+        debuglog.record("engine", f"{tool.name}.result_view raised", exc)
+        return None
 
 
 def user_denials(outcomes: Sequence[Any]) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from app import debuglog
 from app.engine.context import ContextConfig, ContextState
+from app.engine.controls import SessionControls
 from app.engine.events import EngineEvent, InternalEvent, Notice, PermissionRequested, TurnEnded
 from app.engine.tool_views import ToolCallTracker
 from app.execution.events import ToolFinished, ToolProgressed, ToolQueued, ToolStarted
@@ -123,7 +124,7 @@ class Session:
             side_query=make_side_query(self),
             web_search=make_web_search(self),
         )
-        if parts.agents is not None and parts.pool.find("Agent") is not None:
+        if parts.agents is not None and any(t.runs_subagents for t in parts.pool.tools):
             # The Agent tool's runner; a subagent's own session gets none (no nesting).
             from app.engine.subagents import SessionSubagents
 
@@ -161,6 +162,7 @@ class Session:
         self.context_config = ContextConfig.from_settings(parts.settings)
         self.context_state = ContextState()
         self._fixed_tokens_cache: Any = None
+        self.controls = SessionControls(self)  # what program front ends ask beyond turns
 
     # -- what front ends read ------------------------------------------------------------------
 
@@ -229,7 +231,7 @@ class Session:
         """What a front end shows about the session now (one frozen snapshot)."""
         from app.engine.api import McpServerStatus, SessionStatus
 
-        transcript = self.parts.transcript
+        transcript, rules = self.parts.transcript, self.parts.rules
         return SessionStatus(
             session_id=self.session_id,
             model=self.model,
@@ -245,6 +247,9 @@ class Session:
             ),
             usage=self.usage.totals(),
             cost_usd=self.usage.total_cost_usd,
+            transcript_lost=transcript.lost if transcript is not None else 0,
+            transcript_loss=(transcript.first_loss or "") if transcript is not None else "",
+            bypass_disabled=bool(rules is not None and rules.context.bypass_disabled),
         )
 
     def answer(self, question: PermissionQuestion, decision: PermissionDecision) -> bool:
@@ -354,16 +359,16 @@ class Session:
         await manager.start(timeout)
         self.refresh_tools()
 
-    def refresh_tools(self) -> None:
-        """Rebuild the pool from the built-ins and the connected MCP servers' tools."""
+    def refresh_tools(self, force: bool = False) -> None:
+        """Rebuild the pool from the built-ins and the connected MCP servers' tools (`force`:
+        even with the same names, as when a tool's description changed)."""
         from tools.registry import assemble_tool_pool
 
-        manager = self.parts.mcp
-        builtins = self.parts.builtin_tools
-        if manager is None or builtins is None:
+        manager, builtins = self.parts.mcp, self.parts.builtin_tools
+        if builtins is None or (manager is None and not force):
             return
-        pool = assemble_tool_pool(builtins, manager.tools(), self.parts.rules)
-        if pool.names == self.pool.names:
+        pool = assemble_tool_pool(builtins, manager.tools() if manager else (), self.parts.rules)
+        if pool.names == self.pool.names and not force:
             return
         self.pool = pool
         self.context = replace(self.context, tools=pool.tools)

@@ -11,20 +11,21 @@ compaction rebuilds from disk; they need no copy.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from app.engine.context import CHARS_PER_TOKEN
 from app.execution.pipeline import run_tool_use
-from tools.read import ReadResult
+from tools.base import Tool
 from tools.todo_write import current_todos
 
 if TYPE_CHECKING:
     from app.engine.session import Session
 
-FILE_TOOLS = ("Read", "Edit", "Write", "MultiEdit", "NotebookEdit")
+# Which tool a tool_use of the conversation names (the session's lookup, aliases included).
+ToolFinder = Callable[[str], Tool[Any] | None]
 MAX_FILES = 5
 PER_FILE_TOKENS = 10_000
 # Below this many tokens a re-read is not worth its framing.
@@ -56,9 +57,12 @@ def _window(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
-def recent_files(messages: Sequence[Mapping[str, Any]], cwd: str, limit: int) -> list[RecentFile]:
-    """The files of the newest successful Read/Edit/Write calls, newest first, each once. A call
-    that was denied, failed or got no result is not evidence the file may be shown."""
+def recent_files(
+    messages: Sequence[Mapping[str, Any]], cwd: str, limit: int, find: ToolFinder
+) -> list[RecentFile]:
+    """The files of the newest successful calls of tools that declare a `file_view` (Read, Edit,
+    Write, NotebookEdit), newest first, each once. A call that was denied, failed or got no
+    result is not evidence the file may be shown."""
     succeeded = _outcomes(messages)
     seen: dict[Path, RecentFile] = {}
     for message in reversed(messages):
@@ -68,18 +72,19 @@ def recent_files(messages: Sequence[Mapping[str, Any]], cwd: str, limit: int) ->
             if not isinstance(block, Mapping) or block.get("type") != "tool_use":
                 continue
             tool_input = block.get("input")
-            if block.get("name") not in FILE_TOOLS or not isinstance(tool_input, Mapping):
+            tool = find(str(block.get("name", "")))
+            if tool is None or tool.file_view == "none" or not isinstance(tool_input, Mapping):
                 continue
             if not succeeded.get(str(block.get("id")), False):
                 continue
-            raw = tool_input.get("file_path") or tool_input.get("notebook_path")
+            raw = tool_input.get(tool.subject_field or "")
             if not isinstance(raw, str) or not raw:
                 continue
             path = Path(os.path.expanduser(raw))
             path = path if path.is_absolute() else Path(cwd) / path
             if path in seen:
                 continue
-            if block.get("name") == "Read":
+            if tool.file_view == "read":
                 offset, size = _window(tool_input.get("offset")), _window(tool_input.get("limit"))
                 seen[path] = RecentFile(path, offset, size)
             else:
@@ -89,21 +94,35 @@ def recent_files(messages: Sequence[Mapping[str, Any]], cwd: str, limit: int) ->
     return list(seen.values())
 
 
+def file_reader(tools: Sequence[Tool[Any]]) -> Tool[Any] | None:
+    """The session's tool that reads a file's text (declared `file_view = "read"`: Read)."""
+    return next((t for t in tools if t.file_view == "read" and t.subject_field), None)
+
+
 async def _read_now(session: Session, file: RecentFile, n: int) -> str | None:
     """The text a Read of `file` gives now, or None when it would not succeed without asking."""
-    tool_input: dict[str, Any] = {"file_path": str(file.path)}
+    reader = file_reader(session.pool.tools)
+    if reader is None:
+        return None  # the session offers no reader: nothing is re-read
+    tool_input: dict[str, Any] = {reader.subject_field or "": str(file.path)}
     if file.offset is not None:
         tool_input["offset"] = file.offset
     if file.limit is not None:
         tool_input["limit"] = file.limit
-    block = {"type": "tool_use", "id": f"compact_reread_{n}", "name": "Read", "input": tool_input}
+    block = {
+        "type": "tool_use",
+        "id": f"compact_reread_{n}",
+        "name": reader.name,
+        "input": tool_input,
+    }
     # No prompter: an "ask" (outside the working folders, an ask rule) is refused.
     deps = replace(session.deps, prompter=None)
     outcome = await run_tool_use(block, {}, session.context, deps, lambda _progress: None)
-    data = outcome.data
-    if outcome.is_error or not outcome.ran or not isinstance(data, ReadResult) or data.blocks:
+    if outcome.is_error or not outcome.ran:
         return None
-    return data.text if data.text.strip() else None
+    # The text the model would get; an image or a document (content blocks) is not re-read.
+    content = reader.to_result_content(outcome.data)
+    return content if isinstance(content, str) and content.strip() else None
 
 
 async def reread_files(session: Session, files: Sequence[RecentFile], budget: int) -> list[str]:

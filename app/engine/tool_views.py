@@ -108,8 +108,8 @@ class ToolCallTracker:
         view = self._calls.pop(tool_use_id, None) or ToolCallView(
             tool_use_id, outcome.tool_name, "", dict(outcome.input)
         )
+        tool = self._find(outcome.tool_name)
         if tool_use_id not in self._labels:
-            tool = self._find(outcome.tool_name)
             self._remember(tool_use_id, call_label(tool, outcome.tool_name, outcome.input))
         if ends_turn(outcome.decision):
             self._stopped_by = tool_use_id
@@ -117,7 +117,7 @@ class ToolCallTracker:
         asked = self._asked_at.pop(tool_use_id, None) is not None
         unrun = tool_use_id in self._unrun or asked  # closed at its question: it never ran
         self._unrun.discard(tool_use_id)
-        tail = getattr(outcome.data, "output_tail", None)
+        tail = _final_tail(tool, outcome)
         view = replace(
             view,
             status=outcome_status(outcome),
@@ -125,7 +125,7 @@ class ToolCallTracker:
             elapsed=None
             if view.started_at is None or outcome.permission_denial is not None or unrun
             else max(0.0, event.elapsed - waited),
-            result=plain_result(result_view(outcome, self._labels, self._stopped_by)),
+            result=plain_result(result_view(outcome, tool, self._labels, self._stopped_by)),
             # The tool's own final tail (Bash keeps its last lines); else what it printed before
             # it stopped (an interrupted command keeps the output seen so far).
             output_tail=tail[-MAX_TAIL_CHARS:] if isinstance(tail, str) else view.output_tail,
@@ -174,6 +174,16 @@ class ToolCallTracker:
         self._labels[tool_use_id] = label
         while len(self._labels) > _LABELS_KEPT:
             self._labels.popitem(last=False)
+
+
+def _final_tail(tool: Tool[Any] | None, outcome: CallOutcome) -> str | None:
+    """The tool's declared end of its output (`Tool.output_tail`), if it keeps one."""
+    if tool is None:
+        return None
+    try:
+        return tool.output_tail(outcome.data)
+    except Exception:  # a broken declaration: the streamed tail stays
+        return None
 
 
 def outcome_status(outcome: CallOutcome) -> ToolCallStatus:

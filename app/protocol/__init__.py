@@ -3,6 +3,7 @@
 flags (the command line the SDK builds), reader (stdin lines), wire (the stdout line shapes),
 printer (engine events to lines, result lines), control (lathe's own requests to the SDK),
 handlers (the SDK's requests to lathe), prompter (can_use_tool), hooks (SDK hook callbacks),
-sdk_mcp (SDK MCP servers), options (the flags as engine options), engine_gaps (what the
-front-end API does not offer yet), run (the loop, on app.engine.api and app.compose).
+sdk_mcp (SDK MCP servers), options (the flags as engine options), agents (agent types a program
+defines), run (the loop, on app.engine.api and app.compose). What the SDK asks beyond turns (MCP
+servers one by one, usage per model, agent types, hook callbacks) is the port's `controls`.
 """

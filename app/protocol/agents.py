@@ -15,9 +15,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from app.agents.definitions import AgentDefinition
-from app.engine.api import SessionPort
-from app.protocol import engine_gaps
+from app.engine.api import AgentDefinition, SessionPort
 
 _NAME = re.compile(r"^[\w.:-]+$")
 KNOWN_FIELDS = frozenset({"description", "prompt", "tools", "disallowedTools", "model"})
@@ -78,6 +76,17 @@ def define_agents(port: SessionPort, specs: Any, warn: Callable[[str], None]) ->
         if extra:
             warn(f"agent {name!r}: {', '.join(extra)} not supported by lathe; ignored")
         definitions.append(definition)
-    if definitions and not engine_gaps.define_agents(port, definitions):
+    if definitions and not port.controls.define_agents(definitions):
         warn("the Agent tool is not offered in this session; the agents cannot be used")
     return [d.name for d in definitions]
+
+
+def agent_list(port: SessionPort) -> list[dict[str, Any]]:
+    """initialize's `agents`: each type's name, description and model, as Claude Code lists them."""
+    out: list[dict[str, Any]] = []
+    for a in port.controls.agents():
+        entry: dict[str, Any] = {"name": a.name, "description": a.description}
+        if a.model:
+            entry["model"] = a.model
+        out.append(entry)
+    return out

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from app.protocol import engine_gaps
+from app.protocol.agents import agent_list
 from app.protocol.flags import BYPASS_REFUSED, MODE_ALIASES
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ async def initialize(ps: ProtocolSession, req: Mapping[str, Any]) -> dict[str, A
             {"name": name, "description": text, "argumentHint": ""}
             for name, text in ps.slash_commands().items()
         ],
-        "agents": engine_gaps.agent_list(session),
+        "agents": agent_list(session),
         "output_style": "default",
         "available_output_styles": ["default"],
         "models": [{"value": session.model, "displayName": session.model, "description": ""}],
@@ -101,7 +101,7 @@ async def mcp_status(ps: ProtocolSession, req: Mapping[str, Any]) -> dict[str, A
 
 def _server(ps: ProtocolSession, req: Mapping[str, Any]) -> str:
     name = req.get("serverName") or req.get("server_name")
-    if not isinstance(name, str) or not engine_gaps.has_mcp_server(ps.session, name):
+    if not isinstance(name, str) or ps.session.controls.mcp_server(name) is None:
         raise RequestFailed(f"Server not found: {name}")
     return name
 
@@ -109,7 +109,7 @@ def _server(ps: ProtocolSession, req: Mapping[str, Any]) -> str:
 async def mcp_reconnect(ps: ProtocolSession, req: Mapping[str, Any]) -> dict[str, Any]:
     name = _server(ps, req)
     ps.disabled_servers.discard(name)
-    info = await engine_gaps.reconnect_mcp(ps.session, name)
+    info = await ps.session.controls.reconnect_mcp_server(name)
     if info.status != "connected":
         raise RequestFailed(f"Failed to reconnect to {name}: {info.error or info.status}")
     return {}
@@ -119,17 +119,17 @@ async def mcp_toggle(ps: ProtocolSession, req: Mapping[str, Any]) -> dict[str, A
     name = _server(ps, req)
     if req.get("enabled", True):
         ps.disabled_servers.discard(name)
-        info = await engine_gaps.reconnect_mcp(ps.session, name)
+        info = await ps.session.controls.reconnect_mcp_server(name)
         if info.status != "connected":
             raise RequestFailed(f"Failed to enable {name}: {info.error or info.status}")
     else:
         ps.disabled_servers.add(name)
-        await engine_gaps.disable_mcp(ps.session, name)
+        await ps.session.controls.disable_mcp_server(name)
     return {}
 
 
 async def get_context_usage(ps: ProtocolSession, req: Mapping[str, Any]) -> dict[str, Any]:
-    b = engine_gaps.context_breakdown(ps.session)
+    b = ps.session.controls.context_usage()
     categories = [
         ("System prompt", "system_prompt", b.system),
         ("Memory files", "memory_files", b.memory),

@@ -13,54 +13,38 @@ import asyncio
 import json
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import replace
 from typing import Any
 
-from app.config.hooks import HOOK_EVENTS, HookHandler, Matcher
-from app.hooks.process import RawHookRun
-from app.hooks.runner import CommandHookRunner
+from app.engine.api import ControlsPort, HookCallback, HookRun, HookView
 from app.protocol.control import ControlChannel, ControlError
 from app.protocol.wire import LineWriter, new_uuid, system_line
 from tools.abort import AbortSignal
 
 SDK_HOOK_TIMEOUT_S = 60.0  # the SDK's default for a matcher without `timeout`
-_PREFIX = "sdk-callback:"
 
 
-def sdk_handlers(hooks: Any) -> tuple[list[HookHandler], list[str]]:
-    """The handlers of an initialize request's `hooks`, and a problem per entry skipped."""
-    handlers: list[HookHandler] = []
-    problems: list[str] = []
+def sdk_callbacks(hooks: Any) -> list[HookCallback]:
+    """The callbacks of an initialize request's `hooks` (`{EVENT: [{matcher, hookCallbackIds,
+    timeout}]}`); the engine checks the events and matchers when they are registered."""
+    callbacks: list[HookCallback] = []
     if not isinstance(hooks, Mapping):
-        return handlers, problems
+        return callbacks
     for event, matchers in hooks.items():
-        if event not in HOOK_EVENTS:
-            problems.append(
-                f"SDK hook event {event!r} is not one lathe runs; its callbacks are ignored"
-            )
-            continue
         for entry in matchers if isinstance(matchers, list) else []:
             if not isinstance(entry, Mapping):
-                continue
-            try:
-                matcher = Matcher.parse(str(entry.get("matcher") or ""))
-            except Exception as exc:
-                problems.append(f"SDK {event} hook matcher {entry.get('matcher')!r}: {exc}")
                 continue
             timeout = entry.get("timeout")
             seconds = float(timeout) if isinstance(timeout, int | float) and timeout > 0 else None
             for callback_id in entry.get("hookCallbackIds") or []:
-                handlers.append(
-                    HookHandler(
-                        event=event,
-                        matcher=matcher,
-                        command=f"{_PREFIX}{callback_id}",
-                        timeout=seconds or SDK_HOOK_TIMEOUT_S,
-                        source="sdk",
-                        path="initialize",
+                callbacks.append(
+                    HookCallback(
+                        str(event),
+                        str(entry.get("matcher") or ""),
+                        str(callback_id),
+                        seconds or SDK_HOOK_TIMEOUT_S,
                     )
                 )
-    return handlers, problems
+    return callbacks
 
 
 def _nothing() -> None:
@@ -76,30 +60,25 @@ class SdkHookBridge:
         self.session_id = session_id
         self.emit_events = emit_events
 
-    def install(self, runner: CommandHookRunner, hooks: Any, warn: Callable[[str], None]) -> int:
-        """Add the SDK's callbacks to the runner's handlers; returns how many."""
-        handlers, problems = sdk_handlers(hooks)
+    def install(self, controls: ControlsPort, hooks: Any, warn: Callable[[str], None]) -> int:
+        """Register the SDK's callbacks with the session; returns how many."""
+        count, problems = controls.register_hook_callbacks(sdk_callbacks(hooks), self.run)
         for problem in problems:
             warn(problem)
-        kept = tuple(h for h in runner.config.handlers if h.source != "sdk")
-        runner.config = replace(runner.config, handlers=(*kept, *handlers))
-        runner.callback_runner = self.run
-        self.observe(runner)
-        return len(handlers)
+        self.observe(controls)
+        return count
 
-    def observe(self, runner: CommandHookRunner) -> None:
+    def observe(self, controls: ControlsPort) -> None:
         """`--include-hook-events`: the settings' command hooks are reported too."""
         if self.emit_events:
-            runner.observer = self
+            controls.watch_hooks(self)
 
     async def run(
-        self, handler: HookHandler, stdin: bytes, abort: AbortSignal | None
-    ) -> RawHookRun:
+        self, hook: HookView, payload: Mapping[str, Any], abort: AbortSignal | None
+    ) -> HookRun:
         started = time.monotonic()
-        payload = json.loads(stdin.decode("utf-8", "replace"))
-        callback_id = handler.command.removeprefix(_PREFIX)
-        hook_id = self.started(handler)
-        body = {"callback_id": callback_id, "input": payload}
+        hook_id = self.started(hook)
+        body: dict[str, Any] = {"callback_id": hook.callback_id, "input": dict(payload)}
         if isinstance(payload.get("tool_use_id"), str):
             body["tool_use_id"] = payload["tool_use_id"]
         request = asyncio.ensure_future(self.channel.request("hook_callback", body))
@@ -109,30 +88,30 @@ class SdkHookBridge:
 
         remove = abort.add_listener(stop) if abort is not None else _nothing
         try:
-            answer = await asyncio.wait_for(request, handler.timeout)
+            answer = await asyncio.wait_for(request, hook.timeout)
         except asyncio.CancelledError:
             if abort is not None and abort.aborted:
-                run = RawHookRun(None, "", "", cancelled=True)
-                self.finished(hook_id, handler, run)
+                run = HookRun(None, "", "", cancelled=True)
+                self.finished(hook_id, hook, run)
                 return run
             raise
         except TimeoutError:
-            run = RawHookRun(None, "", "", timed_out=True, duration_s=handler.timeout)
-            self.finished(hook_id, handler, run)
+            run = HookRun(None, "", "", timed_out=True, duration_s=hook.timeout)
+            self.finished(hook_id, hook, run)
             return run
         except ControlError as exc:
-            run = RawHookRun(1, "", f"the SDK's hook callback failed: {exc}")
-            self.finished(hook_id, handler, run)
+            run = HookRun(1, "", f"the SDK's hook callback failed: {exc}")
+            self.finished(hook_id, hook, run)
             return run
         finally:
             remove()
-        run = RawHookRun(0, json.dumps(answer), "", duration_s=time.monotonic() - started)
-        self.finished(hook_id, handler, run)
+        run = HookRun(0, json.dumps(answer), "", duration_s=time.monotonic() - started)
+        self.finished(hook_id, hook, run)
         return run
 
-    # -- `--include-hook-events`: the runner's HookObserver, for command hooks and callbacks --
+    # -- `--include-hook-events`: the session's HookWatcher, for command hooks and callbacks --
 
-    def started(self, handler: HookHandler) -> str:
+    def started(self, handler: HookView) -> str:
         hook_id = new_uuid()
         if self.emit_events:
             self.writer.line(
@@ -140,7 +119,7 @@ class SdkHookBridge:
             )
         return hook_id
 
-    def finished(self, token: str, handler: HookHandler, run: RawHookRun) -> None:
+    def finished(self, token: str, handler: HookView, run: HookRun) -> None:
         """Claude Code 2.1.332's hook_response: `output` (stdout and stderr), both streams, the
         exit code and `outcome` (success for exit 0, cancelled for an interrupted hook, else
         error)."""
@@ -167,8 +146,8 @@ class SdkHookBridge:
         )
 
 
-def _names(handler: HookHandler, hook_id: str) -> dict[str, Any]:
+def _names(handler: HookView, hook_id: str) -> dict[str, Any]:
     """`hook_name` as Claude Code writes it: `PreToolUse:Bash`, or the event alone."""
-    matcher = handler.matcher.text
+    matcher = handler.matcher
     name = f"{handler.event}:{matcher}" if matcher else handler.event
     return {"hook_id": hook_id, "hook_name": name, "hook_event": handler.event}

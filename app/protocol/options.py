@@ -14,8 +14,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from app.compose import engine_options
-from app.engine.options import EngineOptions
-from app.model.request import INTRO
+from app.engine.api import DEFAULT_INTRO, EngineOptions
 from app.protocol.flags import ProtocolOptions
 from tools.base import CanUseTool, JsonSchemaTool, ProgressCallback, ToolContext, ToolResult
 
@@ -33,7 +32,7 @@ def intro_for(sdk: ProtocolOptions) -> str:
     if sdk.system_prompt is not None:
         base = sdk.system_prompt.strip() or SDK_DEFAULT_INTRO
     else:
-        base = INTRO
+        base = DEFAULT_INTRO
     if sdk.append_system_prompt:
         base = f"{base}\n\n{sdk.append_system_prompt}"
     if sdk.json_schema is not None:

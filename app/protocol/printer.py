@@ -17,15 +17,16 @@ from app.engine.api import (
     EngineEvent,
     ErrorOccurred,
     Interrupted,
+    ModelUsage,
     Notice,
     RawStreamEvent,
     RequestStarted,
     Retrying,
+    SessionPort,
     SubagentMessage,
     ToolResultsMessage,
     TurnEnded,
 )
-from app.protocol import engine_gaps
 from app.protocol.wire import (
     ApiClock,
     LineWriter,
@@ -159,7 +160,7 @@ class TurnMeter:
     """Per turn: wall time and the usage added during it (Claude Code's result `usage` is the
     turn's; `modelUsage` and `total_cost_usd` are the session's)."""
 
-    def __init__(self, session: Any) -> None:
+    def __init__(self, session: SessionPort) -> None:
         self.session = session
         self.started = time.perf_counter()
         self.before = dict(session.status().usage)
@@ -173,7 +174,7 @@ class TurnMeter:
 
 
 def result_line(
-    session: Any,
+    session: SessionPort,
     result: TurnEnded,
     meter: TurnMeter,
     printer: ProtocolPrinter,
@@ -210,7 +211,7 @@ def result_line(
         "session_id": session.session_id,
         "total_cost_usd": round(session.status().cost_usd, 6),
         "usage": meter.usage(),
-        "modelUsage": engine_gaps.model_usage(session),
+        "modelUsage": model_usage(session),
         "permission_denials": [dict(d) for d in result.permission_denials],
         "terminal_reason": terminal,
         "uuid": new_uuid(),
@@ -218,6 +219,26 @@ def result_line(
     if is_error and subtype != "success":
         line["errors"] = list(errors) if errors else [result.result_text or subtype]
     return line
+
+
+def model_usage(session: SessionPort) -> dict[str, Any]:
+    """`modelUsage`: per model, cumulative over the session, in Claude Code's camelCase."""
+    controls = session.controls
+    window, max_out = controls.context_window(), controls.max_output_tokens
+
+    def entry(m: ModelUsage) -> dict[str, Any]:
+        return {
+            "inputTokens": m.input_tokens,
+            "outputTokens": m.output_tokens,
+            "cacheReadInputTokens": m.cache_read_input_tokens,
+            "cacheCreationInputTokens": m.cache_creation_input_tokens,
+            "webSearchRequests": 0,
+            "costUSD": round(m.cost_usd, 6),
+            "contextWindow": window,
+            "maxOutputTokens": max_out,
+        }
+
+    return {name: entry(m) for name, m in controls.usage_by_model().items()}
 
 
 def setup_error_line(text: str) -> dict[str, Any]:

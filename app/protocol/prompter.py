@@ -18,8 +18,8 @@ import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from app.engine.api import PermissionQuestion
-from app.engine.permission_updates import (
+from app.engine.api import (
+    PermissionQuestion,
     PermissionUpdate,
     UpdateError,
     parse_updates,

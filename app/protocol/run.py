@@ -28,7 +28,7 @@ from app.engine.api import (
     UsageUpdated,
 )
 from app.exit_signals import EXIT_SIGNALS, ExitSignals, exit_code, install
-from app.protocol import engine_gaps, handlers
+from app.protocol import handlers
 from app.protocol.agents import define_agents
 from app.protocol.control import ControlChannel
 from app.protocol.hooks import SdkHookBridge
@@ -124,9 +124,7 @@ class ProtocolSession:
         self._hooks = SdkHookBridge(
             self.channel, self.writer, session.session_id, self.opts.sdk.include_hook_events
         )
-        runner = engine_gaps.hook_runner(session)
-        if runner is not None:
-            self._hooks.observe(runner)
+        self._hooks.observe(session.controls)
         if self.opts.prompt:
             self.inbox.put_nowait((self.opts.prompt, []))
         # `-p PROMPT --output-format stream-json --verbose` without stream-json input: the prompt
@@ -182,9 +180,7 @@ class ProtocolSession:
 
     def _agents_pending(self) -> bool:
         session = self.session
-        return bool(getattr(session, "pending_notifications", None)) or bool(
-            session.background_agents_running()
-        )
+        return session.pending_notifications or session.background_agents_running()
 
     async def _background_turn(self) -> dict[str, Any] | None:
         session = self.session
@@ -375,13 +371,12 @@ class ProtocolSession:
     # -- what handlers and lines read -------------------------------------------------------------
 
     def install_hooks(self, hooks: Any) -> int:
-        runner = engine_gaps.hook_runner(self.session)
-        if self._hooks is None or runner is None:
+        controls = self.session.controls
+        if self._hooks is None or not controls.runs_hooks:
             return 0
-        count = self._hooks.install(
-            runner, hooks, lambda text: self.printer.note(f"lathe: warning: {text}")
+        return self._hooks.install(
+            controls, hooks, lambda text: self.printer.note(f"lathe: warning: {text}")
         )
-        return count
 
     def define_agents(self, specs: Any) -> None:
         """`--agents` and initialize's `agents`: agent types of the Agent tool."""
@@ -413,7 +408,7 @@ class ProtocolSession:
 
     def mcp_servers(self) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
-        for info in engine_gaps.mcp_servers(self.session):
+        for info in self.session.controls.mcp_servers():
             status = "disabled" if info.name in self.disabled_servers else info.status
             if status == "disconnected":
                 status = "failed"
@@ -453,7 +448,7 @@ class ProtocolSession:
             claude_code_version=self.protocol_version,
             lathe_version=__version__,
             output_style="default",
-            agents=engine_gaps.agent_names(session),
+            agents=[a.name for a in session.controls.agents()],
             skills=[],
             plugins=[],
         )
@@ -488,7 +483,7 @@ def prompt_parts(message: Any) -> Prompt | None:
 
 
 async def _run(
-    session: Any, prompt: str, attachments: list[dict[str, Any]] | None = None
+    session: SessionPort, prompt: str, attachments: list[dict[str, Any]] | None = None
 ) -> TurnEnded:
     """A prompt, or the slash commands that make sense without a screen (as `lathe -p`)."""
     command, _, arg = prompt.strip().partition(" ")

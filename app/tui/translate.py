@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.engine.api import ToolCallView
+from app.engine.api import ResultView, ToolCallView
+from tools.todo_write import TodoListChanged
 from widgets.plan_view import PlanItem
 from widgets.tool_block import ToolCallState, ToolStatus
 
@@ -46,10 +47,12 @@ def finished_fields(view: ToolCallView) -> dict[str, Any]:
     not run, interrupted) says so in plain words; an interrupted one keeps the output it printed."""
     result = view.result
     diff = result is not None and result.kind == "diff"
+    image = result is not None and result.kind == "image"
     fields: dict[str, Any] = {
         "status": block_status(view),
         "elapsed": view.elapsed,
-        "result_text": (result.summary if diff else result.body) if result is not None else "",
+        "result_text": (result.summary if diff or image else result.body) if result else "",
+        "result_summary": declared_summary(result),
         "diff": result.body if diff and result is not None else "",
         "output_tail": view.output_tail,
         "outcome": "",
@@ -61,16 +64,17 @@ def finished_fields(view: ToolCallView) -> dict[str, Any]:
     return fields
 
 
+def declared_summary(result: ResultView | None) -> str:
+    """The tool's summary line of a text result, when the body does not already hold it (a
+    tool that declares none has its result's first line as its summary)."""
+    if result is None or result.kind != "text" or not result.summary:
+        return ""
+    summary = result.summary.strip()
+    return "" if "\n" in summary or summary in result.body else summary
+
+
 def plan_items(payload: object) -> tuple[PlanItem, ...] | None:
-    """TodoWrite's TodoListChanged (duck-typed, so the plan works before that tool lands)."""
-    todos = getattr(payload, "todos", None)
-    if not isinstance(todos, tuple | list):
+    """TodoWrite's TodoListChanged (the tool's public event) as the plan view's items."""
+    if not isinstance(payload, TodoListChanged):
         return None
-    items = []
-    for todo in todos:
-        content = getattr(todo, "content", None)
-        status = getattr(todo, "status", None)
-        if not isinstance(content, str) or not isinstance(status, str):
-            return None
-        items.append(PlanItem(content, status, str(getattr(todo, "active_form", "") or "")))
-    return tuple(items)
+    return tuple(PlanItem(t.content, t.status, t.active_form or "") for t in payload.todos)

@@ -20,6 +20,7 @@ from app.execution.outcome import CallOutcome
 from app.tui.app import LatheApp
 from app.tui.ports import TuiConfig
 from tools.decisions import DecisionReason, PermissionDecision
+from tools.registry import find_tool, get_all_base_tools
 
 SIZE = (100, 32)
 
@@ -59,7 +60,9 @@ class Views:
     so scenes can be written as the executor's events and the App gets what a session sends."""
 
     def __init__(self) -> None:
-        self.calls = ToolCallTracker()
+        # The built-in tools, as a session's lookup: a finished call shows what its tool declares.
+        tools = get_all_base_tools()
+        self.calls = ToolCallTracker(find=lambda name: find_tool(tools, name))
 
     def __call__(self, event: InternalEvent) -> EngineEvent:
         match event:
@@ -223,6 +226,8 @@ async def wait_for_interrupt(session: ScriptedSession) -> None:
 
 def outcome(tool_use_id: str, name: str, content: str, **kw: Any) -> CallOutcome:
     block = {"type": "tool_result", "tool_use_id": tool_use_id, "content": content}
+    # A call that was neither refused nor cut off ran (its tool's declarations then apply).
+    kw.setdefault("ran", kw.get("synthetic") is None and kw.get("permission_denial") is None)
     return CallOutcome(tool_use_id, name, block, kw.pop("is_error", False), **kw)
 
 

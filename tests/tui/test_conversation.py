@@ -136,3 +136,41 @@ async def test_plan_view_follows_todo_events() -> None:
         plan = app.main.plan
         assert plan.has_class("-active")
         assert [i.status for i in plan.items] == ["completed", "in_progress", "pending"]
+
+
+async def test_a_tool_block_shows_the_summary_its_tool_declares() -> None:
+    """Agent's "N tool uses · T tokens" and Read's image line come from the tools'
+    `result_summary`/`result_view`; a summary the body already holds is not repeated."""
+    from rich.console import Console
+
+    from tools.read import ReadResult
+    from tools.subagent import SubagentOutcome
+    from widgets.tool_block import render_tool
+
+    report = SubagentOutcome("a1", "Explore", "The theme lookup is in app/themes.py.", 3, 12_345, 9)
+    image = ReadResult("image", "/work/p.png", size_bytes=4096)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        scenes.feed(
+            app,
+            [
+                ToolQueued("a1", "Agent", {"description": "find", "prompt": "find"}, "find", True),
+                ToolStarted("a1", "Agent", 999.0),
+                ToolFinished("a1", outcome("a1", "Agent", report.text, data=report), 1.0),
+                ToolQueued("r1", "Read", {"file_path": "/work/p.png"}, "/work/p.png", True),
+                ToolStarted("r1", "Read", 999.0),
+                ToolFinished("r1", outcome("r1", "Read", "[image]", data=image), 0.1),
+                ToolQueued("b1", "Bash", {"command": "echo hi"}, "echo hi", False),
+                ToolStarted("b1", "Bash", 999.0),
+                ToolFinished("b1", outcome("b1", "Bash", "hi"), 0.1),
+            ],
+        )
+        await scenes.settle(app, pilot)
+        agent, read, bash = list(app.main.conversation.query(ToolBlock))
+        assert agent.state.result_summary == "3 tool uses · 12,345 tokens"
+        console = Console(width=120, color_system=None)
+        with console.capture() as captured:
+            console.print(render_tool(agent.state, expanded=False))
+        assert "3 tool uses · 12,345 tokens" in captured.get()
+        assert read.state.result_text == "Read image (4 KB)" and read.state.result_summary == ""
+        assert bash.state.result_summary == ""  # no data: the model's text, shown as the body

@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from app.config.loader import CliOverrides, load_settings
 from app.config.models import ContextSettings
-from app.engine.clear_results import CLEARED_PREFIX, clear_old_results
+from app.engine.clear_results import CLEARED_PREFIX, clear_old_results, refetchable
 from app.engine.compact import _split_tail, is_context_overflow
 from app.engine.compact_fit import fit_for_summary
 from app.engine.compact_prompt import SUMMARY_INTRO, extract_summary, summary_prompt
@@ -25,6 +25,11 @@ from app.engine.context import (
 )
 from app.engine.normalize import normalize_for_api
 from app.model.validate import validate_request
+from tools.base import ReadOnlyTool
+from tools.registry import find_tool, get_all_base_tools
+
+# Which results may be cleared: the built-in tools' own `refetchable` declarations.
+BUILTIN = refetchable(lambda name: find_tool(get_all_base_tools(), name))
 
 
 def tool_use_dict(id_: str, name: str, tool_input: dict[str, Any]) -> dict[str, Any]:
@@ -134,10 +139,10 @@ def _conversation(rounds: int, size: int = 4000) -> list[dict[str, Any]]:
 
 def test_clearing_waits_for_a_batch_then_clears_the_oldest_first() -> None:
     messages = _conversation(4)  # ~1k tokens a result
-    assert clear_old_results(messages, 2500).results == 0  # excess below half the budget
+    assert clear_old_results(messages, 2500, BUILTIN).results == 0  # excess below half the budget
     messages = _conversation(8)
     before = json.dumps(messages[-1])
-    cleared = clear_old_results(messages, 2500)
+    cleared = clear_old_results(messages, 2500, BUILTIN)
     assert cleared.results >= 4 and cleared.tokens_saved > 3000
     texts = [m["content"][0]["content"] for m in messages[2::2]]
     assert all(t.startswith(CLEARED_PREFIX) for t in texts[: cleared.results])
@@ -146,14 +151,38 @@ def test_clearing_waits_for_a_batch_then_clears_the_oldest_first() -> None:
     assert json.dumps(messages[-1]) == before  # the newest result is never cleared
     # Cleared stays cleared and a second pass changes nothing (a stable prefix).
     snapshot = json.dumps(messages)
-    assert clear_old_results(messages, 2500).results == 0 and json.dumps(messages) == snapshot
+    assert (
+        clear_old_results(messages, 2500, BUILTIN).results == 0 and json.dumps(messages) == snapshot
+    )
 
 
 def test_only_refetchable_tools_are_cleared() -> None:
     messages = _conversation(6)
     for m in messages[1::2]:
         m["content"][0]["name"] = "Edit"
-    assert clear_old_results(messages, 100, force=True).results == 0
+    assert clear_old_results(messages, 100, BUILTIN, force=True).results == 0
+
+
+def test_clearing_follows_the_tools_declaration_not_their_names() -> None:
+    """A tool that declares itself refetchable is cleared under any name; Read, once it no
+    longer declares it, is not (a list of names would get both wrong)."""
+
+    class Fetcher(ReadOnlyTool[Any]):
+        name = "Fetcher"
+        refetchable = True
+
+    class StickyRead(ReadOnlyTool[Any]):
+        name = "Read"
+
+    messages = _conversation(6)
+    for m in messages[1::2]:
+        m["content"][0]["name"] = "Fetcher"
+    assert clear_old_results(
+        messages, 100, refetchable({"Fetcher": Fetcher()}.get), force=True
+    ).results
+    messages = _conversation(6)
+    sticky = refetchable({"Read": StickyRead()}.get)
+    assert clear_old_results(messages, 100, sticky, force=True).results == 0
 
 
 def test_fitting_the_summary_request_keeps_a_valid_conversation_and_the_requests() -> None:
@@ -161,7 +190,7 @@ def test_fitting_the_summary_request_keeps_a_valid_conversation_and_the_requests
     messages[0] = {"role": "user", "content": f"{SUMMARY_INTRO}<summary>EARLIER</summary>"}
     messages[6]["content"].append({"type": "text", "text": "also fix the tests"})
     for room in (20_000, 5000, 1500, 300, 1):
-        out = fit_for_summary(messages, room, 40_000)
+        out = fit_for_summary(messages, room, 40_000, BUILTIN)
         prompt = {"role": "user", "content": "summarise"}
         validate_request(
             {"model": "m", "max_tokens": 10, "messages": normalize_for_api([*out, prompt])}
@@ -180,7 +209,7 @@ def test_fitting_the_summary_request_keeps_a_valid_conversation_and_the_requests
             "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "y" * 400_000}],
         },
     ]
-    out = fit_for_summary(huge, 5000, 40_000)
+    out = fit_for_summary(huge, 5000, 40_000, BUILTIN)
     assert estimate_tokens(out) <= 5000 and out[0]["content"] == "build it"
 
 

@@ -13,8 +13,13 @@ from app.execution.events import ToolFinished, ToolProgressed, ToolQueued, ToolS
 from app.execution.interfaces import PermissionPrompt
 from app.execution.outcome import CallOutcome, error_outcome
 from app.execution.resolve_once import ResolveOnce
-from tools.base import ToolContext, ToolPreview, ToolProgress
+from tools.agent import AgentTool
+from tools.base import ReadOnlyTool, ResultView, ToolContext, ToolPreview, ToolProgress
+from tools.bash import BashResult, BashTool
 from tools.decisions import DecisionReason
+from tools.edit import EditTool
+from tools.files.diff import FileChange
+from tools.subagent import SubagentOutcome
 
 
 def _done(tool_use_id: str, text: str, **kw: object) -> CallOutcome:
@@ -53,14 +58,15 @@ def test_failed_denied_interrupted_and_diff_results() -> None:
     denied.permission_denial = {"tool_name": "Bash"}
     assert calls.finished(ToolFinished("z", denied, 0.1)).view.status == "denied"
 
-    class Change:
-        diff = "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-x\n+y\n"
-
-    edit = calls.finished(ToolFinished("e", _done("e", "The file was updated.", data=Change()), 0))
+    change = FileChange("update", "/f", "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-x\n+y\n", "ok", 1, 1)
+    edits = ToolCallTracker(find={"Edit": EditTool()}.get)
+    block = {"type": "tool_result", "tool_use_id": "e", "content": "The file was updated."}
+    outcome = CallOutcome("e", "Edit", block, False, data=change, ran=True)
+    edit = edits.finished(ToolFinished("e", outcome, 0))
     assert edit.view.result is not None and edit.view.result.kind == "diff"
     # Shown without the header lines (the block names the file): app/engine/plain_words.py.
     assert edit.view.result.body == "@@ -1 +1 @@\n-x\n+y\n"
-    assert edit.view.result.summary == "The file was updated."
+    assert edit.view.result.summary == "Added 1, removed 1 lines"  # Edit's own result_summary
 
 
 def _prompt(name: str, tool_input: dict[str, object], **kw: object) -> PermissionPrompt:
@@ -208,3 +214,83 @@ def test_a_resumed_rejection_reads_in_plain_words() -> None:
             ToolFinished(tool_use_id, error_outcome(tool_use_id, "Bash", sent), 0)
         )
         assert view.view.result is not None and view.view.result.summary == shown
+
+
+def test_a_long_output_keeps_its_tail_not_its_head() -> None:
+    """More than MAX_TAIL_CHARS of progress output: the view keeps the newest characters (what
+    ACP streams and what an interrupted call keeps), never the first ones."""
+    from app.engine.tool_views import MAX_TAIL_CHARS
+
+    calls = ToolCallTracker()
+    calls.queued(ToolQueued("b1", "Bash", {"command": "yes"}, "yes", False))
+    calls.started(ToolStarted("b1", "Bash", 1.0))
+    chunks = [f"line {n:05d}\n" for n in range(1_000)]  # 11,000 characters
+    assert sum(map(len, chunks)) > 2 * MAX_TAIL_CHARS
+    for chunk in chunks:
+        update = calls.progressed(ToolProgressed("b1", ToolProgress(output=chunk), 1.1))
+    whole = "".join(chunks)
+    assert update.view.output_tail == whole[-MAX_TAIL_CHARS:]
+    assert update.view.output_tail.endswith("line 00999\n")
+    assert "line 00000" not in update.view.output_tail
+    stopped = error_outcome("b1", "Bash", "stopped", synthetic="user_interrupt")
+    finished = calls.finished(ToolFinished("b1", stopped, 0.2)).view
+    assert finished.output_tail == whole[-MAX_TAIL_CHARS:]
+
+
+def _ran(tool_use_id: str, name: str, text: str, data: object) -> CallOutcome:
+    block = {"type": "tool_result", "tool_use_id": tool_use_id, "content": text}
+    return CallOutcome(tool_use_id, name, block, False, data=data, ran=True)
+
+
+def test_a_finished_call_shows_what_its_tool_declares() -> None:
+    """The summary line and the kind come from the tool (`result_view`/`result_summary`), the
+    text body from what the model got: a tool's declaration is the only place "3 widgets" or
+    an image kind could come from."""
+
+    class Widgets(ReadOnlyTool[object]):
+        name = "Widgets"
+
+        def result_summary(self, data: object) -> str:
+            return f"{data} widgets made"
+
+    class Picture(ReadOnlyTool[object]):
+        name = "Picture"
+
+        def result_view(self, data: object, is_error: bool) -> ResultView | None:
+            return ResultView("a 2 KB picture", "/tmp/p.png", "image")
+
+    calls = ToolCallTracker(find={"Widgets": Widgets(), "Picture": Picture()}.get)
+    made = calls.finished(ToolFinished("w", _ran("w", "Widgets", "w1\nw2\nw3", 3), 0.1)).view
+    assert made.result is not None
+    assert (made.result.summary, made.result.body, made.result.kind) == (
+        "3 widgets made",
+        "w1\nw2\nw3",
+        "text",
+    )
+    shown = calls.finished(ToolFinished("p", _ran("p", "Picture", "[image]", "p.png"), 0.1)).view
+    assert shown.result == ResultView("a 2 KB picture", "/tmp/p.png", "image")
+    # A tool the session does not know: the model's text is the summary, as before.
+    other = calls.finished(ToolFinished("o", _ran("o", "Other", "first\nsecond", 3), 0.1)).view
+    assert other.result is not None and other.result.summary == "first\nsecond"
+
+
+def test_the_agent_tool_declares_its_uses_and_tokens() -> None:
+    calls = ToolCallTracker(find={"Agent": AgentTool()}.get)
+    report = SubagentOutcome("a1", "Explore", "found it", 3, 12_345, 900)
+    view = calls.finished(ToolFinished("a", _ran("a", "Agent", "found it", report), 1)).view
+    assert view.result is not None
+    assert view.result.summary == "3 tool uses · 12,345 tokens"
+    assert view.result.body == "found it"
+
+
+def test_bash_declares_its_final_tail_and_the_spilled_file() -> None:
+    calls = ToolCallTracker(find={"Bash": BashTool()}.get)
+    calls.queued(ToolQueued("b", "Bash", {"command": "make"}, "make", False))
+    calls.progressed(ToolProgressed("b", ToolProgress(output="streamed\n"), 1.0))
+    data = BashResult(
+        text="preview", exit_code=0, output_tail="last lines\n", persisted_path="/tmp/o"
+    )
+    view = calls.finished(ToolFinished("b", _ran("b", "Bash", "preview", data), 1)).view
+    assert view.output_tail == "last lines\n"  # the tool's own tail, not the streamed one
+    assert view.result is not None and view.result.full_path == "/tmp/o"
+    assert view.result.summary == "last lines"  # Bash's result_summary: the last line
