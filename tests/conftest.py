@@ -3,12 +3,25 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from app.model import lazy_sdk
+# Bytecode for the tests and for every Python child they start (each `lathe` run, the SDK's and
+# ACP's lathe, the TUI under tmux): with PYTHONDONTWRITEBYTECODE set, each of the suite's
+# hundreds of lathe starts compiled the SDK and lathe from source again (twice the CPU of a
+# cached start) and the lazy SDK re-parsed its package plans. The cache lives in its own tree
+# (PYTHONPYCACHEPREFIX), so no __pycache__ appears beside the sources; .pyc files are checked
+# against their source's mtime and size, so a stale one is never used.
+_PYCACHE = Path(__file__).resolve().parents[1] / ".pytest_cache" / "pycache"
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+os.environ.setdefault("PYTHONPYCACHEPREFIX", str(_PYCACHE))
+sys.dont_write_bytecode = False
+sys.pycache_prefix = os.environ["PYTHONPYCACHEPREFIX"]
+
+from app.model import lazy_sdk  # noqa: E402
 
 # The whole suite imports the SDK the way lathe does (app/model/lazy_sdk.py), before any test
 # module imports it.
