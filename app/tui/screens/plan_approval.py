@@ -18,6 +18,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Button, Footer, Input, Markdown, Static
 
 from app.engine.api import PermissionQuestion, answers
+from app.tui.screens.dialog_fit import fit
 from app.tui.screens.guarded import GuardedQuestionScreen
 from tools.decisions import DecisionReason, PermissionDecision
 from tools.interaction import PlanApprovalRequest
@@ -79,6 +80,10 @@ class PlanApprovalScreen(GuardedQuestionScreen):
         self.query_one("#plan", VerticalScroll).can_focus = False
         self.start_guard()
         self._show()
+        fit(self, "#plan")
+
+    def on_resize(self) -> None:
+        fit(self, "#plan")
 
     def _feedback_open(self) -> bool:
         return self.query_one("#feedback", Input).has_class("-active")
@@ -112,6 +117,7 @@ class PlanApprovalScreen(GuardedQuestionScreen):
         field.add_class("-active")
         field.can_focus = True
         field.focus()
+        fit(self, "#plan")  # the field takes rows from the plan, not from the choices
 
     def action_move(self, step: int) -> None:
         if not self._guarded() and not self._feedback_open():

@@ -20,6 +20,7 @@ from textual.containers import Vertical
 from textual.widgets import Button, Footer, Input, Static
 
 from app.engine.api import PermissionQuestion, answers
+from app.tui.screens.dialog_fit import fit
 from app.tui.screens.guarded import GuardedQuestionScreen
 from tools.decisions import DecisionReason, PermissionDecision
 from tools.interaction import Question, QuestionsRequest
@@ -79,6 +80,10 @@ class QuestionsScreen(GuardedQuestionScreen):
         self.query_one("#other", Input).can_focus = False
         self.start_guard()
         self._show()
+        fit(self)
+
+    def on_resize(self) -> None:
+        fit(self)
 
     def _other_open(self) -> bool:
         return self.query_one("#other", Input).has_class("-active")

@@ -208,3 +208,18 @@ def test_a_resumed_rejection_reads_in_plain_words() -> None:
             ToolFinished(tool_use_id, error_outcome(tool_use_id, "Bash", sent), 0)
         )
         assert view.view.result is not None and view.view.result.summary == shown
+
+
+@pytest.mark.parametrize(("exists", "warned"), [(False, False), (True, True)])
+def test_the_warning_is_the_tools_declaration_where_the_call_runs(
+    tmp_path: Path, exists: bool, warned: bool
+) -> None:
+    """`echo hi > out.txt` destroys data only when out.txt is there (attack round 1, 3f)."""
+    from tools.bash import BashTool
+
+    if exists:
+        (tmp_path / "out.txt").write_text("old content\n")
+    context = ToolContext(cwd=str(tmp_path), project_dir=str(tmp_path), working_dirs=())
+    raw = {"command": "echo hi > out.txt"}
+    prompt = dataclasses.replace(_prompt("Bash", raw, tool=BashTool()), context=context)
+    assert question_for(prompt).destructive is warned
