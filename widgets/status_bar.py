@@ -98,7 +98,7 @@ def render_status(
 def _parts(info: StatusInfo, context_styles: Mapping[str, Style] | None) -> dict[str, Text]:
     """The line's parts in their order on screen."""
     parts: dict[str, Text] = {}
-    head = Text(info.model or "no model", style="bold")
+    head = Text().append(info.model or "no model", style="bold")
     head.append("  ⏵⏵ ")
     head.append(info.permission_mode, style=MODE_STYLES.get(info.permission_mode, ""))
     parts["head"] = head

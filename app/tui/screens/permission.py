@@ -122,6 +122,17 @@ class PermissionScreen(GuardedQuestionScreen):
                         compact=True,
                     )
             yield Input(placeholder=FEEDBACK_PLACEHOLDER, id="feedback")
+            hint = Static(
+                Text.assemble(
+                    ("Enter", "bold"),
+                    " sends it · ",
+                    ("Esc", "bold"),
+                    " denies without it",
+                ),
+                id="feedback-hint",
+            )
+            hint.display = False
+            yield hint
             yield TypedAhead(id="typed")
         # The dialog's own footer: the main screen's keys do not answer it.
         yield Footer()
@@ -202,6 +213,7 @@ class PermissionScreen(GuardedQuestionScreen):
         # While feedback is typed the choices give way to the field (Enter sends, Esc denies, as
         # its placeholder and the footer say): the field must show on the smallest screen.
         self.query_one("#choices", Static).display = not typing
+        self.query_one("#feedback-hint", Static).display = typing
         buttons.display = not typing and needed <= dialog.content_region.width
         others = sum(
             child.outer_size.height
