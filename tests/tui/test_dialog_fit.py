@@ -208,3 +208,24 @@ async def test_more_lines_recounted_after_page_down() -> None:
             await pilot.press("pagedown")
         await scenes.settle(app, pilot)
         assert "end of the preview" in str(more.render())
+
+
+@pytest.mark.parametrize("name", ["plan", "questions"])
+async def test_letters_at_the_plan_and_questions_dialogs_go_to_the_prompt(name: str) -> None:
+    cfg, setup, _ = DIALOGS[name]
+    app = make_app(**cfg)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await setup(app, pilot)
+        dialog = app.screen
+        await pilot.press(*"later")
+        await pilot.pause()
+        assert app.screen is dialog and not dialog.prompt.answered  # type: ignore[attr-defined]
+        assert app.main.prompt.text == "later"
+        assert "later" in str(dialog.query_one("#typed").render())
+        await pilot.press("1")  # the dialog's own digit still answers it (its first question)
+        await pilot.pause()
+        if name == "plan":
+            assert dialog.prompt.answered  # type: ignore[attr-defined]
+        else:
+            assert len(dialog.answers) == 1  # type: ignore[attr-defined]
+        assert app.main.prompt.text == "later"

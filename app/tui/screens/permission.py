@@ -39,7 +39,7 @@ from textual.widgets.button import ButtonVariant
 
 from app.engine.api import PermissionChoice, PermissionQuestion, answers
 from app.tui.screens.guarded import GuardedQuestionScreen
-from app.tui.screens.typed_ahead import TypedAhead, TypedForPrompt, for_prompt
+from app.tui.screens.typed_ahead import TypedAhead, for_prompt, keep_for_prompt
 from tools.decisions import PermissionDecision
 from widgets.counts import more_lines
 from widgets.diff_view import DiffView
@@ -293,10 +293,7 @@ class PermissionScreen(GuardedQuestionScreen):
         if event.key not in self._DIALOG_KEYS and self.selected is not None:
             self._select(None)
         if for_prompt(event, self._guarded(), self._answers_key(event.key)):
-            event.stop()
-            event.prevent_default()
-            self.query_one("#typed", TypedAhead).keep(event.character or "")
-            self.post_message(TypedForPrompt(event.character or ""))
+            keep_for_prompt(self, event, self.query_one("#typed", TypedAhead))
             self.call_after_refresh(self._fit_preview)
 
     def _answers_key(self, key: str) -> bool:

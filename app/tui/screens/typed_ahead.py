@@ -10,10 +10,12 @@ closes. The dialog shows one dim line with what it kept.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from rich.text import Text
 from textual import events
 from textual.message import Message
+from textual.screen import Screen
 from textual.widgets import Static
 
 # Shown at most: the end of what was typed (what the user just pressed).
@@ -48,11 +50,19 @@ class TypedAhead(Static):
         self.kept = ""
 
     def keep(self, character: str) -> None:
-        """Show `character` as kept (the dialog posts TypedForPrompt itself: a message a widget
-        posts in its screen's key handler stops at the screen, its sender)."""
+        """Show `character` as kept (keep_for_prompt posts it to the app)."""
         self.kept += character
         shown = self.kept if len(self.kept) <= SHOWN_CHARS else "…" + self.kept[-SHOWN_CHARS:]
         text = Text("Kept for your prompt: ", style="italic")
         text.append(shown)
         self.update(text)
         self.add_class("-kept")
+
+
+def keep_for_prompt(screen: Screen[Any], event: events.Key, kept: TypedAhead) -> None:
+    """Take `event` from the dialog and give its character to the prompt. Posted by the screen:
+    a message a widget posts in its screen's key handler stops at the screen, its sender."""
+    event.stop()
+    event.prevent_default()
+    kept.keep(event.character or "")
+    screen.post_message(TypedForPrompt(event.character or ""))
