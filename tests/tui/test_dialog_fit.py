@@ -17,6 +17,7 @@ from app.tui.screens.permission import PermissionScreen
 from tests.tui import scenes, tool_scenes
 from tests.tui.conftest import make_app
 from tests.tui.test_interaction_dialogs import ask_prompt, plan_prompt
+from tests.tui.test_session_snapshots import SESSIONS
 from tests.tui.test_snapshots import SETTINGS_PROBLEMS
 
 SMALL = [(60, 20), (80, 24)]
@@ -54,6 +55,11 @@ async def _nothing(app: LatheApp, pilot: Pilot[int]) -> None:
     await scenes.settle(app, pilot)
 
 
+async def _resume(app: LatheApp, pilot: Pilot[int]) -> None:
+    await pilot.press("/", *"resume", "enter")
+    await scenes.settle(app, pilot)
+
+
 # name: (app settings, what to do before the shot, the widgets that must show whole)
 DIALOGS: dict[str, tuple[dict[str, Any], Before, tuple[str, ...]]] = {
     "trust": ({"ask_trust_for": "/home/me/work/demo"}, _nothing, ("#yes", "#no", "#explain")),
@@ -65,6 +71,7 @@ DIALOGS: dict[str, tuple[dict[str, Any], Before, tuple[str, ...]]] = {
     "permission_bash": ({}, _bash, ("#choices",)),
     "plan": ({"permission_mode": "plan"}, _plan, ("#choices", "#hint")),
     "questions": ({}, _questions, ("#options", "#hint")),
+    "resume": ({"list_sessions": lambda: SESSIONS}, _resume, ("#search", "#sessions", "#hint")),
 }
 
 
