@@ -425,6 +425,11 @@ class Tool(Generic[InputT]):
     def is_destructive(self, input: InputT) -> bool:
         return False
 
+    def is_destructive_at(self, input: InputT, cwd: str) -> bool:
+        """is_destructive for a call that runs in `cwd`: a tool whose answer depends on what is
+        there (an overwrite destroys an existing file; a new file destroys nothing) overrides it."""
+        return self.is_destructive(input)
+
     def interrupt_behavior(self) -> InterruptBehavior:
         return "block"
 

@@ -145,6 +145,13 @@ class BashTool(Tool[BashInput]):
         except Exception:  # an analysis that crashes must fail closed
             return True
 
+    def is_destructive_at(self, input: BashInput, cwd: str) -> bool:
+        # `> out.txt`, `cp a b`: destructive only when the target exists where the command runs.
+        try:
+            return is_destructive_command(input.command, cwd)
+        except Exception:  # an analysis that crashes must fail closed
+            return True
+
     def interrupt_behavior(self) -> InterruptBehavior:
         # As Claude Code: "block". A message typed while a command runs waits for it, because
         # killing a half-done `git commit`, migration or `npm install` to deliver a chat message

@@ -10,6 +10,8 @@ from rich.text import Text
 from textual.events import Click
 from textual.widgets import Static
 
+from widgets.counts import more_lines
+
 PREVIEW_LINES = 4
 
 
@@ -52,7 +54,7 @@ class CompactionBlock(Static):
         body = Text("\n".join(shown))
         parts: list[RenderableType] = [Text(self.title, style=style), body]
         if len(lines) > len(shown):
-            parts.append(Text(f"… {len(lines) - len(shown)} more lines (click to show)"))
+            parts.append(Text(f"… {more_lines(len(lines) - len(shown))} (click to show)"))
         return Group(*parts)
 
     def _title_style(self) -> Style | str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
+from widgets.counts import more_lines
+
 MAX_DIFF_LINES = 400
 
 
@@ -50,7 +52,7 @@ def render_diff(diff: str, max_lines: int = MAX_DIFF_LINES) -> Text:
         text.append(line, style=style)
         text.append("\n")
     if len(lines) > max_lines:
-        text.append(f"… {len(lines) - max_lines} more lines\n", style="dim italic")
+        text.append(f"… {more_lines(len(lines) - max_lines)}\n", style="dim italic")
     text.rstrip()
     return text
 

@@ -10,6 +10,8 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 from textual.widgets import Static
 
+from widgets.counts import more_lines
+
 # Of the thrown-away text only its start is kept on screen: enough to recognise it.
 SHOWN_LINES = 3
 
@@ -51,8 +53,7 @@ class FailedAttemptBlock(Static):
             shown = Text("\n".join(lines[:limit]), style="dim italic")
             hidden = len(lines) - limit if limit is not None else 0
             if hidden > 0:
-                more = "1 more line" if hidden == 1 else f"{hidden} more lines"
-                shown.append(f"\n… {more}", style="dim")
+                shown.append(f"\n… {more_lines(hidden)}", style="dim")
             parts.append(shown)
         if self.tools:
             parts.append(Text("not run: " + ", ".join(self.tools), style="dim"))

@@ -17,6 +17,8 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
+from widgets.counts import plural
+
 # A view is for reading: a file past this is shown up to here, with a note.
 MAX_FILE_CHARS = 5_000_000
 
@@ -51,7 +53,7 @@ class OutputView(ModalScreen[None]):
     def _title(self) -> Text:
         lines = self.text.count("\n") + 1 if self.text else 0
         title = Text(self.title_text, style="bold", no_wrap=True, overflow="ellipsis")
-        title.append(f"  {lines} lines", style="dim")
+        title.append(f"  {plural(lines, 'line')}", style="dim")
         return title
 
     @staticmethod

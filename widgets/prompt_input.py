@@ -42,6 +42,8 @@ SCROLL_KEYS: dict[str, ScrollWhere] = {
     "ctrl+end": "end",
 }
 PLACEHOLDER = "Ask lathe… (Enter sends, Shift+Enter new line, / for commands)"
+# Shorter forms for narrow prompts, longest first: the placeholder never runs off the line.
+PLACEHOLDER_FORMS = (PLACEHOLDER, "Ask lathe… (Enter sends, / for commands)", "Ask lathe…")
 
 
 class PromptInput(TextArea):
@@ -118,6 +120,23 @@ class PromptInput(TextArea):
         self._history_popup = False
         # Esc closed the popup for this text: it stays closed until the text changes.
         self._dismissed_for: str | None = None
+
+    # -- the placeholder ----------------------------------------------------------------------
+
+    def on_resize(self) -> None:
+        self._fit_placeholder()
+
+    def watch_placeholder(self) -> None:
+        self._fit_placeholder()  # also when a placeholder set elsewhere is given back
+
+    def _fit_placeholder(self) -> None:
+        """The longest form of the usual placeholder that fits the line (others are left as set)."""
+        width = self.content_size.width
+        if self.placeholder not in PLACEHOLDER_FORMS or not width:
+            return
+        fitting = next((f for f in PLACEHOLDER_FORMS if len(f) < width), PLACEHOLDER_FORMS[-1])
+        if fitting != self.placeholder:
+            self.placeholder = fitting
 
     # -- completion ---------------------------------------------------------------------------
     def _mention_start(self) -> int | None:

@@ -7,6 +7,7 @@ and the list only draws it, so arrowing through the choices never moves focus or
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal
@@ -17,6 +18,9 @@ from textual.widgets import Static
 
 PopupKind = Literal["slash", "path", "history"]
 MAX_SHOWN = 8
+# The list's lines at most (its max-height less the count line), and a help's lines at most.
+MAX_LINES = 9
+HELP_LINES = 2
 MAX_NAME_CELLS = 28
 
 
@@ -101,12 +105,18 @@ class CompletionHint(Static):
         if popup is None:
             return text
         highlight = self.get_component_rich_style("completion-hint--highlight", partial=True)
-        shown = _window(len(popup.items), popup.index, MAX_SHOWN)
-        labels = {
-            i: popup.items[i].prefix + popup.items[i].name.replace("\n", " ⏎ ") for i in shown
-        }
+        width = self.content_size.width or 80
+        labels = [item.prefix + item.name.replace("\n", " ⏎ ") for item in popup.items]
         # The helps line up in a column after the longest name shown (within reason).
-        column = min(max(cell_len(label) for label in labels.values()), MAX_NAME_CELLS)
+        shown = _window(len(popup.items), popup.index, MAX_SHOWN)
+        column = min(max(cell_len(labels[i]) for i in shown), MAX_NAME_CELLS)
+        indent = 2 + column + 2
+        helps = {i: _wrap(popup.items[i].help, width - indent) for i in range(len(labels))}
+        # A help wrapped over two lines takes two: fewer choices show, all of them whole.
+        size = MAX_SHOWN
+        while size > 1 and sum(len(helps[i]) or 1 for i in shown) > MAX_LINES:
+            size -= 1
+            shown = _window(len(popup.items), popup.index, size)
         for line, i in enumerate(shown):
             item = popup.items[i]
             if line:
@@ -118,15 +128,30 @@ class CompletionHint(Static):
             if item.help:
                 label += " " * max(0, column - cell_len(label)) + "  "
             text.append(label, style="bold" if item.prefix else "")
-            if item.help:
-                text.append(item.help)
+            for n, part in enumerate(helps[i]):
+                if n:  # a wrapped help goes on under its column, not at the left edge
+                    if chosen:
+                        text.append(" " * max(0, width - cell_len(text.plain[start:])))
+                    text.append("\n" + " " * indent)
+                text.append(part)
             if chosen:
-                # The bar spans the line, so the choice reads as selected at a glance.
-                used = text[start:].cell_len
-                text.append(" " * max(0, self.content_size.width - used))
+                # The bar spans the (last) line, so the choice reads as selected at a glance.
+                used = cell_len(text.plain[start:].rsplit("\n", 1)[-1])
+                text.append(" " * max(0, width - used))
                 text.stylize(highlight, start, len(text))
-        if len(popup.items) > MAX_SHOWN:
+        if len(popup.items) > len(shown):
             text.append(
                 f"\n  {popup.index + 1}/{len(popup.items)} · ↑↓ move · Tab accept · Esc close"
             )
         return text
+
+
+def _wrap(help_text: str, width: int) -> list[str]:
+    """A choice's help in lines of `width` cells, at most HELP_LINES (the last cut with …)."""
+    if not help_text:
+        return []
+    lines = textwrap.wrap(help_text, max(10, width)) or [help_text]
+    if len(lines) > HELP_LINES:
+        rest = " ".join(lines[HELP_LINES - 1 :])
+        lines = [*lines[: HELP_LINES - 1], textwrap.shorten(rest, max(10, width), placeholder="…")]
+    return lines

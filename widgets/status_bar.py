@@ -61,7 +61,16 @@ def context_level(left: float) -> str:
     return "critical"
 
 
-def render_status(info: StatusInfo, context_styles: Mapping[str, Style] | None = None) -> Text:
+# The parts of the line, most important first: on a narrow screen the last ones go first, so the
+# line never wraps and what says what runs (activity, model, mode, context left) stays.
+_DROP_ORDER = ("cache", "folder", "tokens", "branch", "cost")
+
+
+def render_status(
+    info: StatusInfo, context_styles: Mapping[str, Style] | None = None, width: int | None = None
+) -> Text:
+    """The line; `width`: the cells it has (parts dropped from the least important, then cut
+    with an ellipsis), None: the whole line."""
     text = Text(no_wrap=True, overflow="ellipsis")
     if info.activity:
         text.append(f"{info.activity}  ", style="lathe.activity")
@@ -69,27 +78,55 @@ def render_status(info: StatusInfo, context_styles: Mapping[str, Style] | None =
         custom = Text.from_ansi(info.custom, no_wrap=True)
         custom.append("  ⏵⏵ ")
         custom.append(info.permission_mode, style=MODE_STYLES.get(info.permission_mode, ""))
-        return text.append_text(custom)
-    text.append(info.model or "no model", style="bold")
-    text.append("  ⏵⏵ ")
-    text.append(info.permission_mode, style=MODE_STYLES.get(info.permission_mode, ""))
+        return _cut(text.append_text(custom), width)
+    parts = _parts(info, context_styles)
+    for name in _DROP_ORDER:
+        if width is None or _length(text, parts) <= width:
+            break
+        if name == "folder" and parts.get("folder") and "/" in info.folder.strip("/"):
+            # First the folder's last name only, then nothing.
+            short = Text(f"  …/{info.folder.rstrip('/').rsplit('/', 1)[-1]}", style="dim")
+            if _length(text, {**parts, "folder": short}) <= width:
+                parts["folder"] = short
+                break
+        parts.pop(name, None)
+    for part in parts.values():
+        text.append_text(part)
+    return _cut(text, width)
+
+
+def _parts(info: StatusInfo, context_styles: Mapping[str, Style] | None) -> dict[str, Text]:
+    """The line's parts in their order on screen."""
+    parts: dict[str, Text] = {}
+    head = Text().append(info.model or "no model", style="bold")
+    head.append("  ⏵⏵ ")
+    head.append(info.permission_mode, style=MODE_STYLES.get(info.permission_mode, ""))
+    parts["head"] = head
     if info.context_left is not None:
         left = max(0.0, min(1.0, info.context_left))
         style = (context_styles or {}).get(context_level(left), Style())
-        text.append("  ")
-        text.append(f"context {left:.0%} left", style=style)
-    text.append(
-        f"  ↑{human_tokens(info.input_tokens)} ↓{human_tokens(info.output_tokens)}",
-        style="",
+        parts["context"] = Text("  ").append(f"context {left:.0%} left", style=style)
+    parts["tokens"] = Text(
+        f"  ↑{human_tokens(info.input_tokens)} ↓{human_tokens(info.output_tokens)}"
     )
-    text.append(f"  cache {human_tokens(info.cache_read_tokens)}", style="dim")
-    text.append(f"  ${info.cost_usd:.4f}")
+    parts["cache"] = Text(f"  cache {human_tokens(info.cache_read_tokens)}", style="dim")
+    parts["cost"] = Text(f"  ${info.cost_usd:.4f}")
     if info.folder:
-        text.append(f"  {info.folder}", style="dim")
+        parts["folder"] = Text(f"  {info.folder}", style="dim")
     if info.branch:
-        text.append(f"  ⎇ {info.branch}", style="lathe.branch")
+        parts["branch"] = Text(f"  ⎇ {info.branch}", style="lathe.branch")
     if not info.mouse_captured:
-        text.append("  [mouse off: select with the terminal]", style="reverse")
+        parts["mouse"] = Text("  [mouse off: select with the terminal]", style="reverse")
+    return parts
+
+
+def _length(text: Text, parts: Mapping[str, Text]) -> int:
+    return text.cell_len + sum(p.cell_len for p in parts.values())
+
+
+def _cut(text: Text, width: int | None) -> Text:
+    if width is not None and text.cell_len > width:
+        text.truncate(width, overflow="ellipsis")
     return text
 
 
@@ -126,4 +163,4 @@ class StatusBar(Widget):
                 level: self.get_component_rich_style(f"status-bar--context-{level}")
                 for level in CONTEXT_LEVELS
             }
-        return render_status(self.info, styles)
+        return render_status(self.info, styles, self.content_size.width or None)

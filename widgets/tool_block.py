@@ -19,6 +19,7 @@ from textual.reactive import var
 from textual.widget import Widget
 
 from widgets.code_label import highlighted
+from widgets.counts import more_lines
 from widgets.diff_view import diff_stat, render_diff
 
 ToolStatus = Literal["queued", "awaiting", "running", "done", "error", "denied", "interrupted"]
@@ -173,7 +174,7 @@ def _shown_lines(source: str, focus: str, expanded: bool) -> list[str]:
         # Head and tail: the start and the end of a long output are the parts people look for.
         head, tail = all_lines[: limit - 10], all_lines[-10:]
         middle = len(all_lines) - len(head) - len(tail)
-        return [*head, f"… {middle} more lines (o opens the whole output)", *tail]
+        return [*head, f"… {more_lines(middle)} (o opens the whole output)", *tail]
     if focus == "tail":
         return [f"… {hidden} earlier lines (Enter expands, o opens all)", *all_lines[-limit:]]
     return [*all_lines[:limit], f"… +{hidden} lines (Enter expands, o opens all)"]

@@ -228,7 +228,9 @@ def question_for(prompt: PermissionPrompt, offer: Offer | None = None) -> Permis
         suggestions=tuple(prompt.suggestions) if offer is None else offer.always_rules,
         resolver=prompt.resolver,
         preview=plain_preview(prompt.preview),
-        destructive=_destructive(prompt.tool, prompt.input),
+        destructive=_destructive(
+            prompt.tool, prompt.input, prompt.context.cwd if prompt.context else None
+        ),
         interaction=prompt.interaction,
         agent=prompt.agent,
         edit=edit,
@@ -237,12 +239,16 @@ def question_for(prompt: PermissionPrompt, offer: Offer | None = None) -> Permis
     )
 
 
-def _destructive(tool: Tool[Any] | None, tool_input: Mapping[str, Any]) -> bool:
-    """The tool's own declaration for this input (an input that does not parse shows no warning:
-    the call will be refused at its schema stage anyway)."""
+def _destructive(tool: Tool[Any] | None, tool_input: Mapping[str, Any], cwd: str | None) -> bool:
+    """The tool's own declaration for this input, in the folder the call runs in when known (an
+    input that does not parse shows no warning: the call will be refused at its schema stage
+    anyway)."""
     if tool is None:
         return False
     try:
-        return bool(tool.is_destructive(tool.parse_input(tool_input)))
+        parsed = tool.parse_input(tool_input)
+        return bool(
+            tool.is_destructive(parsed) if cwd is None else tool.is_destructive_at(parsed, cwd)
+        )
     except Exception:
         return False

@@ -44,7 +44,7 @@ from app.permissions.pathprograms import renamed_denied
 from app.permissions.procpaths import bash_secret
 from app.permissions.scriptfiles import runs_scripts, scripts_changed
 from app.permissions.shellpaths import has_glob
-from app.permissions.suggest import bash_suggestion, dedupe
+from app.permissions.suggest import bash_suggestion, dedupe, runtime_words
 from tools.decisions import DecisionReason, PermissionDecision
 from tools.shell import (
     MAX_COMMAND_CHARS,
@@ -571,7 +571,7 @@ def _verdicts(
                     "need",
                     DecisionReason("check", need, part=text),
                     plan_ok,
-                    bash_suggestion(words, bool(unsafe)),
+                    bash_suggestion(words, bool(unsafe), runtime_words(part)),
                 )
             )
     return out

@@ -6,6 +6,7 @@ import os
 import re
 
 from app.permissions.matching import canonical
+from tools.shell.parse import SimpleCommand
 
 # Tools whose second and third words name what runs (`npm run test`, `git diff`).
 _SUBCOMMAND_TOOLS = frozenset(
@@ -96,12 +97,21 @@ _EXACT_ONLY = frozenset(
 _PLAIN_WORD = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_:.@+-]*$")
 
 
-def bash_suggestion(words: tuple[str, ...], exact_only: bool) -> str:
+def runtime_words(part: SimpleCommand) -> bool:
+    """Whether a word of `part` is only known at run time (a substitution, an expansion)."""
+    return part.has_substitution or part.dynamic_assignment or bool(part.dynamic)
+
+
+def bash_suggestion(words: tuple[str, ...], exact_only: bool, runtime: bool = False) -> str:
+    """The rule for one part. `runtime`: a word of it is only known at run time; it cannot be
+    written into an exact rule (re-quoted it names another command: `echo '$(date)'`), so no
+    exact rule is suggested, as Claude Code suggests none for a command with a substitution; a
+    prefix rule still is."""
     if not words:
         return ""
     name = words[0]
     if exact_only or name in _EXACT_ONLY or not _PLAIN_WORD.match(name):
-        return f"Bash({canonical(words)})"
+        return "" if runtime else f"Bash({canonical(words)})"
     prefix = [name]
     if name in _SUBCOMMAND_TOOLS:
         for w in words[1:3]:
@@ -109,11 +119,9 @@ def bash_suggestion(words: tuple[str, ...], exact_only: bool) -> str:
                 break
             prefix.append(w)
     if len(prefix) == len(words):
-        return (
-            f"Bash({' '.join(prefix)}:*)"
-            if name in _SUBCOMMAND_TOOLS
-            else (f"Bash({canonical(words)})")
-        )
+        if name in _SUBCOMMAND_TOOLS:
+            return f"Bash({' '.join(prefix)}:*)"
+        return "" if runtime else f"Bash({canonical(words)})"
     return f"Bash({' '.join(prefix)}:*)"
 
 

@@ -29,6 +29,7 @@ from app.tui.ports import SessionFactory, TuiConfig
 from app.tui.screens.main import MainScreen
 from app.tui.screens.settings_error import SettingsAnswer, SettingsErrorScreen
 from app.tui.screens.trust import TrustScreen
+from app.tui.screens.typed_ahead import TypedForPrompt
 from app.tui.theme_styles import ThemeStyles
 from app.tui.turns import TurnControl
 from app.tui.ui_choices import UiChoices
@@ -312,6 +313,12 @@ class LatheApp(App[int]):
     @on(PromptInput.Submitted)
     def _prompt_submitted(self, event: PromptInput.Submitted) -> None:
         self.submit_prompt(event.value)
+
+    @on(TypedForPrompt)
+    def _typed_at_a_dialog(self, event: TypedForPrompt) -> None:
+        # Kept in the prompt's text for after the dialog (app/tui/screens/typed_ahead.py).
+        if self.main.prompt.is_mounted and not self.main.prompt.disabled:
+            self.main.prompt.insert(event.text)
 
     @on(AppBlur)
     def _blurred(self) -> None:

@@ -159,15 +159,18 @@ def test_trust_dialog(snap_compare: Any) -> None:
     assert shot(snap_compare, ask_trust_for="/home/me/work/demo")
 
 
+SETTINGS_PROBLEMS = (
+    "/home/me/work/demo/.lathe/settings.toml:4:1: invalid TOML: Unclosed array (at the end "
+    "of the file) (project settings)",
+    "/home/me/.claude/settings.json:1: permissions.deny: Input should be a valid list (got "
+    "the string 'Bash') (user settings (Claude Code))",
+    "/home/me/work/demo/.lathe/settings.toml: if you continue, 1 deny and 0 ask rules kept",
+    "/home/me/.claude/settings.json: if you continue, 1 deny and 0 ask rules kept",
+)
+
+
 def test_settings_error_dialog(snap_compare: Any) -> None:
-    problems = (
-        "/home/me/work/demo/.lathe/settings.toml:4:1: invalid TOML: Unclosed array (at the end "
-        "of the file) (project settings)",
-        "/home/me/.claude/settings.json:1: permissions.deny: Input should be a valid list (got "
-        "the string 'Bash') (user settings (Claude Code))",
-        "/home/me/work/demo/.lathe/settings.toml: if you continue, 1 deny and 0 ask rules kept",
-        "/home/me/.claude/settings.json: if you continue, 1 deny and 0 ask rules kept",
-    )
+    problems = SETTINGS_PROBLEMS
     assert shot(snap_compare, settings_problems=problems, check_settings=lambda: problems)
 
 

@@ -4,12 +4,19 @@ Unknowable commands (a command name made at run time, `eval`, `sh -c`, parse fai
 destructive: the declaration is about care, and care must fail closed. A substitution is not
 unknowable when the analysis parsed the commands inside it: those are judged like the others, so
 `echo $(date)` carries no warning and `ls $(rm -rf /)` does.
+
+Replacing a file's content destroys it only when the file is there: `echo hi > out.txt`, `cp a b`,
+`mv a b` and `tee b` destroy data when the target exists in the folder the command runs in, and
+create a file otherwise (no warning). Where that cannot be known (no folder given, a target made at
+run time, a `cd` earlier in the command) the target counts as existing: fail closed.
 """
 
 from __future__ import annotations
 
+import os
+
 from tools.shell.commands import strip_wrappers
-from tools.shell.parse import SimpleCommand, analyze
+from tools.shell.parse import Redirect, SimpleCommand, analyze
 
 _ALWAYS = frozenset({"rm", "rmdir", "shred", "dd", "mkfs", "truncate", "wipefs", "unlink"})
 # They run code given as words (or read from files): what that code does is not known here.
@@ -25,7 +32,75 @@ _GIT_FLAGS = {
 }
 
 
-def _part_destroys(part: SimpleCommand) -> bool:
+# Commands that replace their target's content, and the options with which they do not.
+_OVERWRITERS = {
+    "cp": frozenset({"-n", "--no-clobber", "--update=none", "-b", "--backup"}),
+    "mv": frozenset({"-n", "--no-clobber", "--update=none", "-b", "--backup"}),
+    "tee": frozenset({"-a", "--append"}),
+}
+# Words the shell still expands (a glob, a variable): their file is only known at run time.
+_EXPANDS = frozenset("$*?[`{~")
+
+
+class _Place:
+    """Where the command's relative paths are, or None when that is not known."""
+
+    def __init__(self, cwd: str | None) -> None:
+        self.cwd = cwd
+
+    def exists(self, path: str) -> bool:
+        """Whether `path` may name an existing file (True when unknowable)."""
+        if self.cwd is None or not path or any(c in _EXPANDS for c in path):
+            return True
+        return os.path.lexists(os.path.join(self.cwd, path))
+
+    def is_dir(self, path: str) -> bool:
+        return self.cwd is not None and os.path.isdir(os.path.join(self.cwd, path))
+
+
+def _overwrites(words: tuple[str, ...], place: _Place) -> bool:
+    """`cp`/`mv` onto an existing file (or into a folder holding a same-named one), `tee` onto
+    an existing file; never with an option that keeps the old content (`-n`, `-b`, `-a`)."""
+    name = words[0].rsplit("/", 1)[-1]
+    keeps = _OVERWRITERS[name]
+    args: list[str] = []
+    into: str | None = None  # cp/mv -t FOLDER
+    rest = list(words[1:])
+    while rest:
+        word = rest.pop(0)
+        if word == "--":
+            args.extend(rest)
+            break
+        if not word.startswith("-") or word == "-":
+            args.append(word)
+        elif word in keeps or word.startswith("--backup="):
+            return False
+        elif name == "tee":
+            continue
+        elif word in ("-t", "--target-directory"):
+            into = rest.pop(0) if rest else ""
+        elif word.startswith("--target-directory="):
+            into = word.split("=", 1)[1]
+        elif not word.startswith("--") and ("n" in word or "b" in word):
+            return False  # `-vn`, `-bi`: combined short options that keep the old file
+    if name == "tee":
+        return any(place.exists(a) for a in args)
+    if into is None:
+        if len(args) < 2:
+            return False  # fails: nothing to copy or move
+        if not place.is_dir(args[-1]):
+            return place.exists(args[-1])
+        into, args = args[-1], args[:-1]
+    return any(place.exists(os.path.join(into, os.path.basename(a.rstrip("/")))) for a in args)
+
+
+def _redirect_destroys(r: Redirect, place: _Place) -> bool:
+    if not (r.writes and r.op in (">", ">|", "&>")) or r.target in (None, "/dev/null"):
+        return False
+    return r.dynamic or place.exists(r.target or "")
+
+
+def _part_destroys(part: SimpleCommand, place: _Place) -> bool:
     if part.name_is_dynamic:
         return True  # `{rm,-rf,x}`, `$cmd x`: the command is only known at run time
     words = strip_wrappers(part.words)
@@ -43,15 +118,22 @@ def _part_destroys(part: SimpleCommand) -> bool:
         if sub in _GIT_FLAGS:
             flags = _GIT_FLAGS[sub]
             return not flags or any(w in flags for w in words[2:])
-    # A write redirect over a file (not /dev/null) replaces its content.
-    return any(
-        r.writes and r.op in (">", ">|", "&>") and r.target not in (None, "/dev/null")
-        for r in part.redirects
-    )
+    if name in _OVERWRITERS and _overwrites(words, place):
+        return True
+    # A write redirect over an existing file (not /dev/null) replaces its content.
+    return any(_redirect_destroys(r, place) for r in part.redirects)
 
 
-def is_destructive_command(command: str) -> bool:
+def is_destructive_command(command: str, cwd: str | None = None) -> bool:
+    """Whether `command`, run in `cwd`, destroys data. Without `cwd` every file a command would
+    replace counts as existing."""
     analysis = analyze(command)
     if not analysis.analysable:
         return True
-    return any(_part_destroys(p) for p in (*analysis.parts, *analysis.nested))
+    parts = (*analysis.parts, *analysis.nested)
+    # A `cd` (or pushd/popd) moves where later relative paths point: not known here.
+    moves = any(
+        (strip_wrappers(p.words) or p.words or ("",))[0] in ("cd", "pushd", "popd") for p in parts
+    )
+    place = _Place(None if moves else cwd)
+    return any(_part_destroys(p, place) for p in parts)

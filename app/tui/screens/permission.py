@@ -12,11 +12,16 @@ has no single key: its key (or the arrows) only selects it, and Enter confirms a
 been selected for at least the key guard. "Fix #2" and Enter typed as prose thus never saves a
 rule, and any other key typed clears the selection.
 
+Nothing typed is lost: a printable key that is not one of this dialog's keys (and every printable
+key during the key guard) goes to the prompt's text, kept for after the dialog; the dialog shows
+what it kept (app/tui/screens/typed_ahead.py).
+
 A deny without feedback ends the turn (the batch's other calls are not run, the model waits for
 the user); a deny with feedback sends it to the model and the turn goes on.
 
 However long the preview (a long diff, a Write's content), the choices stay on screen: the preview
-takes what room is left, scrolls, and says how many lines are below.
+takes what room is left, scrolls, and says how many lines are below (recounted on every scroll).
+With the feedback field open, the choices give way to it, so it shows at 60x20 too.
 """
 
 from __future__ import annotations
@@ -34,12 +39,15 @@ from textual.widgets.button import ButtonVariant
 
 from app.engine.api import PermissionChoice, PermissionQuestion, answers
 from app.tui.screens.guarded import GuardedQuestionScreen
+from app.tui.screens.typed_ahead import TypedAhead, for_prompt, keep_for_prompt
 from tools.decisions import PermissionDecision
+from widgets.counts import more_lines
 from widgets.diff_view import DiffView
 
 # Screens shorter than this get the compact dialog.
 COMPACT_BELOW = 30
 VARIANTS: dict[str, ButtonVariant] = {"allow_once": "success", "deny": "error"}
+FEEDBACK_PLACEHOLDER = "What should the model do instead? Enter sends, Esc denies"
 
 
 class PermissionScreen(GuardedQuestionScreen):
@@ -113,9 +121,19 @@ class PermissionScreen(GuardedQuestionScreen):
                         variant=VARIANTS.get(choice.id, "primary"),
                         compact=True,
                     )
-            yield Input(
-                placeholder="Tell the model what to do instead (Enter sends)", id="feedback"
+            yield Input(placeholder=FEEDBACK_PLACEHOLDER, id="feedback")
+            hint = Static(
+                Text.assemble(
+                    ("Enter", "bold"),
+                    " sends it · ",
+                    ("Esc", "bold"),
+                    " denies without it",
+                ),
+                id="feedback-hint",
             )
+            hint.display = False
+            yield hint
+            yield TypedAhead(id="typed")
         # The dialog's own footer: the main screen's keys do not answer it.
         yield Footer()
 
@@ -149,9 +167,9 @@ class PermissionScreen(GuardedQuestionScreen):
         text.append("Esc", style="bold")
         text.append(" deny   ")
         text.append("Tab", style="bold")
-        text.append(" deny with feedback for the model   ")
+        text.append(" deny with feedback   ")
         text.append("↑↓", style="bold")
-        text.append(" select, ")
+        text.append(" select   ")
         text.append("Enter", style="bold")
         text.append(" confirm")
         return text
@@ -159,6 +177,13 @@ class PermissionScreen(GuardedQuestionScreen):
     def on_mount(self) -> None:
         self.start_guard()
         self._compact()
+        # Recount the lines below on every scroll: PgDn on the focused preview scrolls it
+        # without this screen's action, and so does the mouse.
+        preview = self.query_one("#preview", VerticalScroll)
+        self.watch(preview, "scroll_y", self._scrolled, init=False)
+
+    def _scrolled(self, _old: float, _new: float) -> None:
+        self.call_after_refresh(self._count_hidden)
 
     def on_resize(self) -> None:
         self._compact()
@@ -184,14 +209,19 @@ class PermissionScreen(GuardedQuestionScreen):
         # choice with its key) is the dialog, and no button is cut in half.
         buttons = self.query_one("#buttons", Horizontal)
         needed = sum(len(str(b.label)) + 4 for b in self.query(Button))
-        buttons.display = needed <= dialog.content_region.width
+        typing = self.query_one("#feedback", Input).has_class("-active")
+        # While feedback is typed the choices give way to the field (Enter sends, Esc denies, as
+        # its placeholder and the footer say): the field must show on the smallest screen.
+        self.query_one("#choices", Static).display = not typing
+        self.query_one("#feedback-hint", Static).display = typing
+        buttons.display = not typing and needed <= dialog.content_region.width
         others = sum(
             child.outer_size.height
             for child in dialog.children
             if child is not preview and child.display
         )
-        # The dialog's border and the screen's margin: 2 rows each.
-        room = max(3, self.size.height - others - 4)
+        # The dialog's border (2 rows), the footer and one spare row.
+        room = max(1, self.size.height - others - 4)
         preview.styles.max_height = min(room, 16)
         self.call_after_refresh(self._count_hidden)
 
@@ -206,9 +236,13 @@ class PermissionScreen(GuardedQuestionScreen):
         hidden = max(0, preview.virtual_size.height - preview.scrollable_content_region.height)
         below = max(0, hidden - round(preview.scroll_y))
         more = self.query_one("#more", Static)
-        more.update(Text(f"… {below} more lines (PgDn scrolls)", style="dim") if below else "")
-        more.display = bool(below)
-        preview.set_class(bool(below), "-more")
+        if below:
+            words = f"… {more_lines(below)} below (PgDn scrolls)"
+        else:  # scrolled to the end: say so, and keep the row (the layout does not jump)
+            words = "end of the preview (PgUp scrolls back)"
+        more.update(Text(words, style="dim") if hidden else "")
+        more.display = bool(hidden)
+        preview.set_class(bool(hidden), "-more")
 
     def on_mouse_scroll_down(self) -> None:
         self.call_after_refresh(self._count_hidden)
@@ -252,11 +286,23 @@ class PermissionScreen(GuardedQuestionScreen):
             self.query_one("#choices", Static).update(self._choices())
 
     def on_key(self, event: events.Key) -> None:
+        if self.query_one("#feedback", Input).has_focus:
+            return  # the feedback field takes what is typed
         # Typing meant for the prompt (letters, spaces, other digits) clears a selection, so a
         # `2` inside a sentence never stays armed for the Enter that ends it.
-        typed = event.key not in self._DIALOG_KEYS and self.selected is not None
-        if typed and not self.query_one("#feedback", Input).has_focus:
+        if event.key not in self._DIALOG_KEYS and self.selected is not None:
             self._select(None)
+        if for_prompt(event, self._guarded(), self._answers_key(event.key)):
+            keep_for_prompt(self, event, self.query_one("#typed", TypedAhead))
+            self.call_after_refresh(self._fit_preview)
+
+    def _answers_key(self, key: str) -> bool:
+        """Whether `key` is one of this dialog's keys (its digits only when it offers them)."""
+        if key in ("1", "3"):
+            return True
+        if key in ("2", "4", "5"):
+            return self._by_key(key) is not None
+        return key in self._DIALOG_KEYS
 
     def answer(self, decision: PermissionDecision) -> bool:
         resolver = self.prompt.resolver

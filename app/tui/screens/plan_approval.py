@@ -11,14 +11,16 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Button, Footer, Input, Markdown, Static
 
 from app.engine.api import PermissionQuestion, answers
+from app.tui.screens.dialog_fit import fit
 from app.tui.screens.guarded import GuardedQuestionScreen
+from app.tui.screens.typed_ahead import TypedAhead, for_prompt, keep_for_prompt
 from tools.decisions import DecisionReason, PermissionDecision
 from tools.interaction import PlanApprovalRequest
 
@@ -71,6 +73,7 @@ class PlanApprovalScreen(GuardedQuestionScreen):
                 id="feedback",
             )
             yield Static(Text("1-3 or ↑↓ Enter choose  Esc keep planning", style="dim"), id="hint")
+            yield TypedAhead(id="typed")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -79,6 +82,17 @@ class PlanApprovalScreen(GuardedQuestionScreen):
         self.query_one("#plan", VerticalScroll).can_focus = False
         self.start_guard()
         self._show()
+        fit(self, "#plan")
+
+    def on_resize(self) -> None:
+        fit(self, "#plan")
+
+    def on_key(self, event: events.Key) -> None:
+        # Not the dialog's keys (its digits, the arrows, Enter, Esc): the prompt's text.
+        dialog_key = event.key.isdigit() and 0 < int(event.key) <= len(self.rows)
+        if not self._feedback_open() and for_prompt(event, self._guarded(), dialog_key):
+            keep_for_prompt(self, event, self.query_one("#typed", TypedAhead))
+            fit(self, "#plan")
 
     def _feedback_open(self) -> bool:
         return self.query_one("#feedback", Input).has_class("-active")
@@ -112,6 +126,7 @@ class PlanApprovalScreen(GuardedQuestionScreen):
         field.add_class("-active")
         field.can_focus = True
         field.focus()
+        fit(self, "#plan")  # the field takes rows from the plan, not from the choices
 
     def action_move(self, step: int) -> None:
         if not self._guarded() and not self._feedback_open():

@@ -13,14 +13,16 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Button, Footer, Input, Static
 
 from app.engine.api import PermissionQuestion, answers
+from app.tui.screens.dialog_fit import fit
 from app.tui.screens.guarded import GuardedQuestionScreen
+from app.tui.screens.typed_ahead import TypedAhead, for_prompt, keep_for_prompt
 from tools.decisions import DecisionReason, PermissionDecision
 from tools.interaction import Question, QuestionsRequest
 
@@ -72,6 +74,7 @@ class QuestionsScreen(GuardedQuestionScreen):
                     yield Button("", id=f"option-{n}", compact=True)
             yield Input(placeholder="Type your answer (Enter sends, Esc goes back)", id="other")
             yield Static(id="hint")
+            yield TypedAhead(id="typed")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -79,6 +82,18 @@ class QuestionsScreen(GuardedQuestionScreen):
         self.query_one("#other", Input).can_focus = False
         self.start_guard()
         self._show()
+        fit(self)
+
+    def on_resize(self) -> None:
+        fit(self)
+
+    def on_key(self, event: events.Key) -> None:
+        # Not the dialog's keys (its digits, Space, the arrows, Enter, Esc): the prompt's text.
+        key = event.key
+        dialog_key = key == "space" or (key.isdigit() and 0 < int(key) <= 5)
+        if not self._other_open() and for_prompt(event, self._guarded(), dialog_key):
+            keep_for_prompt(self, event, self.query_one("#typed", TypedAhead))
+            fit(self)
 
     def _other_open(self) -> bool:
         return self.query_one("#other", Input).has_class("-active")

@@ -17,6 +17,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Static
 
+from app.tui.screens.dialog_fit import fit
+
 SettingsAnswer = Literal["fixed", "continue", "exit"]
 
 
@@ -47,7 +49,7 @@ class SettingsErrorScreen(ModalScreen[SettingsAnswer]):
                 "the command line that does not parse).",
                 id="explain",
             )
-            yield Static("", id="status")
+            yield Static("", id="status", classes="-empty")
             with Horizontal(id="buttons"):
                 yield Button("1 Reload after fixing", id="reload", variant="primary", compact=True)
                 yield Button("2 Exit", id="exit", variant="error", compact=True)
@@ -66,6 +68,10 @@ class SettingsErrorScreen(ModalScreen[SettingsAnswer]):
     def on_mount(self) -> None:
         for button in self.query(Button):
             button.can_focus = False
+        fit(self, "#problems", most=12)
+
+    def on_resize(self) -> None:
+        fit(self, "#problems", most=12)
 
     def action_reload(self) -> None:
         problems = list(self.check())
@@ -74,9 +80,10 @@ class SettingsErrorScreen(ModalScreen[SettingsAnswer]):
             return
         self.problems = problems
         self.query_one("#problem-list", Static).update(self._problems_text())
-        self.query_one("#status", Static).update(
-            Text(f"Still broken (checked {time.strftime('%H:%M:%S')}).", style="italic")
-        )
+        status = self.query_one("#status", Static)
+        status.update(Text(f"Still broken (checked {time.strftime('%H:%M:%S')}).", style="italic"))
+        status.remove_class("-empty")
+        fit(self, "#problems", most=12)
 
     def action_exit(self) -> None:
         self.dismiss("exit")

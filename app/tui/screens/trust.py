@@ -10,6 +10,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Static
 
+from app.tui.screens.dialog_fit import fit
+
 
 class TrustScreen(ModalScreen[bool]):
     CSS_PATH = "trust.tcss"
@@ -40,6 +42,10 @@ class TrustScreen(ModalScreen[bool]):
     def on_mount(self) -> None:
         for button in self.query(Button):
             button.can_focus = False
+        fit(self)
+
+    def on_resize(self) -> None:
+        fit(self)
 
     def action_answer(self, trusted: bool) -> None:
         self.dismiss(trusted)

@@ -42,6 +42,9 @@ def _ids(question: Any) -> list[str]:
     [
         "echo $(date) > stamp.txt",  # a redirect to a file: no rule covers it
         "FOO=1 make build",  # an env-assignment prefix: no rule covers it
+        # A substitution: an exact rule would have to re-quote it (`echo '$(date)'`), naming
+        # another command; nothing is offered, as the Why says and as Claude Code does.
+        "echo $(date) && sleep 1 && echo done",
     ],
 )
 async def test_no_always_rule_when_none_can_approve_the_call(

@@ -294,3 +294,18 @@ def test_bash_declares_its_final_tail_and_the_spilled_file() -> None:
     assert view.output_tail == "last lines\n"  # the tool's own tail, not the streamed one
     assert view.result is not None and view.result.full_path == "/tmp/o"
     assert view.result.summary == "last lines"  # Bash's result_summary: the last line
+
+
+@pytest.mark.parametrize(("exists", "warned"), [(False, False), (True, True)])
+def test_the_warning_is_the_tools_declaration_where_the_call_runs(
+    tmp_path: Path, exists: bool, warned: bool
+) -> None:
+    """`echo hi > out.txt` destroys data only when out.txt is there (attack round 1, 3f)."""
+    from tools.bash import BashTool
+
+    if exists:
+        (tmp_path / "out.txt").write_text("old content\n")
+    context = ToolContext(cwd=str(tmp_path), project_dir=str(tmp_path), working_dirs=())
+    raw = {"command": "echo hi > out.txt"}
+    prompt = dataclasses.replace(_prompt("Bash", raw, tool=BashTool()), context=context)
+    assert question_for(prompt).destructive is warned

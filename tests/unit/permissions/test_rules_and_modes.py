@@ -181,3 +181,24 @@ def test_path_view(tmp_path: Path) -> None:
         == "passthrough"
     )
     assert view.is_in_working_dirs(env) and not view.is_in_working_dirs("/etc/hosts")
+
+
+@pytest.mark.parametrize(
+    ("command", "suggested"),
+    [
+        # A substitution cannot be written into an exact rule (re-quoted it is another command):
+        # nothing is offered, as Claude Code offers nothing (attack round 1, note on 3a).
+        ("echo $(date) && sleep 3 && echo done", ()),
+        ("rm -rf $DIR", ()),
+        ("x=$(make) && echo ok", ()),
+        # A prefix rule still names the command whatever its arguments.
+        ("npm run test -- $ARGS", ("Bash(npm run test:*)",)),
+        ("rm -rf build", ("Bash(rm -rf build)",)),
+    ],
+)
+def test_no_exact_rule_for_words_known_only_at_run_time(
+    tmp_path: Path, command: str, suggested: tuple[str, ...]
+) -> None:
+    pc = context(tmp_path)
+    d = bash(pc, command)
+    assert d.behavior == "ask" and d.suggestions == suggested, d

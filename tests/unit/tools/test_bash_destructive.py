@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tools.bash import BashTool
@@ -69,5 +71,50 @@ def test_not_destructive(command: str) -> None:
     ],
 )
 def test_destructive_through_parser_differentials(command: str) -> None:
+    tool = BashTool()
+    assert tool.is_destructive(tool.parse_input({"command": command})), command
+
+
+# -- replacing a file: destructive only when the file is there ---------------------------------
+
+
+@pytest.mark.parametrize(
+    ("command", "destroys"),
+    [
+        ("echo hi > out.txt", False),  # a new file
+        ("echo hi > old.txt", True),  # its content replaced
+        ("echo hi >| old.txt", True),
+        ("echo hi &> out.txt", False),
+        ("echo hi >> old.txt", False),  # appended
+        ("cp app.py app2.py", False),
+        ("cp app.py old.txt", True),
+        ("cp -n app.py old.txt", False),  # no clobber
+        ("cp --backup app.py old.txt", False),
+        ("cp app.py sub", False),  # into a folder without sub/app.py
+        ("cp old.txt sub", True),  # sub/old.txt exists
+        ("cp -t sub old.txt", True),
+        ("mv app.py new.py", False),
+        ("mv app.py old.txt", True),
+        ("echo x | tee new.log", False),
+        ("echo x | tee old.txt", True),
+        ("echo x | tee -a old.txt", False),
+        ("cd sub && echo hi > out.txt", True),  # where it lands is not known: fail closed
+        ("echo hi > $F", True),  # a target made at run time
+        ("echo hi > *.txt", True),
+    ],
+)
+def test_overwrite_needs_an_existing_file(tmp_path: Path, command: str, destroys: bool) -> None:
+    (tmp_path / "old.txt").write_text("keep me\n")
+    (tmp_path / "app.py").write_text("x = 1\n")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "old.txt").write_text("keep me too\n")
+    tool = BashTool()
+    parsed = tool.parse_input({"command": command})
+    assert tool.is_destructive_at(parsed, str(tmp_path)) is destroys, command
+
+
+@pytest.mark.parametrize("command", ["echo hi > out.txt", "cp a b", "echo x | tee log"])
+def test_overwrite_without_a_folder_fails_closed(command: str) -> None:
+    """The declaration without a folder cannot look: every target counts as existing."""
     tool = BashTool()
     assert tool.is_destructive(tool.parse_input({"command": command})), command
