@@ -114,6 +114,7 @@ def test_a_name_the_module_body_reads_is_imported_as_written(package: str) -> No
         "def f():\n    return globals()['Model']\n",  # reads the namespace
         "def __getattr__(name):\n    return Model\n",  # the module's own __getattr__
         "@Model\ndef f():\n    return Model\n",  # a decorator runs with the def
+        "def f(v):\n    match v:\n        case [*Model]:\n            return Model\n",  # a capture
     ],
 )
 def test_anything_that_may_read_the_name_early_keeps_the_import(package: str, use: str) -> None:
