@@ -245,6 +245,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         from tools.process.child_env import protect_own_process
 
         protect_own_process()
+        if not (opts.acp or opts.sdk.streaming_input or opts.output_format == "stream-json"):
+            # -p and the TUI resume it once the session is built or the first frame painted;
+            # the protocol front ends build sessions at their clients' pace, so they keep it.
+            from app import startup_gc
+            from app.model.client import DEMO_MODEL, has_credentials
+
+            startup_gc.pause()
+            if has_credentials() and opts.model != DEMO_MODEL and not opts.model_script:
+                from app.model import tls_prefetch
+
+                tls_prefetch.start()  # the API client's TLS context, on the other core
     from app.model import lazy_sdk
 
     lazy_sdk.install()  # before anything imports the SDK: see app/model/lazy_sdk.py

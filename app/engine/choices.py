@@ -16,11 +16,15 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app import debuglog
 from app.execution.interfaces import PermissionPrompt
-from app.permissions import PermissionContext, RuleDecider, allow_for_session
+
+if TYPE_CHECKING:
+    # Imported where a question is offered: app.engine.api reaches this module, and the TUI's
+    # first frame must not wait for the permission system (its Bash analysis, pathspec).
+    from app.permissions import PermissionContext, RuleDecider
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,8 @@ def file_rule(family: str, path: str, project_dir: str) -> str:
 
 
 def _with_rules(pc: PermissionContext, rules: tuple[str, ...]) -> PermissionContext | None:
+    from app.permissions import allow_for_session
+
     try:
         return allow_for_session(pc, rules)
     except Exception as exc:  # a suggestion that does not parse is not offered
@@ -77,6 +83,8 @@ def _with_rules(pc: PermissionContext, rules: tuple[str, ...]) -> PermissionCont
 async def _approves(prompt: PermissionPrompt, pc: PermissionContext | None) -> bool:
     if pc is None or prompt.context is None:
         return False
+    from app.permissions import RuleDecider
+
     parsed: Any = prompt.parsed
     try:
         decision = await RuleDecider(pc).decide(prompt.tool, parsed, prompt.input, prompt.context)

@@ -26,8 +26,6 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-import httpx
-
 from app.config.hooks import HookHandler
 from app.hooks.process import OUTPUT_CAP_BYTES, RawHookRun
 
@@ -66,6 +64,10 @@ def fill_headers(handler: HookHandler, env: Mapping[str, str]) -> dict[str, str]
 
 
 async def run_http(handler: HookHandler, stdin: bytes, env: Mapping[str, str]) -> RawHookRun:
+    # Imported here: httpx's package imports its command line (rich, click, pygments), about
+    # 60 ms that every start would pay for a hook few settings have.
+    import httpx
+
     started = time.monotonic()
     headers = {"Content-Type": "application/json", **fill_headers(handler, env)}
     try:

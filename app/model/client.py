@@ -62,7 +62,11 @@ def make_api_client(
         raise MissingCredentials(NO_CREDENTIALS_MESSAGE)
     lazy_sdk.install()
     import httpx2
-    from anthropic import AsyncAnthropic
+    from anthropic import AsyncAnthropic, DefaultAsyncHttpxClient
+
+    from app.model import tls_prefetch
+
+    context = tls_prefetch.take()
 
     # Pass everything explicitly so a test's env mapping wins over the process environment.
     # `timeout` bounds the non-streaming requests (side queries); a streaming request carries its
@@ -74,6 +78,8 @@ def make_api_client(
         base_url=e.get("ANTHROPIC_BASE_URL", "").strip() or None,
         max_retries=max_retries,
         timeout=httpx2.Timeout(timeout, connect=min(timeout, CONNECT_TIMEOUT_S)),
+        # The SDK's own HTTP client, given the TLS context made at launch (app/model/tls_prefetch.py).
+        http_client=None if context is None else DefaultAsyncHttpxClient(verify=context),
     )
 
 

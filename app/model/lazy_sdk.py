@@ -9,6 +9,10 @@ become names resolved on first access (PEP 562 module `__getattr__`); every othe
 written, after the lazy names it reads are resolved. A leaf module (`anthropic._client`,
 `anthropic.types.message`) imports exactly as before, so what it pulls in is what it uses.
 
+Leaf modules that import, at module level, names only their functions use (the SDK's tracing
+modules and their ~500 beta types) have those imports deferred to the first use:
+app/model/lazy_sdk_leaf.py; `LATHE_EAGER_SDK_LEAVES=1` runs the leaves as written.
+
 Fail safe: an `__init__` with anything this does not understand (a name bound twice, `locals()`
 outside the SDK's one known idiom, a star import whose names cannot be read statically) is run as
 it is, eagerly. `LATHE_EAGER_SDK=1` turns the finder off altogether.
@@ -17,6 +21,7 @@ it is, eagerly. `LATHE_EAGER_SDK=1` turns the finder off altogether.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import importlib.abc
 import importlib.machinery
@@ -29,6 +34,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import CodeType, ModuleType
 from typing import Any
+
+from app.model import lazy_sdk_leaf
 
 ROOT_PACKAGE = "anthropic"
 _INSTALL_LOCK = threading.Lock()
@@ -281,50 +288,75 @@ def _make_getattr(module: ModuleType, plan: _Plan | _CachedPlan) -> Callable[[st
 
 
 # Bump when the cached form changes; the interpreter's magic number covers code objects.
-_CACHE_FORMAT = 1
+_CACHE_FORMAT = 2
+
+
+@functools.cache
+def _transform_key() -> tuple[int, ...]:
+    """The code that makes the plans is part of their key: a changed lathe rebuilds them."""
+    key = [_CACHE_FORMAT]
+    for module in (__file__, lazy_sdk_leaf.__file__):
+        try:
+            st = os.stat(module)
+            key += [st.st_mtime_ns, st.st_size]
+        except OSError:
+            key += [0, 0]
+    return tuple(key)
+
+
+def _cached(path: str, suffix: str, build: Callable[[], Any]) -> Any:
+    """`build()` for the source file at `path`, cached beside its bytecode (where and when Python
+    writes bytecode) as `<name>.<suffix>`, keyed by the source's mtime and size: parsing a module
+    costs more than running its plan. A cache file that cannot be read is rebuilt, never trusted."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    key: tuple[int | bytes, ...] = (
+        *_transform_key(),
+        importlib.util.MAGIC_NUMBER,
+        st.st_mtime_ns,
+        st.st_size,
+    )
+    try:
+        cache: str | None = importlib.util.cache_from_source(path).removesuffix(".pyc") + suffix
+    except (NotImplementedError, ValueError):
+        cache = None
+    if cache is not None:
+        try:
+            with open(cache, "rb") as f:
+                stored_key, data = marshal.load(f)
+            if tuple(stored_key) == key:
+                return data
+        except (OSError, EOFError, ValueError, TypeError):
+            pass
+    data = build()
+    if cache is not None and not sys.dont_write_bytecode:
+        try:
+            os.makedirs(os.path.dirname(cache), exist_ok=True)
+            tmp = f"{cache}.{os.getpid()}.tmp"
+            with open(tmp, "wb") as f:
+                marshal.dump((key, data), f)
+            os.replace(tmp, cache)
+        except (OSError, ValueError):
+            pass
+    return data
 
 
 class _LazyInitLoader(importlib.machinery.SourceFileLoader):
-    """Runs a package `__init__` by its plan. The plan is cached beside the module's bytecode
-    (where and when Python writes bytecode), keyed by the source's mtime and size: parsing the
-    biggest `__init__` files costs more than running their plans."""
+    """Runs a package `__init__` by its plan."""
 
-    def _cache_path(self) -> str | None:
-        try:
-            return importlib.util.cache_from_source(self.path).removesuffix(".pyc") + ".lazy"
-        except (NotImplementedError, ValueError):
-            return None
+    def _plan(self, name: str) -> _CachedPlan | None:
+        def build() -> tuple[Any, ...] | None:
+            try:
+                return _Plan(
+                    ast.parse(self.get_data(self.path), self.path), name, self.path
+                ).to_data()
+            except (_Eager, SyntaxError, ValueError):
+                return None
 
-    def _plan(self, name: str) -> _Plan | _CachedPlan | None:
-        try:
-            st = os.stat(self.path)
-        except OSError:
-            return None
-        key = (_CACHE_FORMAT, importlib.util.MAGIC_NUMBER, st.st_mtime_ns, st.st_size)
-        cache = self._cache_path()
-        if cache is not None:
-            try:
-                with open(cache, "rb") as f:
-                    stored_key, data = marshal.load(f)
-                if tuple(stored_key) == key:
-                    return None if data is None else _CachedPlan(data)
-            except (OSError, EOFError, ValueError, TypeError):
-                pass
-        plan: _Plan | None
-        try:
-            plan = _Plan(ast.parse(self.get_data(self.path), self.path), name, self.path)
-        except (_Eager, SyntaxError, ValueError):
-            plan = None
-        if cache is not None and not sys.dont_write_bytecode:
-            try:
-                os.makedirs(os.path.dirname(cache), exist_ok=True)
-                tmp = f"{cache}.{os.getpid()}.tmp"
-                with open(tmp, "wb") as f:
-                    marshal.dump((key, None if plan is None else plan.to_data()), f)
-                os.replace(tmp, cache)
-            except (OSError, ValueError):
-                pass
-        return plan
+        data = _cached(self.path, ".lazy", build)
+        return None if data is None else _CachedPlan(data)
 
     def exec_module(self, module: ModuleType) -> None:
         plan = self._plan(module.__name__)
@@ -344,6 +376,26 @@ class _LazyInitLoader(importlib.machinery.SourceFileLoader):
             exec(code, namespace)
 
 
+class _LeafLoader(importlib.machinery.SourceFileLoader):
+    """Runs a leaf module with the imports only its functions use deferred
+    (app/model/lazy_sdk_leaf.py); unchanged, from its own bytecode, when there are none."""
+
+    def exec_module(self, module: ModuleType) -> None:
+        def build() -> tuple[CodeType, dict[str, Any]] | None:
+            try:
+                return lazy_sdk_leaf.plan(self.get_data(self.path), module.__name__, self.path)
+            except (SyntaxError, ValueError, RecursionError):
+                return None
+
+        data = _cached(self.path, ".leaf", build)
+        if data is None:
+            super().exec_module(module)
+            return
+        code, names = data
+        lazy_sdk_leaf.install(module, names)
+        exec(code, module.__dict__)
+
+
 class _Finder(importlib.abc.MetaPathFinder):
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
@@ -351,15 +403,24 @@ class _Finder(importlib.abc.MetaPathFinder):
         if fullname != ROOT_PACKAGE and not fullname.startswith(ROOT_PACKAGE + "."):
             return None
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)
-        if spec is None or spec.origin is None or not spec.origin.endswith("__init__.py"):
+        if spec is None or spec.origin is None or not spec.origin.endswith(".py"):
             return spec
-        spec.loader = _LazyInitLoader(fullname, spec.origin)
+        if spec.origin.endswith("__init__.py"):
+            spec.loader = _LazyInitLoader(fullname, spec.origin)
+        elif leaves_enabled():
+            spec.loader = _LeafLoader(fullname, spec.origin)
         return spec
 
 
 def enabled(env: dict[str, str] | os._Environ[str] | None = None) -> bool:
     e = os.environ if env is None else env
     return e.get("LATHE_EAGER_SDK", "").strip() not in {"1", "true", "yes"}
+
+
+def leaves_enabled(env: dict[str, str] | os._Environ[str] | None = None) -> bool:
+    """LATHE_EAGER_SDK_LEAVES=1 keeps the leaf modules as written (the packages stay lazy)."""
+    e = os.environ if env is None else env
+    return e.get("LATHE_EAGER_SDK_LEAVES", "").strip() not in {"1", "true", "yes"}
 
 
 def install() -> None:

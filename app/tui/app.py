@@ -18,6 +18,7 @@ from textual.events import AppBlur
 from textual.reactive import reactive
 from textual.screen import Screen
 
+from app import startup_gc
 from app.engine.api import EngineEvent, Notice, PermissionQuestion, SessionPort, UsageUpdated
 from app.tui.commands import COMMANDS, SlashCommands
 from app.tui.event_router import EventRouter
@@ -38,6 +39,11 @@ from widgets.prompt_input import PromptInput
 
 if TYPE_CHECKING:
     from app.engine.api import StatusLineCommand
+
+
+def _after_first_frame() -> None:
+    gc.freeze()
+    startup_gc.resume()
 
 
 class LatheApp(App[int]):
@@ -173,7 +179,8 @@ class LatheApp(App[int]):
         # What the first frame needed (Textual, the widgets, their styles) lives as long as the
         # app: frozen, a full collection never walks it again. A full collection of it costs
         # ~40 ms (on 2 cores), which landing mid-stream or mid-progress holds back a frame.
-        self.call_after_refresh(gc.freeze)
+        # The collector lathe paused for start-up (app/startup_gc.py) runs again from then on.
+        self.call_after_refresh(_after_first_frame)
         self.apply_theme(self.config.theme)
         self.mouse_reporting = self.config.mouse_captured
         self.exit_watch.start()

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import urljoin
-
-import httpx
 
 from tools.web.urls import UrlError, host_of, normalise_url, same_site
 
 MAX_REDIRECTS = 10
 USER_AGENT = "lathe/0.1 (WebFetch; +https://github.com/)"
+if TYPE_CHECKING:
+    import httpx  # imported where a fetch runs: its package imports a CLI (rich, click)
+
 ACCEPT = "text/markdown, text/html;q=0.9, text/plain;q=0.8, application/json;q=0.8, */*;q=0.5"
 
 
@@ -39,6 +41,8 @@ class CrossHostRedirect:
 
 
 async def fetch(url: str, *, timeout_s: float, max_bytes: int) -> Page | CrossHostRedirect:
+    import httpx
+
     timeout = httpx.Timeout(timeout_s)
     headers = {"User-Agent": USER_AGENT, "Accept": ACCEPT}
     try:
@@ -83,6 +87,8 @@ async def fetch(url: str, *, timeout_s: float, max_bytes: int) -> Page | CrossHo
 def _check_connects_to_judged_host(url: str) -> None:
     """The permission decision judged `host_of(url)`; refuse if httpx would read another host out
     of the same text (the URL is canonical by now, so the two parsers must agree)."""
+    import httpx
+
     judged = host_of(url)
     try:
         connects = httpx.URL(url).host
