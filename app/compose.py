@@ -262,10 +262,12 @@ def build_session(
 
     from app.config.plugins import plugin_hook_sources
 
+    plugin_problems: list[str] = []
     hook_config = parse_hook_sources(
-        [*hook_sources_from_settings(loaded), *plugin_hook_sources(plugins)],
+        [*hook_sources_from_settings(loaded), *plugin_hook_sources(plugins, plugin_problems)],
         trusted=is_trusted_now,
     )
+    warnings.extend(plugin_problems)
     warnings.extend(str(p) for p in hook_config.problems)
     hooks = CommandHookRunner(
         hook_config,

@@ -110,6 +110,7 @@ class HookHandler:
     model: str = ""  # a prompt hook's model ("": the small fast model)
     headers: tuple[tuple[str, str], ...] = ()  # an http hook's headers
     allowed_env: tuple[str, ...] = ()  # the variables an http hook's headers may name
+    env: tuple[tuple[str, str], ...] = ()  # set in a command hook's environment (plugins)
 
     @property
     def url(self) -> str:
@@ -128,6 +129,8 @@ class HookSource:
     name: str
     path: str
     hooks: Any
+    # A plugin's hooks run with CLAUDE_PLUGIN_ROOT / CLAUDE_PLUGIN_DATA set (app/config/plugins.py).
+    env: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -295,7 +298,9 @@ def _parse_handler(
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0:
         problem(f"{where}.timeout must be a positive number of seconds, not {timeout!r}")
         return None
-    handler = HookHandler(event, matcher, main, float(timeout), src.name, src.path, kind)
+    handler = HookHandler(
+        event, matcher, main, float(timeout), src.name, src.path, kind, env=src.env
+    )
     if kind == "prompt":
         model = raw.get("model", "")
         if not isinstance(model, str):

@@ -7,17 +7,23 @@ the `enabledPlugins` settings key (`{"name@marketplace": true}`) turns it on. On
 settings enable plugins, and the project's when its hooks would run (a plugin runs hooks). A
 plugin's name is its manifest's `name`, else its folder's. What it holds, each named
 `PLUGIN:NAME` as in Claude Code: `commands/**/*.md`, `skills/*/SKILL.md`, `agents/**/*.md`, and
-`hooks/hooks.json` (`{"hooks": {...}}`, `${CLAUDE_PLUGIN_ROOT}` in a command is the plugin's
-folder). Loaded by app/commands, app/skills, app/agents and the hooks config like their own
-folders. MCP servers (`.mcp.json`, the manifest's `mcpServers`) are app/mcp/plugin_servers.py's.
-Not read: a manifest's custom component paths, LSP servers (lathe has no LSP tool), output styles.
+`hooks/hooks.json` plus the manifest's `hooks` (a table, a path, or a list of them) -- in a
+hook command `${CLAUDE_PLUGIN_ROOT}` is the plugin's folder, and the hook runs with
+`CLAUDE_PLUGIN_ROOT` and `CLAUDE_PLUGIN_DATA` (`~/.claude/plugins/data/ID`, ID being
+`name@marketplace`, `name@inline` for `--plugin-dir`, with every other character than letters,
+digits, `-` and `_` made `-`, as Claude Code 2.1.332 names it) in its environment. Loaded by
+app/commands, app/skills, app/agents and the hooks config like their own folders. MCP servers
+(`.mcp.json`, the manifest's `mcpServers`) are app/mcp/plugin_servers.py's. Not read: a
+manifest's custom component paths for commands/agents/skills, LSP servers (lathe has no LSP
+tool), output styles.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +38,28 @@ class Plugin:
     name: str
     root: Path
     source: str  # "user" (installed) or "cli" (--plugin-dir)
+    data: Path | None = None  # its CLAUDE_PLUGIN_DATA folder (made when a hook or server runs)
+
+    def env(self) -> dict[str, str]:
+        """What a plugin's hooks and servers get in their environment."""
+        out = {"CLAUDE_PLUGIN_ROOT": os.fspath(self.root)}
+        if self.data is not None:
+            out["CLAUDE_PLUGIN_DATA"] = os.fspath(self.data)
+        return out
+
+
+def data_dir(claude_dir: Path, plugin_id: str) -> Path:
+    """Claude Code's per-plugin data folder, `plugins/data/<id, sanitized>`."""
+    return claude_dir / "plugins" / "data" / re.sub(r"[^a-zA-Z0-9\-_]", "-", plugin_id)
+
+
+def ensure_data(plugin: Plugin) -> None:
+    """Claude Code makes the folder before it hands it over; a failure leaves it absent."""
+    if plugin.data is not None:
+        try:
+            plugin.data.mkdir(parents=True, exist_ok=True, mode=0o700)
+        except OSError:
+            pass
 
 
 def _read_json(path: Path) -> Any:
@@ -99,11 +127,11 @@ def load_plugins(
             continue
         plugin = read_plugin(root, "user", problems)
         if plugin is not None:
-            found.append(plugin)
+            found.append(replace(plugin, data=data_dir(claude_dir, plugin_id)))
     for folder in plugin_dirs:
         plugin = read_plugin(Path(folder).expanduser().resolve(), "cli", problems)
         if plugin is not None:
-            found.append(plugin)
+            found.append(replace(plugin, data=data_dir(claude_dir, f"{plugin.name}@inline")))
     return found, problems
 
 
@@ -118,14 +146,49 @@ def with_plugin_root(value: Any, root: str) -> Any:
     return value
 
 
-def plugin_hook_sources(plugins: Iterable[Plugin]) -> list[HookSource]:
+def _hook_tables(plugin: Plugin, problems: list[str]) -> list[tuple[str, Any]]:
+    """`hooks/hooks.json`, then the manifest's `hooks`: a table, a path (relative to the plugin)
+    or a list of either. A path naming `hooks/hooks.json` again is not read twice."""
+    default = plugin.root / "hooks" / "hooks.json"
+    out: list[tuple[str, Any]] = []
+    if default.is_file():
+        data = _read_json(default)
+        if isinstance(data, Mapping):
+            out.append((str(default), data.get("hooks")))
+        else:
+            problems.append(f"plugin hooks {default} skipped: not a JSON object")
+    manifest = plugin.root / MANIFEST
+    data = _read_json(manifest)
+    declared = data.get("hooks") if isinstance(data, Mapping) else None
+    items = declared if isinstance(declared, list) else [declared] if declared else []
+    for item in items:
+        if isinstance(item, Mapping):
+            out.append((f"{manifest} hooks", item.get("hooks", item)))
+            continue
+        if not isinstance(item, str):
+            problems.append(f"plugin {manifest}: `hooks` entry {item!r} is not a path or table")
+            continue
+        path = (plugin.root / item).resolve()
+        if path == default.resolve():
+            continue
+        table = _read_json(path) if path.is_file() else None
+        if not isinstance(table, Mapping):
+            problems.append(f"plugin {manifest}: hooks file {item} is missing or not JSON")
+            continue
+        out.append((str(path), table.get("hooks", table)))
+    return out
+
+
+def plugin_hook_sources(
+    plugins: Iterable[Plugin], problems: list[str] | None = None
+) -> list[HookSource]:
     out: list[HookSource] = []
+    found: list[str] = [] if problems is None else problems
     for plugin in plugins:
-        path = plugin.root / "hooks" / "hooks.json"
-        data = _read_json(path) if path.is_file() else None
-        hooks = data.get("hooks") if isinstance(data, Mapping) else None
-        if isinstance(hooks, Mapping):
-            out.append(
-                HookSource("plugin", str(path), with_plugin_root(hooks, os.fspath(plugin.root)))
-            )
+        env = tuple(plugin.env().items())
+        for path, hooks in _hook_tables(plugin, found):
+            if isinstance(hooks, Mapping):
+                ensure_data(plugin)
+                table = with_plugin_root(hooks, os.fspath(plugin.root))
+                out.append(HookSource("plugin", path, table, env))
     return out

@@ -314,7 +314,7 @@ class CommandHookRunner:
                     handler.command,
                     stdin,
                     cwd=self.project_dir,
-                    env=env,
+                    env={**env, **dict(handler.env)} if handler.env else env,
                     timeout_s=handler.timeout,
                     abort=abort,
                     cap=self.output_cap,

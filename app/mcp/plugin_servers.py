@@ -6,7 +6,7 @@ manifest's `mcpServers` (a table, or the path of such a file inside the plugin).
 `plugin:PLUGIN:SERVER`, so its tools are `mcp__plugin_PLUGIN_SERVER__TOOL` (the bridge turns `:`
 into `_`), and two plugins never clash with each other or with the user's servers.
 `${CLAUDE_PLUGIN_ROOT}` in any string is the plugin's folder, and a local server is started with
-`CLAUDE_PLUGIN_ROOT` set, as Claude Code starts it. The plugins themselves are already gated (a
+`CLAUDE_PLUGIN_ROOT` and `CLAUDE_PLUGIN_DATA` set, as Claude Code starts it. The plugins themselves are already gated (a
 project enables plugins only when trusted), so their servers need no other trust.
 """
 
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from app import jsonlimits
-from app.config.plugins import MANIFEST, Plugin, with_plugin_root
+from app.config.plugins import MANIFEST, Plugin, ensure_data, with_plugin_root
 from app.mcp.config import MCP_JSON, McpConfig, McpProblem, ServerSpec, parse_servers
 
 
@@ -66,19 +66,20 @@ def plugin_servers(plugins: Iterable[Plugin], env: Mapping[str, str]) -> McpConf
     for plugin in plugins:
         root = os.fspath(plugin.root)
         for source, table in _tables(plugin, out.problems):
-            environ = {**env, "CLAUDE_PLUGIN_ROOT": root}
+            environ = {**env, **plugin.env()}
             specs, problems = parse_servers(with_plugin_root(table, root), source, environ)
             out.problems.extend(problems)
             for spec in specs:
-                out.servers.append(_named(spec, plugin.name, root))
+                ensure_data(plugin)
+                out.servers.append(_named(spec, plugin))
     return out
 
 
-def _named(spec: ServerSpec, plugin: str, root: str) -> ServerSpec:
-    name = f"plugin:{plugin}:{spec.name}"
+def _named(spec: ServerSpec, plugin: Plugin) -> ServerSpec:
+    name = f"plugin:{plugin.name}:{spec.name}"
     if spec.transport != "stdio":
         return replace(spec, name=name)
-    return replace(spec, name=name, env={"CLAUDE_PLUGIN_ROOT": root, **spec.env})
+    return replace(spec, name=name, env={**plugin.env(), **spec.env})
 
 
 def with_plugin_servers(
