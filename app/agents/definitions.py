@@ -18,6 +18,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from app.model.aliases import resolve_alias
+
 # Never a subagent's, whatever its definition lists: Agent (a subagent starts no subagents),
 # ExitPlanMode (it would end the user's plan mode for the whole session) and AskUserQuestion
 # (the agent that started it is the one to ask; Claude Code keeps both from subagents too).
@@ -25,11 +27,6 @@ NEVER_FOR_SUBAGENTS = frozenset({"Agent", "Task", "ExitPlanMode", "AskUserQuesti
 # Explore and Plan only look (Claude Code 2.1.332: "All tools except Agent, ExitPlanMode, Edit,
 # Write, NotebookEdit").
 READ_ONLY_EXCLUDED = ("Agent", "ExitPlanMode", "Edit", "Write", "NotebookEdit")
-MODEL_ALIASES = {
-    "sonnet": "claude-sonnet-4-6",
-    "opus": "claude-opus-4-6",
-    "haiku": "claude-haiku-4-5",
-}
 
 
 @dataclass(frozen=True)
@@ -94,10 +91,7 @@ def resolve_model(
         choice = e.get("CLAUDE_CODE_SUBAGENT_MODEL") or ""
     if not choice or choice == "inherit":
         return session_model
-    alias = choice.strip().lower()
-    if alias in MODEL_ALIASES:
-        return e.get(f"ANTHROPIC_DEFAULT_{alias.upper()}_MODEL") or MODEL_ALIASES[alias]
-    return choice.strip()
+    return resolve_alias(choice, e)
 
 
 _COMMON_NOTES = """

@@ -16,9 +16,27 @@ from __future__ import annotations
 
 import re
 import shlex
+from typing import Any
 
 _PLACEHOLDER = re.compile(r"\$ARGUMENTS\[(\d+)\]|\$ARGUMENTS\b|\$(\d+)(?!\w)")
 _BANG_START = re.compile(r"(^|\s)!", re.MULTILINE)
+
+
+def fill_variables(body: str, skill_dir: str | None, session_id: str) -> str:
+    """`${CLAUDE_SKILL_DIR}` (a skill's folder; a command has none, so it stays as written) and
+    `${CLAUDE_SESSION_ID}` in a body, before its arguments go in (Claude Code 2.1.332 fills them
+    in skill and command bodies, and in their `!`cmd`` lines)."""
+    if skill_dir is not None:
+        body = body.replace("${CLAUDE_SKILL_DIR}", skill_dir)
+    return body.replace("${CLAUDE_SESSION_ID}", session_id)
+
+
+def fill_plugin_variables(body: str, plugin: Any) -> str:
+    """A plugin's command or skill: `${CLAUDE_PLUGIN_ROOT}` and `${CLAUDE_PLUGIN_DATA}` are its
+    folders (braced only, as Claude Code replaces them; `$CLAUDE_PLUGIN_ROOT` is left alone)."""
+    body = body.replace("${CLAUDE_PLUGIN_ROOT}", str(plugin.root))
+    data = getattr(plugin, "data", None)
+    return body.replace("${CLAUDE_PLUGIN_DATA}", str(data)) if data is not None else body
 
 
 def escape_bangs(text: str) -> str:

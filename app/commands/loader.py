@@ -211,6 +211,22 @@ def load_for_session(
     commands = load_commands(Path(project_root), config_dir(e), builtins, e)
     add_plugin_commands(commands, plugins)
     commands.skills = load_skills(Path(project_root), config_dir(e), e, plugins)
+    _fill_plugin_bodies(commands, plugins)
     add_skill_commands(commands, builtins)
     add_command_skills(commands)
     return commands
+
+
+def _fill_plugin_bodies(commands: CommandSet, plugins: Sequence[Any]) -> None:
+    """Plugin commands' and skills' `${CLAUDE_PLUGIN_ROOT}`/`${CLAUDE_PLUGIN_DATA}`, filled in
+    once: they never change during a session."""
+    from dataclasses import replace
+
+    from app.commands.arguments import fill_plugin_variables
+
+    for plugin in plugins:
+        prefix = f"{plugin.name}:"
+        for table in (commands.commands, getattr(commands.skills, "skills", {})):
+            for name, item in list(table.items()):
+                if item.source == "plugin" and name.startswith(prefix):
+                    table[name] = replace(item, body=fill_plugin_variables(item.body, plugin))

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.commands.arguments import substitute
+from app.commands.arguments import fill_variables, substitute
 from app.commands.loader import CommandSet, CustomCommand
 from app.commands.mentions import attach, mention_paths
 
@@ -98,7 +98,9 @@ async def expand_prompt(prompt: str, session: Any, commands: CommandSet | None) 
             [{"type": "text", "text": prompt}, *attached.blocks], notices=attached.notices
         )
     command, args = hit
-    body = substitute(command.body, args)
+    session_id = str(getattr(session, "session_id", "") or "")
+    skill_dir = command.base_dir or None
+    body = substitute(fill_variables(command.body, skill_dir, session_id), args)
     if command.base_dir:  # a skill: Claude Code names its folder, so its files can be found
         body = f"Base directory for this skill: {command.base_dir}\n\n{body}"
     expanded = ExpandedPrompt([], command, command.allowed_tools, command.model)

@@ -13,6 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
+from app.model.aliases import resolve_alias
+
 
 class Scoped(Protocol):
     """A custom command or a skill: what its scope reads."""
@@ -29,7 +31,11 @@ class Scoped(Protocol):
     def model(self) -> str: ...
 
 
-def enter_command_scope(command: Scoped, session: Any, notices: list[str]) -> Callable[[], None]:
+def enter_command_scope(
+    command: Scoped, session: Any, notices: list[str], use_model: bool = True
+) -> Callable[[], None]:
+    """`use_model` False: a skill the model called keeps the session's model (Claude Code
+    2.1.332, measured: the next request stays on it); typed as /name it switches."""
     from app.config.rules import Rule, RuleError, parse_rule
 
     decider = session.parts.rules
@@ -50,8 +56,9 @@ def enter_command_scope(command: Scoped, session: Any, notices: list[str]) -> Ca
     if added and decider is not None:
         decider.set_context(decider.context.with_rules(added))
     old_model = session.backend.model
-    if command.model:
-        session.backend.model = command.model
+    model = resolve_alias(command.model) if command.model and use_model else ""
+    if model:
+        session.backend.model = model
 
     def leave() -> None:
         if added and decider is not None:
@@ -59,7 +66,7 @@ def enter_command_scope(command: Scoped, session: Any, notices: list[str]) -> Ca
             for rule in added:
                 context = context.without_rule(rule)
             decider.set_context(context)
-        if command.model and session.backend.model == command.model:
+        if model and session.backend.model == model:
             session.backend.model = old_model
 
     return leave

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from app.commands.arguments import substitute
+from app.commands.arguments import fill_variables, substitute
 from app.commands.scope import enter_command_scope
 from app.skills.loader import Skill, SkillSet
 
@@ -40,15 +40,17 @@ class SkillCatalog:
         skill = self.skills.get(name)
         if skill is None:
             raise KeyError(name)
-        body = substitute(skill.body, args)
         session = self._session
+        session_id = str(getattr(session, "session_id", "") or "")
+        skill_dir = None if skill.is_command else str(skill.base_dir)
+        body = substitute(fill_variables(skill.body, skill_dir, session_id), args)
         if session is None:
             return skill_text(skill, body)
-        if skill.allowed_tools or skill.model:
+        if skill.allowed_tools:
             from app.engine.events import Notice
 
             notices: list[str] = []
-            self._leave.append(enter_command_scope(skill, session, notices))
+            self._leave.append(enter_command_scope(skill, session, notices, use_model=False))
             for text in notices:
                 session.emit(Notice(text.replace(f"/{skill.name}:", f"skill {name}:"), "warning"))
         # `!`cmd`` lines run as they do for `/name` (Claude Code runs them for the tool too,

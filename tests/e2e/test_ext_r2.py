@@ -257,7 +257,7 @@ def test_explore_only_looks_and_gets_the_skills_too(fake_api, project):
 def test_statusline_setup_has_read_and_edit_on_sonnet(fake_api, project):
     sub = _agent_run(fake_api, project, "statusline-setup")
     assert sorted(t["name"] for t in sub["tools"]) == ["Edit", "Read"]
-    assert sub["model"] == "claude-sonnet-4-6"
+    assert sub["model"] == "claude-sonnet-5-5"
     system = "".join(b["text"] for b in sub["system"])
     assert "statusLine" in system and "skills are available" not in system
 

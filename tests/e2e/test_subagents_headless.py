@@ -68,7 +68,7 @@ def test_a_real_agents_folder_runs_its_agent_and_nests_its_messages(fake_api, pr
         assert f"- {name}: " in agent["description"]
     assert "(Tools: Read, Glob, Grep)" in agent["description"]
     assert sorted(t["name"] for t in sub["tools"]) == ["Glob", "Grep", "Read"]
-    assert sub["model"] == "claude-sonnet-4-6"  # `model: sonnet`
+    assert sub["model"] == "claude-sonnet-5-5"  # `model: sonnet`
     system = "".join(b["text"] for b in sub["system"])
     assert system.startswith("You are a read-only repository explorer for the 1Code desktop app.")
     assert "Expected output:" in system

@@ -94,8 +94,8 @@ def test_tools_are_cut_to_the_definition_and_never_include_agent():
 
 def test_model_choice():
     definition = AgentDefinition("x", "d", "p", model="haiku")
-    assert resolve_model(None, definition, "claude-opus-4-6", {}) == "claude-haiku-4-5"
-    assert resolve_model("opus", definition, "m", {}) == "claude-opus-4-6"
+    assert resolve_model(None, definition, "claude-opus-4-6", {}) == "claude-haiku-5-5"
+    assert resolve_model("opus", definition, "m", {}) == "claude-opus-5-5"
     inherit = AgentDefinition("x", "d", "p", model="inherit")
     assert resolve_model(None, inherit, "session-model", {}) == "session-model"
     env = {"CLAUDE_CODE_SUBAGENT_MODEL": "sonnet", "ANTHROPIC_DEFAULT_SONNET_MODEL": "my-sonnet"}
