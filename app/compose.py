@@ -181,6 +181,7 @@ def build_session(
 
     agents = load_agents(str(project), env=environ, plugins=plugins)
     warnings.extend(agents.problems)
+    _add_flag_agents(agents, options, warnings)
     # The Agent tool's description lists the agent types this session knows (each tool's own
     # `with_agents`: the others are unchanged).
     summaries = agents.summaries()
@@ -367,6 +368,16 @@ def _with_option_servers(
         for spec in specs:
             out.servers = [s for s in out.servers if s.name != spec.name] + [spec]
     return out
+
+
+def _add_flag_agents(agents: Any, options: Any, warnings: list[str]) -> None:
+    """`--agents JSON`: agent types of this session in every mode, replacing a file's or a
+    built-in's of the same name (Claude Code 2.1.332 takes the flag in the TUI and -p too)."""
+    from app.agents.inline import parse_agent_specs
+
+    specs = getattr(getattr(options, "sdk", None), "agents", None)
+    for definition in parse_agent_specs(specs, warnings.append):
+        agents.agents[definition.name] = definition
 
 
 def _plugins(

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from app.agents.definitions import AgentDefinition as AgentDefinition
+from app.agents.inline import parse_agent_specs as parse_agent_specs
 from app.engine import answers as answers
 from app.engine.context import Breakdown
 from app.engine.controls import HookCallback as HookCallback
