@@ -165,7 +165,7 @@ def build_session(
     from app.skills.catalog import SkillCatalog
 
     plugins = _plugins(options, project, environ, is_trusted_now, warnings)
-    commands = load_for_session(str(project), env=environ, plugins=plugins)
+    commands = load_for_session(str(project), env=environ, plugins=plugins, extra_dirs=cli.add_dirs)
     skills = SkillCatalog(commands.skills)
     skills_text = commands.skills.listing()
     base = get_all_base_tools()
@@ -237,6 +237,14 @@ def build_session(
             return ""
         return decision.message or "a Read deny rule covers it"
 
+    # `--add-dir` folders' CLAUDE.md, .claude/CLAUDE.md and rules, when this Claude Code
+    # variable asks for them (2.1.332 reads them then, not otherwise).
+    memory_dirs = (
+        tuple(Path(d) for d in cli.add_dirs)
+        if environ.get("CLAUDE_CODE_ADDITIONAL_DIRECTORIES_CLAUDE_MD", "").strip().lower()
+        in ("1", "true", "yes", "on")
+        else ()
+    )
     system = build_system(
         start,
         project_root=project,
@@ -244,11 +252,14 @@ def build_session(
         intro=intro,
         skills_text=skills_text,
         memory_refuse=memory_refuse,
+        extra_dirs=memory_dirs,
     )
     from app.memory.files import load_memory
     from app.memory.nested import NestedMemory
 
-    loaded_memory = load_memory(start, project, config_dir(env), environ, refuse=memory_refuse)
+    loaded_memory = load_memory(
+        start, project, config_dir(env), environ, refuse=memory_refuse, extra_dirs=memory_dirs
+    )
     warnings.extend(loaded_memory.problems)
     warnings.extend(commands.problems)
     from app.engine.context import ContextConfig, beta_headers
@@ -316,6 +327,7 @@ def build_session(
             intro=intro,
             skills_text=skills_text,
             memory_refuse=memory_refuse,
+            extra_dirs=memory_dirs,
         ),
         include_partial_messages=opts.include_partial_messages,
         fallback_model=opts.fallback_model,
@@ -328,6 +340,7 @@ def build_session(
             intro=intro,
             skills_text=skills_text if with_skills else "",
             memory_refuse=memory_refuse,
+            extra_dirs=memory_dirs,
         ),
     )
     session = Session(parts, sink)

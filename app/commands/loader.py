@@ -203,14 +203,17 @@ def load_for_session(
     builtins: Collection[str] = BUILTIN_COMMAND_NAMES,
     env: Mapping[str, str] | None = None,
     plugins: Sequence[Any] = (),
+    extra_dirs: Sequence[str] = (),
 ) -> CommandSet:
+    """`extra_dirs`: `--add-dir` folders; their `.claude/skills` load (Claude Code loads an added
+    folder's skills, not its commands or agents)."""
     from app.config.paths import config_dir
     from app.skills.loader import add_command_skills, add_skill_commands, load_skills
 
     e = os.environ if env is None else env
     commands = load_commands(Path(project_root), config_dir(e), builtins, e)
     add_plugin_commands(commands, plugins)
-    commands.skills = load_skills(Path(project_root), config_dir(e), e, plugins)
+    commands.skills = load_skills(Path(project_root), config_dir(e), e, plugins, extra_dirs)
     _fill_plugin_bodies(commands, plugins)
     add_skill_commands(commands, builtins)
     add_command_skills(commands)

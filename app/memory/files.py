@@ -14,7 +14,7 @@ conditional: they are attached with a tool result when the model works on a matc
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -210,7 +210,11 @@ def load_memory(
     config_dir: Path | None,
     env: Mapping[str, str] | None = None,
     refuse: Callable[[Path], str] | None = None,
+    extra_dirs: Sequence[Path] = (),
 ) -> LoadedMemory:
+    """`extra_dirs`: `--add-dir` folders whose CLAUDE.md, .claude/CLAUDE.md and rules load after
+    the project's (app/compose.py passes them only under
+    CLAUDE_CODE_ADDITIONAL_DIRECTORIES_CLAUDE_MD, as Claude Code does)."""
     e = os.environ if env is None else env
     home = Path(e["HOME"]) if e.get("HOME") else Path.home()
     out = LoadedMemory(refuse=refuse)
@@ -227,6 +231,10 @@ def load_memory(
     for folder in folders:
         for name in LATHE_NAMES:
             add_file(out, folder / name, "project", home)
+        add_file(out, folder / ".claude" / "CLAUDE.md", "project", home)
+        _rules(out, folder, home)
+    for folder in extra_dirs:
+        add_file(out, folder / "CLAUDE.md", "project", home)
         add_file(out, folder / ".claude" / "CLAUDE.md", "project", home)
         _rules(out, folder, home)
     for folder in folders:

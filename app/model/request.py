@@ -67,6 +67,7 @@ def build_system(
     today: _dt.date | None = None,
     skills_text: str = "",
     memory_refuse: Callable[[Path], str] | None = None,
+    extra_dirs: Sequence[Path] = (),
 ) -> list[dict[str, Any]]:
     """System prompt blocks; the last one carries the system breakpoint. `memory_refuse` says
     why a memory file may not be read (the session's Read deny rules), or ""."""
@@ -77,7 +78,7 @@ def build_system(
     # Memory goes in the system prompt, not (as in Claude Code) a first-message reminder: the
     # system prompt is cached at its breakpoint, stays the same for the whole session, and is
     # rebuilt from disk on compaction, so edits to memory files take effect there.
-    memories = load_memory(cwd, root, config_dir, refuse=memory_refuse).files
+    memories = load_memory(cwd, root, config_dir, refuse=memory_refuse, extra_dirs=extra_dirs).files
     if memories:
         blocks.append({"type": "text", "text": memory_block_text(memories)})
     if skills_text:

@@ -136,9 +136,13 @@ def load_skills(
     config_dir: Path | None,
     env: Mapping[str, str] | None = None,
     plugins: Sequence[Any] = (),
+    extra_dirs: Sequence[str] = (),
 ) -> SkillSet:
     out = SkillSet()
     folders = command_folders(project_root, config_dir, env, "skills")
+    # `--add-dir` folders' skills first: the session's own folders win a name clash.
+    added = [(Path(d) / ".claude" / "skills", "project") for d in extra_dirs]
+    folders = [*added, *(f for f in folders if f not in added)]
     # A plugin's skills (app/config/plugins.py) are `PLUGIN:NAME`, as Claude Code names them.
     plugged = [(p.root / "skills", "plugin", f"{p.name}:") for p in plugins]
     for folder, source, prefix in [*((f, s, "") for f, s in folders), *plugged]:
