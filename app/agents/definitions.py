@@ -38,6 +38,8 @@ class AgentDefinition:
     disallowed: tuple[str, ...] = ()
     model: str | None = None  # None or "inherit": the session's model
     source: str = "built-in"  # built-in, user, project
+    # Frontmatter `permissionMode`, applied as app/permissions/subagent_mode.py says.
+    permission_mode: str | None = None
     path: str = ""
 
     def tools_text(self) -> str:

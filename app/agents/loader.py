@@ -95,6 +95,7 @@ def parse_agent(path: Path, source: str) -> AgentDefinition | None:
         model=model,
         source=source,
         path=str(path),
+        permission_mode=as_text(fields.get("permissionMode")).strip() or None,
     )
 
 

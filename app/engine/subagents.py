@@ -274,8 +274,10 @@ class SessionSubagents:
             return build(definition.system_prompt, with_skills)
 
         system = system_prompt()
+        decider, view = self._decider(definition)
         child_context = replace(
             context,
+            permissions=view if view is not None else context.permissions,
             # Its own record of what it read: Edit and Write in the child need the child's Read.
             read_files=ReadFileCache(),
             subagents=None,
@@ -288,7 +290,7 @@ class SessionSubagents:
             pool=pool,
             context=child_context,
             system=system,
-            decider=parts.decider,
+            decider=decider,
             prompter=prompter,
             session_id=parent.session_id,
             hooks=hooks,
@@ -306,6 +308,26 @@ class SessionSubagents:
         child.usage = MirroredUsage(parent.usage)
         child.set_sink(self._sink(child, definition.name, agent_id, parent_tool_use_id, progress))
         return child
+
+    def _decider(self, definition: AgentDefinition) -> tuple[Any, Any]:
+        """The parent's decider, or (its `permissionMode` granted) one in the agent's own mode
+        (app/permissions/subagent_mode.py), with the permission view its tools read."""
+        from app.permissions.decider import RuleDecider
+        from app.permissions.subagent_mode import ModeDecider, subagent_mode
+
+        parts = self.parent.parts
+        rules = parts.rules
+        if not definition.permission_mode or not isinstance(rules, RuleDecider):
+            return parts.decider, None
+        if parts.decider is not rules:  # a decider lathe did not build (benchmarks): as is
+            return parts.decider, None
+        mode, warning = subagent_mode(definition.permission_mode, rules.context.mode)
+        if warning:
+            self.parent.emit(Notice(warning, "warning"))
+        if mode is None:
+            return parts.decider, None
+        decider = ModeDecider(rules, mode)
+        return decider, decider.view()
 
     def _sink(
         self,

@@ -1,0 +1,75 @@
+"""An agent definition's `permissionMode`, as Claude Code 2.1.332 applies it to the subagent.
+
+Its rule (read from its binary, checked side by side): the declared mode applies only when the
+parent session is in default or dontAsk mode; a parent in bypassPermissions, acceptEdits, auto or
+plan mode keeps its own mode for the subagent. A declared bypassPermissions is never granted
+(the parent is not in bypass mode, so the session has not authorized it), and lathe has no auto
+mode; both keep the parent's mode, with a warning. The subagent's decider reads the parent's
+rules live and only its mode differs, so `/permissions` changes still reach it, and the
+policy's disableBypassPermissionsMode can never be widened by an agent file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from app.config.models import PERMISSION_MODES, PermissionMode
+from app.permissions.context import PermissionContext
+from app.permissions.decider import RuleDecider
+from app.permissions.view import ContextPermissionView
+from tools.base import Tool, ToolContext
+from tools.decisions import PermissionDecision
+
+_PARENT_KEEPS = frozenset({"bypassPermissions", "acceptEdits", "auto", "plan"})
+
+
+def subagent_mode(declared: str | None, parent_mode: str) -> tuple[PermissionMode | None, str]:
+    """The subagent's own mode (None: the parent's) and a warning ("" when none)."""
+    if not declared or parent_mode in _PARENT_KEEPS:
+        return None, ""
+    if declared == "bypassPermissions":
+        return None, (
+            "Subagent declared permissionMode bypassPermissions is not authorized by this "
+            f"session (parent not in bypass mode); keeping parent mode '{parent_mode}'."
+        )
+    for mode in PERMISSION_MODES:
+        if mode == declared and mode != "bypassPermissions":
+            return mode, ""
+    return None, (
+        f"Subagent declared permissionMode {declared!r}, which lathe does not have; keeping "
+        f"parent mode '{parent_mode}'."
+    )
+
+
+class ModeDecider:
+    """The parent's RuleDecider with another mode: same rules, read live."""
+
+    def __init__(self, base: RuleDecider, mode: PermissionMode) -> None:
+        self.base = base
+        self.mode = mode
+
+    @property
+    def context(self) -> PermissionContext:
+        return replace(self.base.context, mode=self.mode, pre_plan_mode=None)
+
+    def set_context(self, context: PermissionContext) -> None:
+        # A rule the user adds while the subagent asks is the session's; the mode stays ours.
+        self.base.set_context(replace(context, mode=self.base.context.mode))
+
+    def blanket_denied(self, tool_name: str) -> bool:
+        return self.base.blanket_denied(tool_name)
+
+    def view(self) -> ContextPermissionView:
+        return ContextPermissionView(lambda: self.context)
+
+    async def decide(
+        self, tool: Tool[Any], input: Any, observable_input: Mapping[str, Any], ctx: ToolContext
+    ) -> PermissionDecision:
+        return await RuleDecider(self.context).decide(tool, input, observable_input, ctx)
+
+    async def decide_as_asking(
+        self, tool: Tool[Any], input: Any, observable_input: Mapping[str, Any], ctx: ToolContext
+    ) -> PermissionDecision:
+        return await RuleDecider(self.context).decide_as_asking(tool, input, observable_input, ctx)
