@@ -40,6 +40,8 @@ class AgentDefinition:
     source: str = "built-in"  # built-in, user, project
     # Frontmatter `permissionMode`, applied as app/permissions/subagent_mode.py says.
     permission_mode: str | None = None
+    # Frontmatter `skills`: skills whose bodies start the subagent's first message.
+    skills: tuple[str, ...] = ()
     path: str = ""
 
     def tools_text(self) -> str:

@@ -96,6 +96,7 @@ def parse_agent(path: Path, source: str) -> AgentDefinition | None:
         source=source,
         path=str(path),
         permission_mode=as_text(fields.get("permissionMode")).strip() or None,
+        skills=tuple(as_list(fields.get("skills"))),
     )
 
 

@@ -88,3 +88,30 @@ class MirroredUsage(UsageTracker):
         else:
             entry.cost_usd += priced
         return cost
+
+
+def preloaded_skills(parent: Any, definition: Any) -> list[dict[str, Any]]:
+    """The agent's frontmatter `skills`, each as Claude Code 2.1.332 puts it after the prompt in
+    the subagent's first message (measured): a `<command-message>` header block, then the
+    skill's folder and body (its variables filled, no arguments; its `!` lines are not run).
+    A name the session has no skill for is left out with a notice."""
+    from app.commands.arguments import fill_variables
+    from app.engine.events import Notice
+
+    commands = getattr(parent.parts, "commands", None)
+    skills = getattr(commands, "skills", None)
+    blocks: list[dict[str, Any]] = []
+    for name in definition.skills:
+        skill = skills.get(name) if skills is not None else None
+        if skill is None:
+            parent.emit(Notice(f"agent {definition.name}: no skill {name!r} to preload", "warning"))
+            continue
+        body = fill_variables(skill.body, str(skill.base_dir), str(parent.session_id))
+        header = (
+            f"<command-message>{skill.name}</command-message>\n"
+            f"<command-name>{skill.name}</command-name>\n<skill-format>true</skill-format>"
+        )
+        blocks.append({"type": "text", "text": header})
+        text = f"Base directory for this skill: {skill.base_dir}\n\n{body}"
+        blocks.append({"type": "text", "text": text})
+    return blocks

@@ -37,6 +37,7 @@ from app.engine.subagent_parts import (
     LabelledPrompter,
     MirroredUsage,
     SidechainWriter,
+    preloaded_skills,
     sidechain_path,
 )
 from app.execution.interfaces import DenyingPrompter, HookRunner
@@ -191,6 +192,7 @@ class SessionSubagents:
 
         started = time.perf_counter()
         content: list[dict[str, Any]] = [{"type": "text", "text": request.prompt}]
+        content.extend(preloaded_skills(self.parent, definition))
         start = getattr(self.parent.parts.session_hooks, "subagent_start", None)
         try:
             if start is not None:
