@@ -121,6 +121,11 @@ class SkillTool(Tool[SkillInput]):
         return f"Loaded skill {data.get('commandName', '')}" if isinstance(data, dict) else ""
 
     def to_result_content(self, data: Any) -> str:
+        if isinstance(data, dict) and "result" in data:
+            return (
+                f'Skill "{data.get("commandName", "")}" completed (forked execution).\n\n'
+                f"Result:\n{data['result']}"
+            )
         if isinstance(data, dict):
             return f"Launching skill: {data.get('commandName', '')}"
         return str(data)
@@ -141,4 +146,33 @@ class SkillTool(Tool[SkillInput]):
         data: dict[str, Any] = {"success": True, "commandName": entry.name}
         if entry.allowed_tools:
             data["allowedTools"] = list(entry.allowed_tools)
+        fork = getattr(entry, "fork_agent", "")
+        if fork and context.subagents is not None:
+            return await _forked(entry.name, fork, text, data, context, on_progress)
         return ToolResult(data=data, extra_content=({"type": "text", "text": text},))
+
+
+async def _forked(
+    name: str,
+    agent_type: str,
+    prompt: str,
+    data: dict[str, Any],
+    context: ToolContext,
+    on_progress: ProgressCallback,
+) -> ToolResult:
+    """A `context: fork` skill: its text is the prompt of a subagent of its agent type (Claude
+    Code 2.1.332: "Skill "NAME" completed (forked execution)." with the agent's final text),
+    so the main conversation never holds the skill's instructions or its tools' output."""
+    from tools.subagent import SubagentRequest, UnknownAgentType
+
+    runner = context.subagents
+    if runner is None:
+        raise ToolError(f"Skill {name} runs as a subagent, and none can be started here")
+    request = SubagentRequest(description=name, prompt=prompt, subagent_type=agent_type)
+    try:
+        outcome = await runner.run(request, context, on_progress)
+    except UnknownAgentType as exc:
+        raise ToolError(exc.message) from None
+    if outcome.is_error:
+        raise ToolError(f"Skill {name} (forked, {agent_type}) failed: {outcome.text}")
+    return ToolResult(data={**data, "result": outcome.text, "agentId": outcome.agent_id})

@@ -28,7 +28,7 @@ from app.commands.loader import (
     first_line,
     read_markdown,
 )
-from app.memory.frontmatter import FrontmatterError, as_text
+from app.memory.frontmatter import FrontmatterError, FrontValue, as_text
 
 # Each description is cut here in the listing: the Agent Skills spec caps a description at 1024
 # characters, and the listing is sent with every request.
@@ -55,6 +55,8 @@ class Skill:
     # A custom command offered through the Skill tool (Claude Code lists commands with the
     # skills): `/name` already runs it as a command, and it has no folder of its own to name.
     is_command: bool = False
+    # `context: fork`: the agent type it runs as (its `agent`, else general-purpose); "" inline.
+    fork_agent: str = ""
 
     @property
     def base_dir(self) -> Path:
@@ -128,7 +130,15 @@ def parse_skill(path: Path, name: str, source: str) -> Skill:
         model=shared.model,
         model_invocable=not _flag(fields.get("disable-model-invocation"), False),
         user_invocable=_flag(fields.get("user-invocable"), True),
+        fork_agent=_fork_agent(fields),
     )
+
+
+def _fork_agent(fields: Mapping[str, FrontValue]) -> str:
+    """Claude Code runs a `context: fork` skill as a subagent of its `agent` type."""
+    if as_text(fields.get("context")).strip().lower() != "fork":
+        return ""
+    return as_text(fields.get("agent")).strip() or "general-purpose"
 
 
 def load_skills(
