@@ -291,6 +291,9 @@ def build_session(
         env=environ,
         env_file_dir=str(Path(context.session_dir or ".") / "session-env"),
     )
+    # The hooks' `effort` field names what the requests carry (`--effort`), nothing else.
+    effort = getattr(getattr(options, "sdk", None), "effort", None)
+    hooks.effort = str(effort) if effort else None
     clear_env_files()  # a new session starts without the last one's CLAUDE_ENV_FILEs
 
     # Questions become PermissionRequested events, answered by the front end.

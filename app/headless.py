@@ -215,7 +215,7 @@ async def _main(opts: HeadlessRun, build: SessionBuilder, out: IO[str], err: IO[
         else:  # a signal while MCP servers started: the model is never asked
             result = TurnEnded(None, "", True, "interrupted", 0)
     finally:
-        await session.close()
+        await session.close("other")  # Claude Code 2.1.332 ends -p with SessionEnd reason "other"
         signals.cancel_deadline()
         for sig in EXIT_SIGNALS:
             try:

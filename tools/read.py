@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -71,6 +72,9 @@ class ReadInput(ToolInput):
         return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
+_NUMBERED = re.compile(r"^\s*\d+\t")
+
+
 @dataclass(frozen=True)
 class ReadResult:
     """What Read returns: `text` for the model, or `blocks` (image, notebook) as content."""
@@ -83,6 +87,22 @@ class ReadResult:
     num_lines: int = 0
     total_lines: int | None = None
     size_bytes: int = 0
+
+    def hook_response(self) -> Any:
+        """PostToolUse's `tool_response`, in Claude Code 2.1.332's shape for a text read
+        (measured): `{type, file: {filePath, content, numLines, startLine, totalLines}}`, the
+        content without the line numbers the model reads. Other kinds: the data as it is."""
+        if self.kind != "text":
+            return self
+        content = "\n".join(_NUMBERED.sub("", line, count=1) for line in self.text.split("\n"))
+        file = {
+            "filePath": self.file_path,
+            "content": content,
+            "numLines": self.num_lines,
+            "startLine": self.start_line,
+            "totalLines": self.total_lines if self.total_lines is not None else self.num_lines,
+        }
+        return {"type": "text", "file": file}
 
 
 class ReadTool(PathArgument, ReadOnlyTool[ReadInput]):

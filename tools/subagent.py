@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from tools.base import ToolContext, ToolProgress
@@ -46,6 +46,27 @@ class SubagentOutcome:
     tools_used: tuple[str, ...] = ()
     is_error: bool = False
     interrupted: bool = False
+    prompt: str = ""  # what the parent asked it (Claude Code's hooks read it back)
+    model: str = ""  # the model it ran on
+
+    def hook_response(self) -> dict[str, Any]:
+        """PostToolUse's `tool_response` of an Agent call, in Claude Code 2.1.332's shape
+        (measured): not its per-request `usage` or harness counters, which lathe does not keep."""
+        out: dict[str, Any] = {
+            "status": "completed" if not (self.is_error or self.interrupted) else "failed",
+            "prompt": self.prompt,
+            "agentId": self.agent_id,
+            "agentType": self.agent_type,
+            "content": [{"type": "text", "text": self.text}],
+        }
+        if self.model:
+            out["resolvedModel"] = self.model
+        out.update(
+            totalDurationMs=self.duration_ms,
+            totalTokens=self.total_tokens,
+            totalToolUseCount=self.tool_uses,
+        )
+        return out
 
 
 @dataclass(frozen=True)

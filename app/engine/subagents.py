@@ -218,6 +218,8 @@ class SessionSubagents:
             tools_used=tuple(progress.tools_used),
             is_error=ended.is_error,
             interrupted=ended.subtype == "interrupted",
+            prompt=request.prompt,
+            model=child.backend.model,
         )
 
     # -- building the child -----------------------------------------------------------------------

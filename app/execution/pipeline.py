@@ -11,6 +11,7 @@ Every path returns exactly one CallOutcome: a tool_use always gets exactly one t
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -287,7 +288,12 @@ class _Call:
         self, parsed: Any, observable: dict[str, Any], decision: PermissionDecision
     ) -> CallOutcome:
         tool = self.tool
-        hook_call = HookToolCall(tool.name, self.hook_input, self.id, tool.is_mcp)
+        started = time.monotonic()
+
+        def ran() -> HookToolCall:  # the post hooks are told how long the tool ran
+            ms = int((time.monotonic() - started) * 1000)
+            return HookToolCall(tool.name, self.hook_input, self.id, tool.is_mcp, ms)
+
         try:
             result = await tool.call(
                 parsed, self.context, self._can_use_tool, self.parent_message, self.on_progress
@@ -295,14 +301,13 @@ class _Call:
         except asyncio.CancelledError:
             raise
         except ToolError as exc:
-            return await self._failed(hook_call, exc.message, exc.data, decision)
+            return await self._failed(ran(), exc.message, exc.data, decision)
         except Exception as exc:
             debuglog.record(
                 "executor", f"{tool.name}.call ({self.id}) raised; the model reads the error", exc
             )
-            return await self._failed(
-                hook_call, f"Error: {type(exc).__name__}: {exc}", None, decision
-            )
+            return await self._failed(ran(), f"Error: {type(exc).__name__}: {exc}", None, decision)
+        hook_call = ran()
         if result.is_error:
             failure_text = _content_text(tool.to_result_content(result.data))
             outcome = await self._failed(hook_call, failure_text, result.data, decision)

@@ -22,6 +22,8 @@ class HookToolCall:
     tool_input: Mapping[str, Any]
     tool_use_id: str
     is_mcp: bool = False
+    # How long the tool ran (PostToolUse / PostToolUseFailure's `duration_ms`); None: not run.
+    duration_ms: int | None = None
 
 
 class HookRunner(Protocol):

@@ -13,6 +13,7 @@ import dataclasses
 import json
 import os
 import tempfile
+import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -106,6 +107,10 @@ class CommandHookRunner:
         self.extra_fields: dict[str, Any] = {}
         # Set for a subagent's runner: (agent_id, agent_type, its transcript path).
         self.subagent: tuple[str, str, str] | None = None
+        # The user prompt being answered (every event after UserPromptSubmit names it, as in
+        # Claude Code 2.1.332), and the `--effort` level the requests carry (None: none sent).
+        self.prompt_id = ""
+        self.effort: str | None = None
 
     def for_agent(
         self, agent_id: str, agent_type: str, transcript_path: str = ""
@@ -152,6 +157,7 @@ class CommandHookRunner:
     async def user_prompt_submit(self, prompt: str, context: Any = None) -> PromptHookResult:
         if self.subagent is not None:
             return PromptHookResult()
+        self.prompt_id = str(uuid.uuid4())
         outputs = await self._run("UserPromptSubmit", None, {"prompt": prompt}, context)
         return translate_user_prompt_submit(outputs)
 
@@ -345,6 +351,7 @@ class CommandHookRunner:
             **self.extra_fields,
             **fields,
         }
+        _as_claude_code_sends(payload, event, self.prompt_id, self.effort, context)
         try:
             text = json.dumps(payload, default=_jsonable, ensure_ascii=False)
         except (TypeError, ValueError):  # a tool response we cannot encode: say what it was
@@ -390,12 +397,46 @@ def _rule_value(rule: str) -> dict[str, str]:
     return {"toolName": rule}
 
 
+# Claude Code 2.1.332's stdin, field by field (measured on every event against the fake): no
+# `permission_mode` on these; `effort` on these (when the requests carry one); Stop and
+# SubagentStop list the running background tasks and the session's crons (lathe has none).
+_NO_MODE = frozenset({"SessionStart", "SessionEnd", "SubagentStart"})
+_WITH_EFFORT = frozenset(
+    {"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "Stop", "SubagentStop"}
+)
+
+
+def _as_claude_code_sends(
+    payload: dict[str, Any], event: str, prompt_id: str, effort: str | None, context: Any
+) -> None:
+    if event in _NO_MODE:
+        payload.pop("permission_mode", None)
+    if prompt_id and event != "SessionStart":
+        payload["prompt_id"] = prompt_id
+    if effort and event in _WITH_EFFORT:
+        payload["effort"] = {"level": effort}
+    if event in ("Stop", "SubagentStop"):
+        background = getattr(context, "background", None)
+        listed = getattr(background, "all", None)
+        tasks = [t for t in (listed() if callable(listed) else []) if t.status == "running"]
+        # The entries' shape with a task running was not measured; id, description, status.
+        payload.setdefault("background_tasks", [_task_entry(t) for t in tasks])
+        payload.setdefault("session_crons", [])
+
+
+def _task_entry(task: Any) -> dict[str, Any]:
+    return {"id": task.id, "description": task.description, "status": task.status}
+
+
 def _tool_fields(call: HookToolCall) -> dict[str, Any]:
-    return {
+    fields = {
         "tool_name": call.tool_name,
         "tool_input": dict(call.tool_input),
         "tool_use_id": call.tool_use_id,
     }
+    if call.duration_ms is not None:
+        fields["duration_ms"] = call.duration_ms
+    return fields
 
 
 def _hook_response(response: Any) -> Any:

@@ -154,7 +154,7 @@ class ProtocolSession:
             for task in list(self._inflight.values()):
                 task.cancel()
             self.channel.close()
-            await session.close()
+            await session.close("other")
             signals.cancel_deadline()
             for sig in EXIT_SIGNALS:
                 try:
