@@ -429,7 +429,7 @@ def _task_entry(task: Any) -> dict[str, Any]:
 
 
 def _tool_fields(call: HookToolCall) -> dict[str, Any]:
-    fields = {
+    fields: dict[str, Any] = {
         "tool_name": call.tool_name,
         "tool_input": dict(call.tool_input),
         "tool_use_id": call.tool_use_id,
