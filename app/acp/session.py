@@ -216,6 +216,7 @@ class AcpSession:
         commands.extend(
             AvailableCommand(name=c.name, description=c.help)
             for c in self.session.custom_commands()
+            if not c.refusal  # a skill only the model may invoke is no command
         )
         self._send(
             AvailableCommandsUpdate(

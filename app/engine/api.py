@@ -98,10 +98,13 @@ class McpServerStatus:
 
 @dataclass(frozen=True)
 class CommandInfo:
-    """A custom slash command (`/name`), for completion and palettes."""
+    """A custom slash command (`/name`), for completion and palettes. `refusal` set: not a
+    command the user may run (a skill only the model may invoke, `user-invocable: false`);
+    typed as `/name` it gets these words (Claude Code 2.1.332's), and no completion lists it."""
 
     name: str
     help: str
+    refusal: str = ""
 
 
 @dataclass(frozen=True)

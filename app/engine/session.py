@@ -258,12 +258,22 @@ class Session:
 
     def custom_commands(self) -> tuple[CommandInfo, ...]:
         """The project's and user's custom commands (/name), for completion and palettes."""
+        from app.commands.turn_prompt import model_only_text
         from app.engine.api import CommandInfo
 
         found = self.parts.commands
         if found is None:
             return ()
-        return tuple(CommandInfo(c.name, c.help) for c in found.sorted())
+        listed = [CommandInfo(c.name, c.help) for c in found.sorted()]
+        skills = getattr(found, "skills", None)
+        for skill in skills.sorted() if skills is not None else ():
+            if (
+                not skill.user_invocable
+                and not skill.is_command
+                and skill.name not in found.commands
+            ):
+                listed.append(CommandInfo(skill.name, "", model_only_text(skill.name)))
+        return tuple(listed)
 
     def history(self) -> tuple[EngineEvent, ...]:
         """A resumed conversation as the events a live one would have sent (what came before a

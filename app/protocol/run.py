@@ -397,7 +397,8 @@ class ProtocolSession:
     def slash_commands(self) -> dict[str, str]:
         out = dict(HEADLESS_COMMANDS)
         for command in self.session.custom_commands():
-            out[command.name] = command.help
+            if not command.refusal:  # a skill only the model may invoke is no command
+                out[command.name] = command.help
         return out
 
     def api_key_source(self) -> str:

@@ -58,6 +58,7 @@ class SlashCommands:
     def __init__(self, app: LatheApp) -> None:
         self.app = app
         self.custom: list[SlashCommand] = []
+        self.refused: dict[str, str] = {}
         self.context = ContextCommands(app)
         self._handlers: dict[str, Callable[[str], None]] = {
             "help": self.cmd_help,
@@ -80,7 +81,10 @@ class SlashCommands:
     # -- custom commands (.claude/commands; app/commands/loader.py) ------------------------------
     def add_custom(self, session: SessionPort) -> None:
         """Offer the session's custom commands in `/` completion and the palette."""
-        self.custom = [SlashCommand(c.name, c.help) for c in session.custom_commands()]
+        listed = session.custom_commands()
+        self.custom = [SlashCommand(c.name, c.help) for c in listed if not c.refusal]
+        # A model-only skill typed as /name: Claude Code's words, not "Unknown command".
+        self.refused = {c.name: c.refusal for c in listed if c.refusal}
         prompt = self.app.main.prompt
         builtin = [c for c in prompt.commands if c.name in {b.name for b in COMMANDS}]
         prompt.commands = builtin + self.custom
@@ -93,6 +97,10 @@ class SlashCommands:
         name, _, arg = text.lstrip("/").partition(" ")
         handler = self._handlers.get(name)
         if handler is None:
+            refusal = self.refused.get(name)
+            if refusal:
+                self.notice(refusal, "warning")
+                return
             self.notice(f"Unknown command /{name}. Type /help for the list.", "warning")
             return
         handler(arg.strip())
