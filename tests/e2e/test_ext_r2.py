@@ -7,6 +7,7 @@ Claude Code 2.1.332's behaviour for each was measured against the same fake (CHA
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -119,6 +120,9 @@ def test_a_plugins_mcp_json_servers_start_with_claude_codes_tool_names(fake_api,
     # ${CLAUDE_PLUGIN_ROOT} expanded in the args, and set for the server, as Claude Code does.
     started = json.loads((root / "env.json").read_text())
     assert started["CLAUDE_PLUGIN_ROOT"] == str(root.resolve())
+    # ...and its data folder, made before it starts (Claude Code: plugins/data/<name>-inline).
+    data = Path(os.environ["HOME"]) / ".claude" / "plugins" / "data" / "kit-inline"
+    assert started["CLAUDE_PLUGIN_DATA"] == str(data) and data.is_dir()
 
 
 def test_a_manifests_inline_mcp_servers_start_too(fake_api, project, tmp_path):
