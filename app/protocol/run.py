@@ -120,7 +120,7 @@ class ProtocolSession:
         self.session = session = setup.session
         self.default_model = session.model
         self.printer.session_id = session.session_id
-        # `--agents` is already the session's (app/compose.py); initialize's come in later.
+        self.define_agents(self.opts.sdk.agents)
         self._hooks = SdkHookBridge(
             self.channel, self.writer, session.session_id, self.opts.sdk.include_hook_events
         )
