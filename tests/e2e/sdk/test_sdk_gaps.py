@@ -109,7 +109,7 @@ async def test_agents_updates_interrupting_deny_hook_events_and_images(
         )
         sub = bodies[1]
         assert "You are the reviewer agent." in system_text(sub)
-        assert tools_of(sub) == {"Read", "Grep"} and sub["model"] == "claude-haiku-4-5"
+        assert tools_of(sub) == {"Read", "Grep"} and sub["model"] == "claude-haiku-5-5"
         assert isinstance(reviewed[-1], ResultMessage) and reviewed[-1].result == "reviewed"
 
         # 2. Updates beyond allow rules: a deny rule saved to the local settings, a folder

@@ -169,7 +169,7 @@ async def test_custom_agent_gets_only_its_tools(fake_api, repo, monkeypatch):
     await session.run_turn(MAIN)
     first, second = requests_of(fake_api, "SUB-L")
     assert sorted(t["name"] for t in first["tools"]) == ["Grep", "Read"]
-    assert first["model"] == "claude-haiku-4-5"
+    assert first["model"] == "claude-haiku-5-5"
     assert "LOOKER-PROMPT" in json.dumps(first["system"])
     refused = result_of(second, "toolu_bash")
     assert refused.get("is_error") and "No such tool available: Bash" in text_of(refused)
