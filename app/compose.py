@@ -136,7 +136,12 @@ def build_session(
         # before building (reload, exit, or go on with the broken files' deny rules only).
         raise SetupError(settings_error_text(errors))
     warnings.extend(str(p) for p in permissions.problems)
-    merged = loaded.merged(trusted=is_trusted_now)
+    # A headless run in a folder nobody trusted: the checked-in files keep their hooks and servers
+    # but cannot set what settings.example.toml says untrusted project files cannot.
+    confined = not interactive and not is_trusted(project, env)
+    merged = loaded.merged(trusted=is_trusted_now, confined=confined)
+    if confined:
+        warnings.extend(str(p) for p in loaded.confined_problems())
     # What Bash, hooks and MCP servers may see of lathe's credentials (none unless passed on).
     set_passthrough(merged.passthrough_env)
     # The settings' `env` reaches Bash, hooks and MCP servers as written, credentials included:

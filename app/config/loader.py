@@ -52,6 +52,17 @@ SOURCE_LABELS = {
 }
 # Sources a repository controls: ignored for allow rules, hooks and widening knobs until trusted.
 PROJECT_SOURCES = frozenset({"claude-project", "project", "claude-local", "local"})
+# The checked-in ones (what a cloned repository brings; the local files are the user's own).
+SHARED_PROJECT_SOURCES = frozenset({"claude-project", "project"})
+# What a checked-in file cannot set in a folder nobody trusted, headless too (settings.example.toml
+# "Untrusted project files cannot set this"; cleanup reaches other projects' transcripts).
+CONFINED_KEYS = {
+    "env": "env",
+    "passthrough_env": "passthrough_env",
+    "api_key_helper": "apiKeyHelper",
+    "status_line": "statusLine",
+    "cleanup_period_days": "cleanupPeriodDays",
+}
 
 _COMPAT_PERMISSION_KEYS = {
     "allow",
@@ -122,13 +133,40 @@ class LoadedSettings:
         """The problems that make a file broken (warnings left out)."""
         return tuple(p for p in self.problems if p.severity == "error")
 
+    def confined_problems(self) -> list[SettingsProblem]:
+        """A warning for each CONFINED_KEYS value a checked-in file set (merged(confined=True)
+        leaves them out)."""
+        found: list[SettingsProblem] = []
+        for src in self.sources:
+            s = src.settings
+            if s is None or src.name not in SHARED_PROJECT_SOURCES:
+                continue
+            for attr, label in CONFINED_KEYS.items():
+                value = getattr(s, attr)
+                if value is None or value == [] or value == {} or value == "":
+                    continue
+                found.append(
+                    SettingsProblem(
+                        src.path or src.name,
+                        f"{label if src.name.startswith('claude') else attr} ignored: a checked-in project file cannot set it and this "
+                        "folder is not trusted",
+                        source=src.name,
+                        severity="warning",
+                    )
+                )
+        return found
+
     @property
     def broken_sources(self) -> tuple[LoadedSource, ...]:
         return tuple(s for s in self.sources if s.broken)
 
-    def merged(self, trusted: bool = True) -> Settings:
+    def merged(self, trusted: bool = True, confined: bool = False) -> Settings:
         """Scalars: highest source wins. Lists and tables merge. Untrusted project files give
-        no hooks, no MCP servers and no environment."""
+        no hooks, no MCP servers and no environment. `confined` (a headless run in a folder the
+        trust records do not name, which keeps the project's hooks and servers): the checked-in
+        files still give none of CONFINED_KEYS, so a cloned repository cannot hand lathe's
+        credentials on, run its key helper, change what every program finds on PATH, or delete
+        the transcripts of the user's other projects."""
         hooks: dict[str, list[dict[str, Any]]] = {}
         servers: dict[str, dict[str, Any]] = {}
         env: dict[str, str] = {}
@@ -146,6 +184,8 @@ class LoadedSettings:
             s = src.settings
             if s is None:
                 continue
+            untrusted = not trusted and src.name in PROJECT_SOURCES
+            checked_in = confined and src.name in SHARED_PROJECT_SOURCES
             if trusted or src.name not in PROJECT_SOURCES:
                 for event, entries in s.hooks.items():
                     # Malformed entries are kept as they are: the hooks parser reports them.
@@ -157,6 +197,7 @@ class LoadedSettings:
                 # Servers start programs and env changes what every program sees: an untrusted
                 # project gets neither, like its hooks.
                 servers.update(s.mcp.servers)
+            if not untrusted and not checked_in:
                 env.update(s.env)
                 # Handing a credential to the programs lathe starts is a widening: an
                 # untrusted project cannot do it, like its env.
@@ -164,6 +205,9 @@ class LoadedSettings:
                 # Both run a command of the file's choosing: not from an untrusted project.
                 api_key_helper = s.api_key_helper or api_key_helper
                 status_line = s.status_line or status_line
+                # The cleanup deletes every project's transcripts, not only this one's.
+                if s.cleanup_period_days is not None:
+                    cleanup_days = s.cleanup_period_days
             model = s.model or model
             theme = s.theme or theme
             keymap.update(s.keymap)
@@ -171,8 +215,6 @@ class LoadedSettings:
             mouse = s.mouse if s.mouse is not None else mouse
             # Each `[context]` key on its own: the highest source that sets it wins.
             context.update(s.context.model_dump(exclude_none=True))
-            if s.cleanup_period_days is not None:
-                cleanup_days = s.cleanup_period_days
         return Settings.model_validate(
             {
                 "hooks": hooks,
