@@ -193,7 +193,9 @@ def build_session(
     pool = assemble_tool_pool(builtins, (), decider)
     # MCP servers connect after the session exists (Session.start_mcp), so a slow one never
     # delays the first frame or, in the TUI, the first prompt.
-    mcp_config = load_mcp_config(merged.mcp.servers, project, env, trusted=is_trusted_now)
+    mcp_config = load_mcp_config(
+        merged.mcp.servers, project, env, trusted=is_trusted_now, confined=confined
+    )
     mcp_config = _with_option_servers(mcp_config, opts, environ)
     if plugins and not opts.strict_mcp_config:  # --strict-mcp-config: its servers alone
         from app.mcp.plugin_servers import with_plugin_servers

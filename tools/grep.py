@@ -14,8 +14,8 @@ from tools.base import (
     ProgressCallback,
     ReadOnlyTool,
     ToolContext,
-    ToolInput,
     ToolError,
+    ToolInput,
     ToolResult,
 )
 from tools.decisions import ValidationResult

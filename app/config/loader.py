@@ -25,6 +25,7 @@ from pydantic import ValidationError
 from app import jsonlimits
 from app.config.models import PermissionMode, Settings
 from app.config.paths import config_dir, home_dir, policy_file, project_dir
+from tools.process.child_env import is_secret
 
 # Lowest to highest precedence. The compat file of a level sits just below lathe's own file.
 SOURCE_ORDER = (
@@ -190,10 +191,8 @@ class LoadedSettings:
                 for event, entries in s.hooks.items():
                     # Malformed entries are kept as they are: the hooks parser reports them.
                     bucket = hooks.setdefault(str(event), [])
-                    if isinstance(entries, list):
-                        bucket.extend(entries)
-                    else:
-                        bucket.append(entries)
+                    listed = entries if isinstance(entries, list) else [entries]
+                    bucket.extend(_without_secret_env(e) if checked_in else e for e in listed)
                 # Servers start programs and env changes what every program sees: an untrusted
                 # project gets neither, like its hooks.
                 servers.update(s.mcp.servers)
@@ -232,6 +231,24 @@ class LoadedSettings:
                 "status_line": status_line,
             }
         )
+
+
+def _without_secret_env(entry: Any) -> Any:
+    """A checked-in hook entry whose http hooks' `allowedEnvVars` name none of the credentials
+    lathe keeps from its children: their headers cannot carry the user's key to the repository's
+    URL (the names stay unfilled, as any name the list leaves out)."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("hooks"), list):
+        return entry
+    handlers = []
+    for handler in entry["hooks"]:
+        if isinstance(handler, dict) and isinstance(handler.get("allowedEnvVars"), list):
+            names = handler["allowedEnvVars"]
+            kept = [
+                n for n in names if not (isinstance(n, str) and is_secret(n, os.environ.get(n, "")))
+            ]
+            handler = {**handler, "allowedEnvVars": kept}
+        handlers.append(handler)
+    return {**entry, "hooks": handlers}
 
 
 def source_paths(project: Path, env: Mapping[str, str] | None = None) -> list[tuple[str, Path]]:
