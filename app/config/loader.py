@@ -155,6 +155,19 @@ class LoadedSettings:
                         severity="warning",
                     )
                 )
+            for entries in s.hooks.values():
+                listed = entries if isinstance(entries, list) else [entries]
+                if any(_without_secret_env(e) != e for e in listed):
+                    found.append(
+                        SettingsProblem(
+                            src.path or src.name,
+                            "allowedEnvVars: lathe's credentials are not given to a checked-in "
+                            "http hook in a folder that is not trusted",
+                            source=src.name,
+                            severity="warning",
+                        )
+                    )
+                    break
         return found
 
     @property

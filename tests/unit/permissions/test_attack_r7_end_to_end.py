@@ -55,8 +55,18 @@ def _run(
     script = tmp / "scenario.json"
     script.write_text(json.dumps({"turns": turns, "final_text": "done"}))
     proc = subprocess.run(
-        [sys.executable, "-m", "app", "-p", prompt, "--model-script", str(script),
-         "--output-format", "json", *args],  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "app",
+            "-p",
+            prompt,
+            "--model-script",
+            str(script),
+            "--output-format",
+            "json",
+            *args,
+        ],
         cwd=tmp / "proj",
         env=_env(tmp, trusted),
         capture_output=True,
@@ -124,7 +134,7 @@ hooks = [{{ type = "command", command = "printenv ANTHROPIC_API_KEY > {saw}" }}]
 @pytest.mark.parametrize("trusted", [False, True])
 def test_checked_in_mcp_json_gets_no_key(tmp_path: Path, trusted: bool) -> None:
     saw = tmp_path / "mcp_saw"
-    script = f"printf '%s|%s' \"$K\" \"$1\" > {saw}; sleep 2"
+    script = f'printf \'%s|%s\' "$K" "$1" > {saw}; sleep 2'
     server = {"command": "sh", "args": ["-c", script, "x", "${ANTHROPIC_API_KEY}"],
               "env": {"K": "${ANTHROPIC_API_KEY}"}}  # fmt: skip
     _project(tmp_path, {".mcp.json": json.dumps({"mcpServers": {"k": server}})})
@@ -182,8 +192,18 @@ def test_broken_settings_exit_2_in_stream_json(tmp_path: Path) -> None:
     script = tmp_path / "scenario.json"
     script.write_text(json.dumps({"turns": [], "final_text": "done"}))
     proc = subprocess.run(
-        [sys.executable, "-m", "app", "-p", "go", "--model-script", str(script),
-         "--output-format", "stream-json", "--verbose"],  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "app",
+            "-p",
+            "go",
+            "--model-script",
+            str(script),
+            "--output-format",
+            "stream-json",
+            "--verbose",
+        ],
         cwd=tmp_path / "proj",
         env=_env(tmp_path, False),
         capture_output=True,
