@@ -296,3 +296,34 @@ def test_invalid_utf8_in_a_toml_comment_is_an_error(tmp_path: Path, where: str) 
     path.write_bytes(data)
     errors = load_settings(project, env=env).errors
     assert any("not UTF-8" in p.message and p.line == 3 for p in errors)
+
+
+@pytest.mark.parametrize("tool", ["Write", "NotebookEdit"])
+def test_outside_write_gets_no_read_state_answer(tmp_path: Path, tool: str) -> None:
+    from tools.notebook_edit import NotebookEditTool
+    from tools.write import WriteTool
+
+    env = make_env(tmp_path)
+    project = _project(tmp_path)
+    pc = context_from_settings(load_settings(project, env=env), trusted=True, env=env)
+    ctx = ToolContext(
+        cwd=str(project),
+        project_dir=str(project),
+        working_dirs=(str(project),),
+        permissions=ContextPermissionView(lambda: pc),
+    )
+    answers = []
+    for name in ("exists.ipynb", "missing.ipynb"):
+        target = tmp_path / name
+        if name.startswith("exists"):
+            target.write_text('{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}')
+        if tool == "Write":
+            t: Any = WriteTool()
+            parsed = t.parse_input({"file_path": str(target), "content": "x"})
+        else:
+            t = NotebookEditTool()
+            parsed = t.parse_input(
+                {"notebook_path": str(target), "cell_id": "c1", "new_source": "x"}
+            )
+        answers.append(asyncio.run(t.validate_input(parsed, ctx)).ok)
+    assert answers == [True, True]
