@@ -136,7 +136,12 @@ def build_session(
         # before building (reload, exit, or go on with the broken files' deny rules only).
         raise SetupError(settings_error_text(errors))
     warnings.extend(str(p) for p in permissions.problems)
-    merged = loaded.merged(trusted=is_trusted_now)
+    # A headless run in a folder nobody trusted: the checked-in files keep their hooks and servers
+    # but cannot set what settings.example.toml says untrusted project files cannot.
+    confined = not interactive and not is_trusted(project, env)
+    merged = loaded.merged(trusted=is_trusted_now, confined=confined)
+    if confined:
+        warnings.extend(str(p) for p in loaded.confined_problems())
     # What Bash, hooks and MCP servers may see of lathe's credentials (none unless passed on).
     set_passthrough(merged.passthrough_env)
     # The settings' `env` reaches Bash, hooks and MCP servers as written, credentials included:
@@ -189,7 +194,9 @@ def build_session(
     pool = assemble_tool_pool(builtins, (), decider)
     # MCP servers connect after the session exists (Session.start_mcp), so a slow one never
     # delays the first frame or, in the TUI, the first prompt.
-    mcp_config = load_mcp_config(merged.mcp.servers, project, env, trusted=is_trusted_now)
+    mcp_config = load_mcp_config(
+        merged.mcp.servers, project, env, trusted=is_trusted_now, confined=confined
+    )
     mcp_config = _with_option_servers(mcp_config, opts, environ)
     if plugins and not opts.strict_mcp_config:  # --strict-mcp-config: its servers alone
         from app.mcp.plugin_servers import with_plugin_servers

@@ -460,6 +460,12 @@ class Tool(Generic[InputT]):
         (path kinds), the URL (url), or a tool-defined string (generic). None: nothing to match."""
         return None
 
+    def permission_path(self, input: InputT, subject: str) -> str:
+        """The folder or file a path tool really reaches, given its absolute subject: the
+        subject itself, except for a tool whose other input leads elsewhere (Glob's pattern
+        `../*` or `~/.ssh/*` reads beside or far from its `path`)."""
+        return subject
+
     def summary(self, input: InputT) -> str:
         """One line for the UI: what this call does."""
         return ""

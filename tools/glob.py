@@ -82,6 +82,10 @@ class GlobTool(PathArgument, ReadOnlyTool[GlobInput]):
     def interrupt_behavior(self) -> Literal["cancel", "block"]:
         return "cancel"
 
+    def permission_path(self, input: GlobInput, subject: str) -> str:
+        # What call() lists: the pattern's literal leading folders joined to `path`.
+        return split_pattern(input.pattern, subject).root
+
     def summary(self, input: GlobInput) -> str:
         return f'"{input.pattern}"' + (f" in {input.path}" if input.path else "")
 
@@ -102,6 +106,14 @@ class GlobTool(PathArgument, ReadOnlyTool[GlobInput]):
         path, failure = check_path(self.name, input.path or context.cwd, context, "read")
         if failure is not None:
             return failure
+        root = split_pattern(input.pattern, path).root
+        if root != path:
+            root, failure = check_path(self.name, root, context, "read")
+            if failure is not None:
+                return failure
+        if not context.permissions.is_in_working_dirs(root):
+            # Outside: the permission check answers first, so no answer tells what exists there.
+            return ValidationResult.success()
         problem = _directory_problem(path, context.cwd)
         if problem:
             return ValidationResult.failure(problem, error_code=2)

@@ -14,6 +14,7 @@ from tools.base import (
     ProgressCallback,
     ReadOnlyTool,
     ToolContext,
+    ToolError,
     ToolInput,
     ToolResult,
 )
@@ -33,6 +34,10 @@ def _none_like(value: Any) -> Any:
     if isinstance(value, str) and value.strip() in ("", "undefined", "null", "None"):
         return None
     return value
+
+
+def _missing(path: str, cwd: str) -> str:
+    return f"Path does not exist: {path}. Note: your current working directory is {cwd}."
 
 
 def _exists(path: str) -> bool:
@@ -149,12 +154,10 @@ class GrepTool(PathArgument, ReadOnlyTool[GrepInput]):
         path, failure = check_path(self.name, input.path or context.cwd, context, "read")
         if failure is not None:
             return failure
-        if not _exists(path):
-            return ValidationResult.failure(
-                f"Path does not exist: {path}. Note: your current working directory is "
-                f"{context.cwd}.",
-                error_code=2,
-            )
+        # Outside the working folders the permission check answers first (call() says it then),
+        # so the answer never tells what exists there.
+        if context.permissions.is_in_working_dirs(path) and not _exists(path):
+            return ValidationResult.failure(_missing(path, context.cwd), error_code=2)
         if input.file_type is not None and input.file_type not in type_table():
             return ValidationResult.failure(
                 f"Unknown file type {input.file_type!r} for `type`. Common types: py, js, ts, "
@@ -189,6 +192,8 @@ class GrepTool(PathArgument, ReadOnlyTool[GrepInput]):
         on_progress: ProgressCallback,
     ) -> ToolResult:
         query = self.query(input, context)
+        if not _exists(query.root):
+            raise ToolError(_missing(query.root, context.cwd))
         rg = use_rg(context)
         if rg is not None:
             hits, partial = await grep_rg.search(rg, query, context.abort)

@@ -221,6 +221,10 @@ class NotebookEditTool(PathArgument, Tool[NotebookEditInput]):
             return ValidationResult.failure(NEEDS_TYPE, error_code=5)
         if input.cell_id is None and input.edit_mode != "insert":
             return ValidationResult.failure(NEEDS_ID, error_code=6)
+        if not context.permissions.is_in_working_dirs(path):
+            # Outside the working folders the permission check answers first; call() checks the
+            # file then, so no answer tells whether it exists or was read.
+            return ValidationResult.success()
         problem = await asyncio.to_thread(self._problem, context, path, input)
         if problem:
             return ValidationResult.failure(problem, error_code=8)

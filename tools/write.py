@@ -85,6 +85,10 @@ class WriteTool(PathArgument, Tool[WriteInput]):
         path, failure = check_path(self.name, input.file_path, context, "write")
         if failure is not None:
             return failure
+        if not context.permissions.is_in_working_dirs(path):
+            # Outside the working folders the permission check answers first; call() checks the
+            # file then, so no answer tells whether it exists or was read.
+            return ValidationResult.success()
         problem = await asyncio.to_thread(self._problem, context, path, input.content)
         if problem:
             return ValidationResult.failure(problem, error_code=7)

@@ -47,6 +47,32 @@ def mention_paths(text: str, cwd: Path) -> list[Path]:
     return out
 
 
+def confine_checked_in(
+    paths: list[Path], project: str, trusted: bool, name: str
+) -> tuple[list[Path], list[str]]:
+    """The `@` paths a checked-in command's or skill's body may attach: never a credential file
+    or /proc (the memory guard's list), and in a folder nobody trusted nothing outside the
+    project, as written or where its links lead (whoever wrote the repository chose them; the
+    user only typed `/name`)."""
+    from app.memory.guard import never_read_reason
+    from app.permissions.paths import inside
+
+    kept: list[Path] = []
+    notices: list[str] = []
+    roots = tuple({os.path.normpath(project), os.path.realpath(project)})
+    for path in paths:
+        why = never_read_reason(path)
+        if not why and not trusted:
+            forms = (os.path.normpath(os.path.abspath(path)), os.path.realpath(path))
+            if not all(inside(f, roots) for f in forms):
+                why = "it is outside the project and this folder is not trusted"
+        if why:
+            notices.append(f"/{name}: @{path} not attached: {why}")
+            continue
+        kept.append(path)
+    return kept, notices
+
+
 def reminder(text: str) -> dict[str, Any]:
     return {"type": "text", "text": f"<system-reminder>\n{text}\n</system-reminder>"}
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from app.commands.arguments import fill_variables, substitute
 from app.commands.loader import CommandSet, CustomCommand
-from app.commands.mentions import attach, mention_paths
+from app.commands.mentions import attach, confine_checked_in, mention_paths
 
 # As Claude Code: the `!` starts the text or follows whitespace (`a!`b`` is no command line).
 # A fenced block opened with ```! is one command too, its whole text (Claude Code 2.1.332's
@@ -110,7 +110,14 @@ async def expand_prompt(prompt: str, session: Any, commands: CommandSet | None) 
         f"<command-name>/{command.name}</command-name>\n"
         f"<command-args>{args}</command-args>"
     )
-    attached = await attach(mention_paths(text, cwd), session)
+    paths = mention_paths(text, cwd)
+    if command.source == "project":
+        from app.permissions.trust import is_trusted
+
+        project = str(session.context.project_dir or cwd)
+        paths, refused = confine_checked_in(paths, project, is_trusted(project), command.name)
+        expanded.notices.extend(refused)
+    attached = await attach(paths, session)
     expanded.content = [
         {"type": "text", "text": header},
         {"type": "text", "text": text},

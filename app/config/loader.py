@@ -25,6 +25,7 @@ from pydantic import ValidationError
 from app import jsonlimits
 from app.config.models import PermissionMode, Settings
 from app.config.paths import config_dir, home_dir, policy_file, project_dir
+from tools.process.child_env import is_secret
 
 # Lowest to highest precedence. The compat file of a level sits just below lathe's own file.
 SOURCE_ORDER = (
@@ -52,6 +53,17 @@ SOURCE_LABELS = {
 }
 # Sources a repository controls: ignored for allow rules, hooks and widening knobs until trusted.
 PROJECT_SOURCES = frozenset({"claude-project", "project", "claude-local", "local"})
+# The checked-in ones (what a cloned repository brings; the local files are the user's own).
+SHARED_PROJECT_SOURCES = frozenset({"claude-project", "project"})
+# What a checked-in file cannot set in a folder nobody trusted, headless too (settings.example.toml
+# "Untrusted project files cannot set this"; cleanup reaches other projects' transcripts).
+CONFINED_KEYS = {
+    "env": "env",
+    "passthrough_env": "passthrough_env",
+    "api_key_helper": "apiKeyHelper",
+    "status_line": "statusLine",
+    "cleanup_period_days": "cleanupPeriodDays",
+}
 
 _COMPAT_PERMISSION_KEYS = {
     "allow",
@@ -122,13 +134,53 @@ class LoadedSettings:
         """The problems that make a file broken (warnings left out)."""
         return tuple(p for p in self.problems if p.severity == "error")
 
+    def confined_problems(self) -> list[SettingsProblem]:
+        """A warning for each CONFINED_KEYS value a checked-in file set (merged(confined=True)
+        leaves them out)."""
+        found: list[SettingsProblem] = []
+        for src in self.sources:
+            s = src.settings
+            if s is None or src.name not in SHARED_PROJECT_SOURCES:
+                continue
+            for attr, label in CONFINED_KEYS.items():
+                value = getattr(s, attr)
+                if value is None or value == [] or value == {} or value == "":
+                    continue
+                found.append(
+                    SettingsProblem(
+                        src.path or src.name,
+                        f"{label if src.name.startswith('claude') else attr} ignored: a checked-in project file cannot set it and this "
+                        "folder is not trusted",
+                        source=src.name,
+                        severity="warning",
+                    )
+                )
+            for entries in s.hooks.values():
+                listed = entries if isinstance(entries, list) else [entries]
+                if any(_without_secret_env(e) != e for e in listed):
+                    found.append(
+                        SettingsProblem(
+                            src.path or src.name,
+                            "allowedEnvVars: lathe's credentials are not given to a checked-in "
+                            "http hook in a folder that is not trusted",
+                            source=src.name,
+                            severity="warning",
+                        )
+                    )
+                    break
+        return found
+
     @property
     def broken_sources(self) -> tuple[LoadedSource, ...]:
         return tuple(s for s in self.sources if s.broken)
 
-    def merged(self, trusted: bool = True) -> Settings:
+    def merged(self, trusted: bool = True, confined: bool = False) -> Settings:
         """Scalars: highest source wins. Lists and tables merge. Untrusted project files give
-        no hooks, no MCP servers and no environment."""
+        no hooks, no MCP servers and no environment. `confined` (a headless run in a folder the
+        trust records do not name, which keeps the project's hooks and servers): the checked-in
+        files still give none of CONFINED_KEYS, so a cloned repository cannot hand lathe's
+        credentials on, run its key helper, change what every program finds on PATH, or delete
+        the transcripts of the user's other projects."""
         hooks: dict[str, list[dict[str, Any]]] = {}
         servers: dict[str, dict[str, Any]] = {}
         env: dict[str, str] = {}
@@ -146,17 +198,18 @@ class LoadedSettings:
             s = src.settings
             if s is None:
                 continue
+            untrusted = not trusted and src.name in PROJECT_SOURCES
+            checked_in = confined and src.name in SHARED_PROJECT_SOURCES
             if trusted or src.name not in PROJECT_SOURCES:
                 for event, entries in s.hooks.items():
                     # Malformed entries are kept as they are: the hooks parser reports them.
                     bucket = hooks.setdefault(str(event), [])
-                    if isinstance(entries, list):
-                        bucket.extend(entries)
-                    else:
-                        bucket.append(entries)
+                    listed = entries if isinstance(entries, list) else [entries]
+                    bucket.extend(_without_secret_env(e) if checked_in else e for e in listed)
                 # Servers start programs and env changes what every program sees: an untrusted
                 # project gets neither, like its hooks.
                 servers.update(s.mcp.servers)
+            if not untrusted and not checked_in:
                 env.update(s.env)
                 # Handing a credential to the programs lathe starts is a widening: an
                 # untrusted project cannot do it, like its env.
@@ -164,6 +217,9 @@ class LoadedSettings:
                 # Both run a command of the file's choosing: not from an untrusted project.
                 api_key_helper = s.api_key_helper or api_key_helper
                 status_line = s.status_line or status_line
+                # The cleanup deletes every project's transcripts, not only this one's.
+                if s.cleanup_period_days is not None:
+                    cleanup_days = s.cleanup_period_days
             model = s.model or model
             theme = s.theme or theme
             keymap.update(s.keymap)
@@ -171,8 +227,6 @@ class LoadedSettings:
             mouse = s.mouse if s.mouse is not None else mouse
             # Each `[context]` key on its own: the highest source that sets it wins.
             context.update(s.context.model_dump(exclude_none=True))
-            if s.cleanup_period_days is not None:
-                cleanup_days = s.cleanup_period_days
         return Settings.model_validate(
             {
                 "hooks": hooks,
@@ -190,6 +244,24 @@ class LoadedSettings:
                 "status_line": status_line,
             }
         )
+
+
+def _without_secret_env(entry: Any) -> Any:
+    """A checked-in hook entry whose http hooks' `allowedEnvVars` name none of the credentials
+    lathe keeps from its children: their headers cannot carry the user's key to the repository's
+    URL (the names stay unfilled, as any name the list leaves out)."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("hooks"), list):
+        return entry
+    handlers = []
+    for handler in entry["hooks"]:
+        if isinstance(handler, dict) and isinstance(handler.get("allowedEnvVars"), list):
+            names = handler["allowedEnvVars"]
+            kept = [
+                n for n in names if not (isinstance(n, str) and is_secret(n, os.environ.get(n, "")))
+            ]
+            handler = {**handler, "allowedEnvVars": kept}
+        handlers.append(handler)
+    return {**entry, "hooks": handlers}
 
 
 def source_paths(project: Path, env: Mapping[str, str] | None = None) -> list[tuple[str, Path]]:

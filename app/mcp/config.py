@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from app import jsonlimits
+from tools.process.child_env import is_secret
 
 # "sdk": a server living in the Claude Agent SDK program, reached over the control protocol.
 Transport = Literal["stdio", "http", "sse", "sdk"]
@@ -83,9 +84,17 @@ def expand_vars(text: str, env: Mapping[str, str]) -> tuple[str, list[str]]:
 class _Reader:
     """Parses one source's table of servers, collecting problems instead of raising."""
 
-    def __init__(self, source: str, env: Mapping[str, str], allow_sdk: bool = False) -> None:
+    def __init__(
+        self,
+        source: str,
+        env: Mapping[str, str],
+        allow_sdk: bool = False,
+        withheld: frozenset[str] = frozenset(),
+    ) -> None:
         self.source = source
         self.env = env
+        # Credentials this file may not name (a checked-in file of a folder nobody trusted).
+        self.withheld = withheld
         self.allow_sdk = allow_sdk
         self.problems: list[McpProblem] = []
 
@@ -98,8 +107,18 @@ class _Reader:
             self.problem(server, f"{what} must be a string, not {_json_type(value)}")
             return None
         expanded, missing = expand_vars(value, self.env)
-        if missing:
-            names = ", ".join(sorted(set(missing)))
+        kept = sorted(set(missing) & self.withheld)
+        if kept:
+            names = ", ".join(kept)
+            self.problem(
+                server,
+                f"{what}: {names} not expanded: lathe's credentials are not given to a "
+                "checked-in .mcp.json in a folder that is not trusted",
+                "warning",
+            )
+        unset = sorted(set(missing) - self.withheld)
+        if unset:
+            names = ", ".join(unset)
             self.problem(server, f"{what}: environment variables not set: {names}", "warning")
         return expanded
 
@@ -187,19 +206,32 @@ class _Reader:
 
 
 def parse_servers(
-    raw: Any, source: str, env: Mapping[str, str] | None = None, *, allow_sdk: bool = False
+    raw: Any,
+    source: str,
+    env: Mapping[str, str] | None = None,
+    *,
+    allow_sdk: bool = False,
+    withheld: frozenset[str] = frozenset(),
 ) -> tuple[list[ServerSpec], list[McpProblem]]:
     """`allow_sdk`: `{"type": "sdk"}` servers are accepted (only --mcp-config, from the SDK)."""
-    reader = _Reader(source, os.environ if env is None else env, allow_sdk)
+    reader = _Reader(source, os.environ if env is None else env, allow_sdk, withheld)
     specs = reader.servers(raw)
     return specs, reader.problems
 
 
 def read_mcp_json(
-    path: Path, env: Mapping[str, str] | None = None
+    path: Path, env: Mapping[str, str] | None = None, *, confined: bool = False
 ) -> tuple[list[ServerSpec], list[McpProblem]]:
-    """Claude Code's project file: `{"mcpServers": {NAME: {...}}}`. A missing file is no problem."""
+    """Claude Code's project file: `{"mcpServers": {NAME: {...}}}`. A missing file is no problem.
+    `confined` (a headless run in a folder nobody trusted): `${VAR}` never expands one of the
+    credentials lathe keeps from its children (they stay as written, with a warning), so the
+    repository's own program or URL is not handed the user's key."""
     source = str(path)
+    environ = os.environ if env is None else env
+    withheld: frozenset[str] = frozenset()
+    if confined:
+        withheld = frozenset(k for k, v in environ.items() if is_secret(k, v))
+        env = {k: v for k, v in environ.items() if k not in withheld}
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -214,7 +246,7 @@ def read_mcp_json(
         return [], [McpProblem(source, "", f"not valid JSON: {exc.msg} (line {exc.lineno})")]
     if not isinstance(data, Mapping) or "mcpServers" not in data:
         return [], [McpProblem(source, "", 'expected an object with "mcpServers"')]
-    return parse_servers(data["mcpServers"], source, env)
+    return parse_servers(data["mcpServers"], source, env, withheld=withheld)
 
 
 def load_mcp_config(
@@ -223,6 +255,7 @@ def load_mcp_config(
     env: Mapping[str, str] | None = None,
     *,
     trusted: bool = True,
+    confined: bool = False,
 ) -> McpConfig:
     """Every configured server. The first source naming a server wins, in the order: lathe's
     settings, `~/.claude.json`'s local scope (this project), `.mcp.json` (project scope), then
@@ -253,7 +286,7 @@ def load_mcp_config(
                     McpProblem(str(path), "", "skipped: the project is not trusted", "warning")
                 )
         else:
-            specs, problems = read_mcp_json(path, environ)
+            specs, problems = read_mcp_json(path, environ, confined=confined)
             config.problems.extend(problems)
             _add(config, specs, str(path))
     specs, problems = parse_servers(user, f"{cc_label} (user scope)", environ)

@@ -202,6 +202,8 @@ def _decide_path(
     name = tool.name
     access: Literal["read", "write"] = "read" if tool.permission_kind == "path_read" else "write"
     path = _subject(tool, input, observable) or cwd
+    if "\x00" not in path:
+        path = tool.permission_path(input, path)
     if "\x00" in path:
         # No file has a NUL in its name; a rule could never match what the OS would open.
         text = "the path contains a NUL character"

@@ -57,6 +57,8 @@ def load_permission_context(
 
 # The checked-in project files (what a cloned repository brings; the local files are the user's).
 _SHARED_PROJECT_SOURCES = frozenset({"claude-project", "project"})
+# Modes that ask for or deny at least what `default` does: a project may choose them untrusted.
+_NOT_WIDER_MODES = ("default", "plan", "dontAsk")
 
 
 def _reaches_outside(rule: Rule, project: str, home: str) -> bool:
@@ -140,10 +142,22 @@ def context_from_settings(
                 add(text, behavior, src.name, origin, src.base_dir)  # type: ignore[arg-type]
         if untrusted_project:
             # A repository must not widen its own permissions before it is trusted.
-            if perms.default_mode in ("default", "plan"):
+            if perms.default_mode in _NOT_WIDER_MODES:
                 mode, mode_source = perms.default_mode, src.name
             continue
-        if perms.default_mode:
+        if confined_source and perms.default_mode and perms.default_mode not in _NOT_WIDER_MODES:
+            # One scalar must not beat what the allow rules above may not do: a cloned repository
+            # starting itself in bypassPermissions or acceptEdits (over the user's own default).
+            problems.append(
+                SettingsProblem(
+                    origin,
+                    f"default mode {perms.default_mode} ignored: this folder is not trusted "
+                    "(trust it in the TUI, or pass --permission-mode)",
+                    source=src.name,
+                    severity="warning",
+                )
+            )
+        elif perms.default_mode:
             mode, mode_source = perms.default_mode, src.name
         if confined_source and perms.additional_directories:
             problems.append(

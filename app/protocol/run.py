@@ -112,9 +112,12 @@ class ProtocolSession:
             )
         except SetupError as exc:
             self.printer.note(f"lathe: {exc}")
-            # As Claude Code: an error result the SDK raises with the reason, then exit 1.
-            self.writer.line(setup_error_line(self._setup_error_text(exc)))
-            return 1
+            # As Claude Code: an error result the SDK raises with the reason. Then the contract's
+            # exit 2 for bad usage or configuration (broken settings, as plain -p exits), and
+            # Claude Code's 1 for a session to resume that is not there.
+            text = self._setup_error_text(exc)
+            self.writer.line(setup_error_line(text))
+            return 1 if text.startswith("No conversation found") else 2
         for warning in setup.warnings:
             self.printer.note(f"lathe: warning: {warning}")
         self.session = session = setup.session

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from app.model.scenario import text_turn, tool_use_block, turn_of
+from app.permissions.trust import set_trusted
 from tests.e2e.test_headless_cli import env_for, lathe
 
 
@@ -20,6 +21,9 @@ def _claude_settings(project: Path, data: dict[str, object], name: str = "settin
     folder = project / ".claude"
     folder.mkdir(exist_ok=True)
     (folder / name).write_text(json.dumps(data), encoding="utf-8")
+    # A checked-in file's env, apiKeyHelper and cleanupPeriodDays apply once the folder is
+    # trusted (headless runs in an untrusted folder ignore them: attack round 7).
+    set_trusted(project)
 
 
 def _hook(command: str, matcher: str = "") -> list[dict[str, object]]:

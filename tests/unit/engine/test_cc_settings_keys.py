@@ -46,7 +46,8 @@ def test_claude_code_json_keys_are_read_and_commands_need_trust(tmp_path: Path) 
     untrusted = loaded.merged(trusted=False)
     # A command of the repository's choosing never runs before the folder is trusted.
     assert untrusted.api_key_helper is None and untrusted.status_line is None
-    assert untrusted.env == {} and untrusted.cleanup_period_days == 9
+    # Nor does its cleanup period, which deletes every project's transcripts (attack r7 N8).
+    assert untrusted.env == {} and untrusted.cleanup_period_days is None
 
 
 def test_a_cleanup_period_below_one_day_is_an_error(tmp_path: Path) -> None:
