@@ -87,6 +87,15 @@ class SkillTool(Tool[SkillInput]):
     def permission_subject(self, input: SkillInput) -> str | None:
         return _name(input)  # `Skill(name)` rules match the skill's name
 
+    def rule_specifier_matches(self, spec: str, name: str) -> bool:
+        """Claude Code 2.1.332's reading of a `Skill(...)` rule (read from its source): a leading
+        `/` is dropped; `pre:*` or `pre *` covers every name starting with `pre` (`Skill(ts:*)`
+        covers `tsk`), and its own text; anything else is the exact, case-sensitive name."""
+        spec = spec.removeprefix("/")
+        if spec.endswith(":*") or spec.endswith(" *"):
+            return name == spec or name.startswith(spec[:-2])
+        return name == spec
+
     def permission_subject_names(self, input: SkillInput, context: ToolContext) -> tuple[str, ...]:
         """A skill's folder name and its frontmatter `name` both reach it, so a deny rule written
         with either holds for a call using the other (the decider asks for these)."""

@@ -67,9 +67,11 @@ def build_system(
     today: _dt.date | None = None,
     skills_text: str = "",
     memory_refuse: Callable[[Path], str] | None = None,
+    memory_confine: bool = False,
 ) -> list[dict[str, Any]]:
     """System prompt blocks; the last one carries the system breakpoint. `memory_refuse` says
-    why a memory file may not be read (the session's Read deny rules), or ""."""
+    why a memory file may not be read (the session's Read deny rules), or "". `memory_confine`
+    (an untrusted folder): the project's memory files import nothing from outside it."""
     blocks: list[dict[str, Any]] = [
         {"type": "text", "text": f"{intro}\n\n{environment_text(cwd, today=today)}"}
     ]
@@ -77,7 +79,8 @@ def build_system(
     # Memory goes in the system prompt, not (as in Claude Code) a first-message reminder: the
     # system prompt is cached at its breakpoint, stays the same for the whole session, and is
     # rebuilt from disk on compaction, so edits to memory files take effect there.
-    memories = load_memory(cwd, root, config_dir, refuse=memory_refuse).files
+    confine = root if memory_confine else None
+    memories = load_memory(cwd, root, config_dir, refuse=memory_refuse, confine_to=confine).files
     if memories:
         blocks.append({"type": "text", "text": memory_block_text(memories)})
     if skills_text:

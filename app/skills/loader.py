@@ -1,8 +1,8 @@
 """Finding skills: folders holding a `SKILL.md`, as Claude Code 2.1 reads them (measured).
 
 Folders, lowest precedence first (a later one replaces an earlier skill of the same name, as
-custom commands do): `~/.claude/skills` (or `$CLAUDE_CONFIG_DIR/skills`),
-`$LATHE_CONFIG_DIR/skills`, `<project>/.claude/skills`, `<project>/.lathe/skills`. A skill is
+custom commands do): `<project>/.claude/skills`, `<project>/.lathe/skills`, `~/.claude/skills`
+(or `$CLAUDE_CONFIG_DIR/skills`), `$LATHE_CONFIG_DIR/skills`: the user's win, as in Claude Code. A skill is
 named by its folder (`skills/pdf/SKILL.md` is `pdf`); a frontmatter `name` that differs is shown
 beside it (`folder (name)`) and also reaches it. Frontmatter read: `description` (else the first
 line of the body), `allowed-tools`, `model`, `argument-hint`, `disable-model-invocation` (not
@@ -190,7 +190,8 @@ def add_command_skills(commands: CommandSet) -> None:
     skills = commands.skills
     if not isinstance(skills, SkillSet):
         return
-    for name, command in sorted(commands.commands.items()):
+    every = {**commands.commands, **commands.skill_only}
+    for name, command in sorted(every.items()):
         if command.base_dir or not command.model_invocable or name in skills.skills:
             continue
         skills.skills[name] = Skill(
