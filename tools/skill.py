@@ -119,11 +119,12 @@ class SkillTool(Tool[SkillInput]):
     ) -> PermissionDecision:
         catalog = _catalog(context)
         entry = catalog.lookup(_name(input)) if catalog is not None else None
-        if entry is not None and not entry.allowed_tools:
+        if entry is not None and not entry.allowed_tools and not getattr(entry, "hooks", None):
             # Only instructions: nothing runs that the rules would not ask about anyway.
             text = f"the skill {entry.name} has no allowed-tools, so it runs without asking"
             return PermissionDecision.allow(DecisionReason("tool", text))
-        # allowed-tools widen what runs unasked: the rules (`Skill(name)`) or the user decide.
+        # allowed-tools widen what runs unasked, and hooks run programs: the rules
+        # (`Skill(name)`) or the user decide, as in Claude Code.
         return PermissionDecision.passthrough(f"Execute skill: {_name(input)}")
 
     def result_summary(self, data: Any) -> str:

@@ -14,6 +14,7 @@ in a folder nobody trusted, a project memory file reads nothing outside the proj
 
 from __future__ import annotations
 
+import itertools
 import os
 from pathlib import Path
 
@@ -102,6 +103,6 @@ def never_read_reason(path: Path) -> str:
             return f"{form} is a credential file"
         if any(part in _CREDENTIAL_DIRS for part in parts[:-1]):
             return f"{form} is inside a credential folder"
-        if any(pair in _CREDENTIAL_SUBDIRS for pair in zip(parts, parts[1:], strict=False)):
+        if any(pair in _CREDENTIAL_SUBDIRS for pair in itertools.pairwise(parts)):
             return f"{form} is a credential file or inside a credential folder"
     return ""

@@ -14,6 +14,7 @@ and line: Claude Code would use it without its frontmatter, which could drop a
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ from app.commands.loader import (
     read_markdown,
 )
 from app.memory.frontmatter import FrontmatterError, as_text
+from app.memory.yaml_block import YamlBlockError, nested_block, parse_block
 
 # Each description is cut here in the listing: the Agent Skills spec caps a description at 1024
 # characters, and the listing is sent with every request.
@@ -55,6 +57,13 @@ class Skill:
     # A custom command offered through the Skill tool (Claude Code lists commands with the
     # skills): `/name` already runs it as a command, and it has no folder of its own to name.
     is_command: bool = False
+    # The frontmatter `hooks:` (settings files' shape) as JSON text, "" without: they run while
+    # the skill is in scope, and such a skill asks before it loads, as in Claude Code.
+    hooks_json: str = ""
+
+    @property
+    def hooks(self) -> dict[str, Any] | None:
+        return json.loads(self.hooks_json) if self.hooks_json else None
 
     @property
     def base_dir(self) -> Path:
@@ -116,6 +125,7 @@ def parse_skill(path: Path, name: str, source: str) -> Skill:
     fields, body = read_markdown(path)
     shared = command_from(fields, body, path, name, source)
     shown = as_text(fields.get("name")).strip()
+    hooks_json = _skill_hooks(path)
     return Skill(
         name=name,
         path=path,
@@ -128,7 +138,28 @@ def parse_skill(path: Path, name: str, source: str) -> Skill:
         model=shared.model,
         model_invocable=not _flag(fields.get("disable-model-invocation"), False),
         user_invocable=_flag(fields.get("user-invocable"), True),
+        hooks_json=hooks_json,
     )
+
+
+def _skill_hooks(path: Path) -> str:
+    """The skill's `hooks:` checked as a settings file's hooks would be; raises FrontmatterError
+    (the skill is skipped: a guard that cannot be read must not be dropped silently)."""
+    from app.config.hooks import HookSource, parse_hook_sources
+
+    text = path.read_text(encoding="utf-8", errors="replace")
+    try:
+        block = nested_block(text, "hooks")
+        hooks = parse_block(block) if block is not None else None
+    except YamlBlockError as exc:
+        raise FrontmatterError(f"hooks: {exc}") from None
+    if hooks is None:
+        return ""
+    config = parse_hook_sources([HookSource("skill", str(path), hooks)], trusted=True)
+    errors = [p for p in config.problems if p.severity == "error"]
+    if errors:
+        raise FrontmatterError(f"hooks: {errors[0].message}")
+    return json.dumps(hooks)
 
 
 def load_skills(
