@@ -15,7 +15,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from app.config import CliOverrides, load_settings
-from app.config.hooks import hook_sources_from_settings, parse_hook_sources
+from app.config.hooks import (
+    drop_disabled_hooks,
+    hook_sources_from_settings,
+    parse_hook_sources,
+)
 from app.config.paths import config_dir, project_dir, state_dir
 from app.engine.events import EngineEvent
 from app.engine.options import EngineOptions
@@ -252,6 +256,12 @@ def build_session(
         in ("1", "true", "yes", "on")
         else ()
     )
+
+    def memory_confined() -> bool:
+        # A folder nobody trusted: its memory files import nothing from outside the project
+        # (a CLAUDE.md's `@~/.npmrc` would send the token to the API).
+        return not decider.context.trusted or decider.context.confined
+
     system = build_system(
         start,
         project_root=project,
@@ -260,12 +270,19 @@ def build_session(
         skills_text=skills_text,
         memory_refuse=memory_refuse,
         extra_dirs=memory_dirs,
+        memory_confine=memory_confined(),
     )
     from app.memory.files import load_memory
     from app.memory.nested import NestedMemory
 
     loaded_memory = load_memory(
-        start, project, config_dir(env), environ, refuse=memory_refuse, extra_dirs=memory_dirs
+        start,
+        project,
+        config_dir(env),
+        environ,
+        refuse=memory_refuse,
+        extra_dirs=memory_dirs,
+        confine_to=project if memory_confined() else None,
     )
     warnings.extend(loaded_memory.problems)
     warnings.extend(commands.problems)
@@ -282,11 +299,14 @@ def build_session(
     from app.config.plugins import plugin_hook_sources
 
     plugin_problems: list[str] = []
-    hook_config = parse_hook_sources(
+    hook_list, hook_notes = drop_disabled_hooks(
+        loaded,
         [*hook_sources_from_settings(loaded), *plugin_hook_sources(plugins, plugin_problems)],
-        trusted=is_trusted_now,
+        confined=permissions.confined or not is_trusted_now,
     )
     warnings.extend(plugin_problems)
+    warnings.extend(hook_notes)
+    hook_config = parse_hook_sources(hook_list, trusted=is_trusted_now)
     warnings.extend(str(p) for p in hook_config.problems)
     hooks = CommandHookRunner(
         hook_config,
@@ -338,6 +358,7 @@ def build_session(
             skills_text=skills_text,
             memory_refuse=memory_refuse,
             extra_dirs=memory_dirs,
+            memory_confine=memory_confined(),
         ),
         include_partial_messages=opts.include_partial_messages,
         fallback_model=opts.fallback_model,
@@ -351,6 +372,7 @@ def build_session(
             skills_text=skills_text if with_skills else "",
             memory_refuse=memory_refuse,
             extra_dirs=memory_dirs,
+            memory_confine=memory_confined(),
         ),
     )
     session = Session(parts, sink)

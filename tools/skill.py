@@ -87,6 +87,15 @@ class SkillTool(Tool[SkillInput]):
     def permission_subject(self, input: SkillInput) -> str | None:
         return _name(input)  # `Skill(name)` rules match the skill's name
 
+    def rule_specifier_matches(self, spec: str, name: str) -> bool:
+        """Claude Code 2.1.332's reading of a `Skill(...)` rule (read from its source): a leading
+        `/` is dropped; `pre:*` or `pre *` covers every name starting with `pre` (`Skill(ts:*)`
+        covers `tsk`), and its own text; anything else is the exact, case-sensitive name."""
+        spec = spec.removeprefix("/")
+        if spec.endswith(":*") or spec.endswith(" *"):
+            return name == spec or name.startswith(spec[:-2])
+        return name == spec
+
     def permission_subject_names(self, input: SkillInput, context: ToolContext) -> tuple[str, ...]:
         """A skill's folder name and its frontmatter `name` both reach it, so a deny rule written
         with either holds for a call using the other (the decider asks for these)."""
@@ -110,11 +119,12 @@ class SkillTool(Tool[SkillInput]):
     ) -> PermissionDecision:
         catalog = _catalog(context)
         entry = catalog.lookup(_name(input)) if catalog is not None else None
-        if entry is not None and not entry.allowed_tools:
+        if entry is not None and not entry.allowed_tools and not getattr(entry, "hooks", None):
             # Only instructions: nothing runs that the rules would not ask about anyway.
             text = f"the skill {entry.name} has no allowed-tools, so it runs without asking"
             return PermissionDecision.allow(DecisionReason("tool", text))
-        # allowed-tools widen what runs unasked: the rules (`Skill(name)`) or the user decide.
+        # allowed-tools widen what runs unasked, and hooks run programs: the rules
+        # (`Skill(name)`) or the user decide, as in Claude Code.
         return PermissionDecision.passthrough(f"Execute skill: {_name(input)}")
 
     def result_summary(self, data: Any) -> str:

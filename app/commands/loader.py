@@ -1,10 +1,12 @@
 """Finding custom commands: Markdown files whose name (folders as `:` namespaces) is the command.
 
 Folders, lowest precedence first (a later one replaces an earlier command of the same name):
-`~/.claude/commands` (or `$CLAUDE_CONFIG_DIR/commands`), `$LATHE_CONFIG_DIR/commands`,
-`<project>/.claude/commands`, `<project>/.lathe/commands`. `frontend/test.md` is
-`/frontend:test`, as in Claude Code 2.x. A file that does not parse is skipped with a problem
-line; a name that a built-in command has is skipped (the built-in wins) with a problem line.
+`<project>/.claude/commands`, `<project>/.lathe/commands`, `~/.claude/commands` (or
+`$CLAUDE_CONFIG_DIR/commands`), `$LATHE_CONFIG_DIR/commands`: the user's win, as in Claude Code.
+`frontend/test.md` is `/frontend:test`, as in Claude Code 2.x. A name with a space (`has
+space.md`) is reached through the Skill tool only, as in Claude Code; a file named `.md` has no
+name and is not a command. A file that does not parse is skipped with a problem line; a name
+that a built-in command has is skipped (the built-in wins) with a problem line.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ BUILTIN_COMMAND_NAMES = frozenset(
     }
 )
 _NAME = re.compile(r"^[\w.:-]+$")
+_SPACED = re.compile(r"^[\w.:-]+(?: [\w.:-]+)*$")
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,8 @@ class CustomCommand:
 @dataclass
 class CommandSet:
     commands: dict[str, CustomCommand] = field(default_factory=dict)
+    # Commands whose names hold a space: not `/name`, offered through the Skill tool only.
+    skill_only: dict[str, CustomCommand] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     skills: Any = None  # the session's SkillSet (app/skills/loader.py), when loaded
 
@@ -104,12 +109,16 @@ def command_folders(
     env: Mapping[str, str] | None = None,
     kind: str = "commands",
 ) -> list[tuple[Path, str]]:
-    """The folders of `kind` ("commands", or "skills" for app/skills), lowest precedence first."""
-    folders = [(claude_user_dir(env) / kind, "user")]
+    """The folders of `kind` ("commands", or "skills" for app/skills), lowest precedence first.
+    The user's come last: a command or skill in `~/.claude/...` wins over a project's of the same
+    name, as in Claude Code 2.1.332 (measured), so a cloned repository cannot shadow `/commit`."""
+    folders = [
+        (project_root / ".claude" / kind, "project"),
+        (project_root / ".lathe" / kind, "project"),
+        (claude_user_dir(env) / kind, "user"),
+    ]
     if config_dir is not None:
         folders.append((config_dir / kind, "user"))
-    folders.append((project_root / ".claude" / kind, "project"))
-    folders.append((project_root / ".lathe" / kind, "project"))
     return folders
 
 
@@ -158,8 +167,19 @@ def load_commands(
             out.problems.append(f"commands folder {folder} unreadable: {exc}")
             continue
         for path in files:
+            if path.name == ".md":
+                continue  # no name (Claude Code lists nothing for it)
             rel = path.relative_to(folder).with_suffix("")
             name = ":".join(rel.parts)
+            if _SPACED.match(name) and not _NAME.match(name):
+                # No `/has space` can be typed: offered through the Skill tool only.
+                try:
+                    out.skill_only[name] = parse_command(path, name, source)
+                except (OSError, FrontmatterError) as exc:
+                    out.problems.append(f"custom command {path} skipped: {exc}")
+                else:
+                    out.commands.pop(name, None)
+                continue
             if not _NAME.match(name):
                 out.problems.append(
                     f"custom command {path} skipped: {name!r} is not a command name"
@@ -174,6 +194,8 @@ def load_commands(
                 out.commands[name] = parse_command(path, name, source)
             except (OSError, FrontmatterError) as exc:
                 out.problems.append(f"custom command {path} skipped: {exc}")
+            else:
+                out.skill_only.pop(name, None)
     return out
 
 

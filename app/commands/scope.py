@@ -2,7 +2,8 @@
 undone.
 
 Rules are added to the decider's context (a project command's only when the folder is trusted,
-as the project's own allow rules are) with the source "command" and removed when the turn
+as the project's own allow rules are; headless runs in a folder the trust records do not name
+ignore them too) with the source "command" and removed when the turn
 ends (only those rules: anything else that changed the context meanwhile stays). A rule that
 does not parse is skipped with a notice; it never widens anything.
 """
@@ -40,10 +41,15 @@ def enter_command_scope(
 
     decider = session.parts.rules
     added: list[Rule] = []
-    trusted = bool(getattr(getattr(decider, "context", None), "trusted", False))
+    context = getattr(decider, "context", None)
+    trusted = bool(getattr(context, "trusted", False)) and not bool(
+        getattr(context, "confined", True)
+    )
     allowed = command.allowed_tools
     if allowed and command.source == "project" and not trusted:
-        # An untrusted folder's allow rules are ignored; its commands' allow rules too.
+        # An untrusted folder's allow rules are ignored (headless too: `confined`); its commands'
+        # and skills' allow rules are the repository's own words as well. Without this a cloned
+        # repository's skill with `allowed-tools: Bash` runs any command the model picks.
         notices.append(f"/{command.name}: allowed-tools ignored: this folder is not trusted")
         allowed = ()
     for text in allowed:

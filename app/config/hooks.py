@@ -194,6 +194,37 @@ def hook_sources_from_settings(loaded: Any) -> list[HookSource]:
     return out
 
 
+# The checked-in project files: in a folder nobody trusted they cannot turn the user's hooks off.
+_SHARED_PROJECT_SOURCES = frozenset({"claude-project", "project"})
+
+
+def drop_disabled_hooks(
+    loaded: Any, sources: list[HookSource], confined: bool
+) -> tuple[list[HookSource], list[str]]:
+    """`disableAllHooks: true` in any settings file turns every hook off (plugins' too), as in
+    Claude Code, except the policy's own unless the policy says so. A checked-in project file of
+    a folder nobody trusted is not obeyed (a cloned repository could switch off the user's guard
+    hooks). Returns the sources left and the notices to show."""
+    notices: list[str] = []
+    by: Any = None
+    for src in loaded.sources:
+        settings = src.settings
+        if settings is None or settings.disable_all_hooks is not True:
+            continue
+        where = src.path or src.name
+        if confined and src.name in _SHARED_PROJECT_SOURCES:
+            notices.append(f"{where}: disableAllHooks ignored: this workspace has not been trusted")
+            continue
+        if by is None or src.name == "policy":
+            by = src
+    if by is None:
+        return sources, notices
+    kept = [] if by.name == "policy" else [s for s in sources if s.name == "policy"]
+    if any(s.hooks for s in sources if s not in kept):
+        notices.append(f"hooks are off: disableAllHooks in {by.path or by.name}")
+    return kept, notices
+
+
 def list_hooks(config: HookConfig) -> list[HookListing]:
     """Hooks grouped by source (in precedence order), active ones and ignored untrusted ones."""
     listings: list[HookListing] = []

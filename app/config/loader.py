@@ -522,7 +522,7 @@ def _no_duplicates(pairs: list[tuple[str, Any]], text: str) -> dict[str, Any]:
 
 def _compat_subset(data: Mapping[str, Any]) -> dict[str, Any]:
     """Claude Code's JSON: keep what lathe reads from it (permissions, hooks, env, model,
-    apiKeyHelper, statusLine, cleanupPeriodDays); the rest is Claude Code's business."""
+    apiKeyHelper, statusLine, cleanupPeriodDays, disableAllHooks); the rest is Claude Code's business."""
     out: dict[str, Any] = {}
     perms = data.get("permissions")
     if isinstance(perms, Mapping):
@@ -544,7 +544,7 @@ def _compat_subset(data: Mapping[str, Any]) -> dict[str, Any]:
         }
     elif env is not None:
         out["env"] = env
-    for key in ("model", "apiKeyHelper", "statusLine", "cleanupPeriodDays"):
+    for key in ("model", "apiKeyHelper", "statusLine", "cleanupPeriodDays", "disableAllHooks"):
         if key in data:
             out[key] = data[key]
     return out

@@ -131,6 +131,11 @@ class Settings(BaseModel):
     )
     """A shell command whose stdout is the API key (Claude Code's `apiKeyHelper`); run with a
     time limit, cached, and run again after 5 minutes or a 401."""
+    disable_all_hooks: StrictBool | None = Field(
+        default=None, validation_alias=AliasChoices("disable_all_hooks", "disableAllHooks")
+    )
+    """`true`: no hook runs this session (Claude Code's `disableAllHooks`); from policy it also
+    turns off the policy's hooks, from any other file only the others'."""
     status_line: dict[str, Any] | None = Field(
         default=None, validation_alias=AliasChoices("status_line", "statusLine")
     )

@@ -127,6 +127,17 @@ class CommandHookRunner:
     def has_hooks(self, event: HookEvent) -> bool:
         return bool(self.config.for_event(event))
 
+    def add_handlers(self, handlers: tuple[HookHandler, ...]) -> Callable[[], None]:
+        """Run `handlers` too (a skill's own hooks while it is in scope); the function returned
+        takes exactly those out again, whatever else changed meanwhile."""
+        self.config = dataclasses.replace(self.config, handlers=(*self.config.handlers, *handlers))
+
+        def remove() -> None:
+            kept = tuple(h for h in self.config.handlers if not any(h is x for x in handlers))
+            self.config = dataclasses.replace(self.config, handlers=kept)
+
+        return remove
+
     # --- the tool pipeline (HookRunner) ---------------------------------------------------------
 
     async def pre_tool_use(self, call: HookToolCall, context: Any) -> list[PreToolHookItem]:

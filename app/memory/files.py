@@ -68,6 +68,37 @@ class LoadedMemory:
     seen: set[Path] = field(default_factory=set)
     # Why the session refuses to read a file (its Read deny rules), or "": the file is skipped.
     refuse: Callable[[Path], str] | None = None
+    # The project of a folder nobody trusted: a memory file inside it is the repository's own
+    # text, so what it imports (or links to) from outside the project is not read. Claude Code
+    # loads no external import until the user approved them; lathe does in a trusted folder.
+    confine_to: Path | None = None
+
+    def outside_reason(self, path: Path) -> str:
+        if self.confine_to is None:
+            return ""
+        try:
+            real = Path(os.path.realpath(path))
+            root = Path(os.path.realpath(self.confine_to))
+        except (OSError, ValueError, RuntimeError):
+            return "its links cannot be followed"
+        if real == root or root in real.parents:
+            return ""
+        return (
+            f"{real} is outside the project, and a project's memory files reach outside it "
+            "only in a trusted folder"
+        )
+
+    def from_project(self, path: Path) -> bool:
+        """Whether `path` (as written) is one of the confined project's own files."""
+        if self.confine_to is None:
+            return False
+        logical = Path(os.path.normpath(os.path.abspath(path)))
+        try:
+            root = Path(os.path.normpath(os.path.abspath(self.confine_to)))
+            real_root = Path(os.path.realpath(self.confine_to))
+        except (OSError, ValueError):
+            return True
+        return any(r == logical or r in logical.parents for r in (root, real_root))
 
     def refusal(self, path: Path) -> str:
         reason = never_read_reason(path)
@@ -95,13 +126,24 @@ def read_memory_text(path: Path) -> str | None:
         text = path.read_text(encoding="utf-8", errors="replace")
     except (OSError, RuntimeError, ValueError):  # a symlink loop, a NUL in the path
         return None
+    text = text.removeprefix("\ufeff")  # a UTF-8 BOM: the frontmatter and a line-1 import count
     if len(text) > MAX_MEMORY_CHARS:
         text = text[:MAX_MEMORY_CHARS] + f"\n[... cut: {path} is longer than shown]"
     return text
 
 
-def add_file(out: LoadedMemory, path: Path, kind: str, home: Path, depth: int = 0) -> None:
-    """`path` and, after it, the files it imports (depth-first, each at most once)."""
+def add_file(
+    out: LoadedMemory,
+    path: Path,
+    kind: str,
+    home: Path,
+    depth: int = 0,
+    from_project: bool | None = None,
+) -> None:
+    """`path` and, after it, the files it imports (depth-first, each at most once).
+    `from_project`: the chain started at a file inside the confined project (None: `path`)."""
+    if from_project is None:
+        from_project = out.from_project(path)
     try:
         resolved = path.resolve()
     except (OSError, RuntimeError, ValueError):
@@ -113,7 +155,7 @@ def add_file(out: LoadedMemory, path: Path, kind: str, home: Path, depth: int = 
         return
     if not _exists(path):
         return
-    reason = out.refusal(path)
+    reason = out.refusal(path) or (out.outside_reason(path) if from_project else "")
     if reason:
         out.seen.add(resolved)
         out.problems.append(f"memory file {path} not loaded: {reason}")
@@ -121,13 +163,19 @@ def add_file(out: LoadedMemory, path: Path, kind: str, home: Path, depth: int = 
     text = read_memory_text(path)
     if text is None:
         return
+    if "\x00" in text:
+        # A binary file (an `@bin.dat` import): Claude Code leaves it out; NUL bytes would go
+        # into the system prompt.
+        out.seen.add(resolved)
+        out.problems.append(f"memory file {path} not loaded: it is a binary file")
+        return
     out.seen.add(resolved)
     if text.strip():
         out.files.append(MemoryFile(path, text, kind))
     if depth >= MAX_IMPORT_DEPTH:
         return
     for target in import_paths(text, path.parent, home):
-        add_file(out, target, kind, home, depth + 1)
+        add_file(out, target, kind, home, depth + 1, from_project)
 
 
 def _exists(path: Path) -> bool:
@@ -211,13 +259,14 @@ def load_memory(
     env: Mapping[str, str] | None = None,
     refuse: Callable[[Path], str] | None = None,
     extra_dirs: Sequence[Path] = (),
+    confine_to: Path | None = None,
 ) -> LoadedMemory:
     """`extra_dirs`: `--add-dir` folders whose CLAUDE.md, .claude/CLAUDE.md and rules load after
     the project's (app/compose.py passes them only under
     CLAUDE_CODE_ADDITIONAL_DIRECTORIES_CLAUDE_MD, as Claude Code does)."""
     e = os.environ if env is None else env
     home = Path(e["HOME"]) if e.get("HOME") else Path.home()
-    out = LoadedMemory(refuse=refuse)
+    out = LoadedMemory(refuse=refuse, confine_to=confine_to)
     if config_dir is not None:
         for name in LATHE_NAMES:
             add_file(out, config_dir / name, "user", home)

@@ -2,7 +2,8 @@
 
 Supported: `key: value` (quotes stripped; `[a, b]` stays text until read as a list, since
 `argument-hint: [file] [mode]` is text), `key:` followed by `- item` lines, and `key:` followed
-by indented `sub: value` lines (a nested mapping, skipped: no caller reads one).
+by indented `sub: value` lines or `- sub: value` items (a nested mapping or a list of mappings,
+skipped: no caller reads one). A UTF-8 BOM before the opening `---` is ignored.
 Anything else between the fences is an error the caller reports as a notice; no PyYAML, because
 these files only ever use flat keys and lists.
 """
@@ -34,6 +35,9 @@ def _inline_list(text: str) -> list[str]:
 
 def split_frontmatter(text: str) -> tuple[dict[str, FrontValue], str]:
     """(fields, body). A file without an opening `---` line has no frontmatter."""
+    # A UTF-8 BOM before `---` (editors on Windows write one): Claude Code reads the frontmatter,
+    # and dropping it would lose a `disable-model-invocation` or turn a `paths:` rule global.
+    text = text.removeprefix("\ufeff")
     if not text.startswith("---"):
         return {}, text
     lines = text.split("\n")
@@ -53,9 +57,17 @@ def split_frontmatter(text: str) -> tuple[dict[str, FrontValue], str]:
         if key in nested and line[0].isspace():
             continue  # deeper inside a nested mapping
         if stripped.startswith("- ") or stripped == "-":
+            if key in nested:
+                continue  # the next item of a list of mappings
             current = fields.get(key) if key else None
             if key is None or not isinstance(current, list):
                 raise FrontmatterError(f"line {number}: a list item outside a list: {stripped!r}")
+            if _KEY.match(stripped[1:].strip()):
+                # A list of mappings (`arguments:` then `- name: x` / `  description: y`): no
+                # flat key reads one, so it is kept out of the fields, as a nested mapping is.
+                nested.add(key)
+                fields.pop(key, None)
+                continue
             current.append(_scalar(stripped[1:]))
             continue
         if line[0].isspace() and key is not None and fields.get(key) == [] and _KEY.match(stripped):

@@ -54,6 +54,7 @@ class NestedMemory:
         self.rules: list[ConditionalRule] = list(loaded.conditional)
         self.home = home or Path.home()
         self.refuse = loaded.refuse
+        self.confine_to = loaded.confine_to
 
     def reminders_for(self, file_path: str) -> list[str]:
         path = Path(file_path)
@@ -64,7 +65,7 @@ class NestedMemory:
             rel_dir = path.parent.relative_to(self.start)
         except (OSError, ValueError, RuntimeError):
             rel_dir = None
-        out = LoadedMemory(seen=self.seen, refuse=self.refuse)
+        out = LoadedMemory(seen=self.seen, refuse=self.refuse, confine_to=self.confine_to)
         if rel_dir is not None:
             folder = self.start
             for part in rel_dir.parts:

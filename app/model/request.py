@@ -68,9 +68,11 @@ def build_system(
     skills_text: str = "",
     memory_refuse: Callable[[Path], str] | None = None,
     extra_dirs: Sequence[Path] = (),
+    memory_confine: bool = False,
 ) -> list[dict[str, Any]]:
     """System prompt blocks; the last one carries the system breakpoint. `memory_refuse` says
-    why a memory file may not be read (the session's Read deny rules), or ""."""
+    why a memory file may not be read (the session's Read deny rules), or "". `memory_confine`
+    (an untrusted folder): the project's memory files import nothing from outside it."""
     blocks: list[dict[str, Any]] = [
         {"type": "text", "text": f"{intro}\n\n{environment_text(cwd, today=today)}"}
     ]
@@ -78,7 +80,10 @@ def build_system(
     # Memory goes in the system prompt, not (as in Claude Code) a first-message reminder: the
     # system prompt is cached at its breakpoint, stays the same for the whole session, and is
     # rebuilt from disk on compaction, so edits to memory files take effect there.
-    memories = load_memory(cwd, root, config_dir, refuse=memory_refuse, extra_dirs=extra_dirs).files
+    confine = root if memory_confine else None
+    memories = load_memory(
+        cwd, root, config_dir, refuse=memory_refuse, extra_dirs=extra_dirs, confine_to=confine
+    ).files
     if memories:
         blocks.append({"type": "text", "text": memory_block_text(memories)})
     if skills_text:

@@ -52,6 +52,9 @@ class PermissionContext:
     working_dirs: tuple[str, ...] = ()
     home: str = ""
     trusted: bool = True
+    # Headless in a folder the trust records do not name: the checked-in project files' allow
+    # rules were ignored, and the project's commands' and skills' allowed-tools are too.
+    confined: bool = False
     bypass_disabled: bool = False
     problems: tuple[SettingsProblem, ...] = ()
     local_settings_path: str = ""

@@ -8,7 +8,7 @@ Every answer carries a DecisionReason naming the rule and its source, or the che
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any, Literal
 
@@ -334,6 +334,17 @@ def _generic_subjects(tool: Tool[Any], input: Any, context: ToolContext) -> tupl
     return tuple(dict.fromkeys(n for n in (target, *extra) if n))
 
 
+def _own_match(
+    check: Callable[[str, str], bool], spec: str, name: str, on_error: bool = False
+) -> bool:
+    """A broken check never widens: no allow, and (`on_error` True for denies) a deny."""
+    try:
+        return bool(check(spec, name))
+    except Exception as exc:
+        debuglog.record("permissions", "rule_specifier_matches raised", exc)
+        return on_error
+
+
 def _generic_denial(tool: Tool[Any], targets: tuple[str, ...], rule: Rule) -> PermissionDecision:
     reason = rule_reason(rule, "denied")
     if tool.name == "Agent" and targets and rule.specifier is not None:
@@ -353,6 +364,8 @@ def _decide_generic(
 ) -> PermissionDecision:
     name = tool.name
     targets = _generic_subjects(tool, input, context)
+    own = getattr(tool, "rule_specifier_matches", None)
+    own = own if callable(own) else None
 
     def matches(rule: Rule, strict: bool) -> bool:
         if rule.is_mcp:
@@ -362,6 +375,15 @@ def _decide_generic(
         if rule.specifier is None:
             return True
         spec = rule.specifier
+        if own is not None:
+            # The tool's own reading of its rules (Skill: Claude Code's `name:*` prefix form).
+            # An allow uses only that; a deny also holds as a glob (stricter, fail closed).
+            if strict:  # an allow holds only for the name the call used
+                return bool(targets) and _own_match(own, spec, targets[0])
+            return any(
+                _own_match(own, spec, t, on_error=True) or fnmatch.fnmatchcase(t, spec)
+                for t in targets
+            )
         if strict:  # an allow holds only for the name the call used
             return bool(targets) and fnmatch.fnmatchcase(targets[0], spec)
         return any(fnmatch.fnmatchcase(t, spec) for t in targets)

@@ -80,9 +80,11 @@ def context_from_settings(
     confine_untrusted: bool = False,
 ) -> PermissionContext:
     """`confine_untrusted` (headless runs, which honour the project's settings): in a folder the
-    trust records do not name, what a checked-in project file would widen beyond the project --
-    `additionalDirectories` and allow rules for paths outside it -- is ignored with a warning,
-    as Claude Code ignores them in an untrusted workspace."""
+    trust records do not name, what a checked-in project file would widen -- its allow rules and
+    `additionalDirectories` -- is ignored with a warning, as Claude Code ignores them in an
+    untrusted workspace ("Ignoring 1 permissions.allow entry ..."); its deny and ask rules and
+    its mode still apply. The context says so (`confined`), so that the same folder's commands'
+    and skills' `allowed-tools` are ignored too (app/commands/scope.py)."""
     problems: list[SettingsProblem] = list(loaded.problems)
     rules: dict[RuleBehavior, list[Rule]] = {"allow": [], "deny": [], "ask": []}
     mode: PermissionMode = "default"
@@ -93,6 +95,7 @@ def context_from_settings(
     cli = loaded.cli
     confine = confine_untrusted and not is_trusted(project, env)
     confined_source = False  # whether the source being read is one `confine` applies to
+    ignored: dict[str, list[Rule]] = {}  # allow rules of a confined source, by file
     home = str(home_dir(env))
 
     def add(text: object, behavior: RuleBehavior, source: str, origin: str, base: str) -> None:
@@ -105,16 +108,10 @@ def context_from_settings(
             if problem not in problems:
                 problems.append(problem)
             return
-        if behavior == "allow" and confined_source and _reaches_outside(rule, project, home):
-            problems.append(
-                SettingsProblem(
-                    origin,
-                    f"allow rule {rule.display()} ignored: it reaches outside the project and "
-                    "this folder is not trusted",
-                    source=source,
-                    severity="warning",
-                )
-            )
+        if behavior == "allow" and confined_source:
+            # A checked-in file must not widen what runs before anyone trusted the folder (the
+            # repository may be hostile): Claude Code ignores these too, saying how many.
+            ignored.setdefault(origin, []).append(rule)
             return
         rules[behavior].append(rule)
 
@@ -177,6 +174,20 @@ def context_from_settings(
             )
         if src.name == "policy" and perms.disable_bypass_mode:
             bypass_disabled = True
+    for origin, dropped in ignored.items():
+        entries = "entry" if len(dropped) == 1 else "entries"
+        # The ones that would have reached outside the project are named: the worst of them.
+        outside = [r.display() for r in dropped if _reaches_outside(r, project, home)]
+        named = f"; {', '.join(outside[:5])} would reach outside the project" if outside else ""
+        problems.append(
+            SettingsProblem(
+                origin,
+                f"Ignoring {len(dropped)} permissions.allow {entries}: this workspace has not "
+                f"been trusted (trust it in the TUI, or pass --allowedTools){named}",
+                source="project",
+                severity="warning",
+            )
+        )
     if bypass_disabled and mode == "bypassPermissions":
         problems.append(
             SettingsProblem(
@@ -201,6 +212,7 @@ def context_from_settings(
         working_dirs=tuple(working),
         home=home,
         trusted=trusted,
+        confined=confine,
         bypass_disabled=bypass_disabled,
         problems=tuple(problems),
         local_settings_path=str(Path(project) / ".lathe" / "settings.local.toml"),

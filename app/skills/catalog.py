@@ -53,6 +53,8 @@ class SkillCatalog:
             self._leave.append(enter_command_scope(skill, session, notices, use_model=False))
             for text in notices:
                 session.emit(Notice(text.replace(f"/{skill.name}:", f"skill {name}:"), "warning"))
+        if skill.hooks:
+            self._leave.append(_enter_skill_hooks(skill, session))
         # `!`cmd`` lines run as they do for `/name` (Claude Code runs them for the tool too,
         # measured), after the scope is entered: the skill's own allowed-tools cover them.
         from app.commands.prompt import run_bang_lines
@@ -68,3 +70,35 @@ class SkillCatalog:
         for undo in reversed(leave):
             undo()
         self._session = None
+
+
+def _enter_skill_hooks(skill: Skill, session: Any) -> Callable[[], None]:
+    """The skill's own `hooks:` run until its scope ends (the user's turn), as Claude Code runs
+    a skill's hooks once it is loaded. A project skill's hooks are the repository's code: they
+    run only where the project's own hooks would (a trusted folder, or headless)."""
+    from app.config.hooks import HookSource, parse_hook_sources
+    from app.engine.events import Notice
+
+    parts = session.parts
+    runners = [
+        r
+        for r in {
+            id(parts.hooks): parts.hooks,
+            id(parts.session_hooks): parts.session_hooks,
+        }.values()
+        if r is not None and hasattr(r, "add_handlers")
+    ]
+    context = getattr(parts.rules, "context", None)
+    if skill.source == "project" and not bool(getattr(context, "trusted", False)):
+        session.emit(
+            Notice(f"skill {skill.name}: hooks ignored: this folder is not trusted", "warning")
+        )
+        return lambda: None
+    config = parse_hook_sources([HookSource("skill", str(skill.path), skill.hooks)], trusted=True)
+    undo = [runner.add_handlers(config.handlers) for runner in runners]
+
+    def leave() -> None:
+        for remove in reversed(undo):
+            remove()
+
+    return leave

@@ -1,8 +1,8 @@
 """Finding skills: folders holding a `SKILL.md`, as Claude Code 2.1 reads them (measured).
 
 Folders, lowest precedence first (a later one replaces an earlier skill of the same name, as
-custom commands do): `~/.claude/skills` (or `$CLAUDE_CONFIG_DIR/skills`),
-`$LATHE_CONFIG_DIR/skills`, `<project>/.claude/skills`, `<project>/.lathe/skills`. A skill is
+custom commands do): `<project>/.claude/skills`, `<project>/.lathe/skills`, `~/.claude/skills`
+(or `$CLAUDE_CONFIG_DIR/skills`), `$LATHE_CONFIG_DIR/skills`: the user's win, as in Claude Code. A skill is
 named by its folder (`skills/pdf/SKILL.md` is `pdf`); a frontmatter `name` that differs is shown
 beside it (`folder (name)`) and also reaches it. Frontmatter read: `description` (else the first
 line of the body), `allowed-tools`, `model`, `argument-hint`, `disable-model-invocation` (not
@@ -14,6 +14,7 @@ and line: Claude Code would use it without its frontmatter, which could drop a
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ from app.commands.loader import (
     read_markdown,
 )
 from app.memory.frontmatter import FrontmatterError, FrontValue, as_text
+from app.memory.yaml_block import YamlBlockError, nested_block, parse_block
 
 # Each description is cut here in the listing: the Agent Skills spec caps a description at 1024
 # characters, and the listing is sent with every request.
@@ -57,6 +59,13 @@ class Skill:
     is_command: bool = False
     # `context: fork`: the agent type it runs as (its `agent`, else general-purpose); "" inline.
     fork_agent: str = ""
+    # The frontmatter `hooks:` (settings files' shape) as JSON text, "" without: they run while
+    # the skill is in scope, and such a skill asks before it loads, as in Claude Code.
+    hooks_json: str = ""
+
+    @property
+    def hooks(self) -> dict[str, Any] | None:
+        return json.loads(self.hooks_json) if self.hooks_json else None
 
     @property
     def base_dir(self) -> Path:
@@ -118,6 +127,7 @@ def parse_skill(path: Path, name: str, source: str) -> Skill:
     fields, body = read_markdown(path)
     shared = command_from(fields, body, path, name, source)
     shown = as_text(fields.get("name")).strip()
+    hooks_json = _skill_hooks(path)
     return Skill(
         name=name,
         path=path,
@@ -131,6 +141,7 @@ def parse_skill(path: Path, name: str, source: str) -> Skill:
         model_invocable=not _flag(fields.get("disable-model-invocation"), False),
         user_invocable=_flag(fields.get("user-invocable"), True),
         fork_agent=_fork_agent(fields),
+        hooks_json=hooks_json,
     )
 
 
@@ -139,6 +150,26 @@ def _fork_agent(fields: Mapping[str, FrontValue]) -> str:
     if as_text(fields.get("context")).strip().lower() != "fork":
         return ""
     return as_text(fields.get("agent")).strip() or "general-purpose"
+
+
+def _skill_hooks(path: Path) -> str:
+    """The skill's `hooks:` checked as a settings file's hooks would be; raises FrontmatterError
+    (the skill is skipped: a guard that cannot be read must not be dropped silently)."""
+    from app.config.hooks import HookSource, parse_hook_sources
+
+    text = path.read_text(encoding="utf-8", errors="replace")
+    try:
+        block = nested_block(text, "hooks")
+        hooks = parse_block(block) if block is not None else None
+    except YamlBlockError as exc:
+        raise FrontmatterError(f"hooks: {exc}") from None
+    if hooks is None:
+        return ""
+    config = parse_hook_sources([HookSource("skill", str(path), hooks)], trusted=True)
+    errors = [p for p in config.problems if p.severity == "error"]
+    if errors:
+        raise FrontmatterError(f"hooks: {errors[0].message}")
+    return json.dumps(hooks)
 
 
 def load_skills(
@@ -204,7 +235,8 @@ def add_command_skills(commands: CommandSet) -> None:
     skills = commands.skills
     if not isinstance(skills, SkillSet):
         return
-    for name, command in sorted(commands.commands.items()):
+    every = {**commands.commands, **commands.skill_only}
+    for name, command in sorted(every.items()):
         if command.base_dir or not command.model_invocable or name in skills.skills:
             continue
         skills.skills[name] = Skill(

@@ -46,6 +46,11 @@ def test_imports_obey_read_denies_and_never_reach_process_or_credential_files(fa
         json.dumps({"permissions": {"deny": ["Read(~/.secret)"]}})
     )
     fake_api.load([text_turn("ok")])
+    # Trusted: an untrusted folder's memory imports nothing from outside it at all (ext-r2 F11,
+    # tests/e2e/test_ext_r2_extensions.py); here the guard's floor is what is tested.
+    from app.permissions.trust import set_trusted
+
+    set_trusted(project, True)
     env = env_for(fake_api, HOME=str(home), SENTINEL_VAR="ENVIRON-LEAKED")
     proc = lathe(["-p", "hi"], project, env)
     assert proc.returncode == 0, proc.stderr

@@ -50,7 +50,8 @@ def test_folders_namespaces_precedence_and_problems(tmp_path: Path) -> None:
     _write(proj / ".claude" / "commands" / "help.md", "shadowing a built-in")
     found = load_commands(proj, lathe, BUILTIN_COMMAND_NAMES, {"HOME": str(home)})
     assert sorted(found.commands) == ["frontend:test", "hello", "lathe-only", "mine", "x"]
-    assert found.commands["hello"].body == "project hello"  # the project wins
+    # The user's command wins, as in Claude Code 2.1.332 (ext-r2 F1): a clone cannot shadow it.
+    assert found.commands["hello"].body == "user hello"
     assert found.commands["frontend:test"].help == "t [f] (project)"
     assert found.commands["mine"].help == "Mine (user)"
     problems = "\n".join(found.problems)

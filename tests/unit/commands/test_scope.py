@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -49,3 +50,17 @@ def test_untrusted_project_command_adds_no_rules() -> None:
     user = _session(trusted=False)
     enter_command_scope(_command("user"), user, [])
     assert len(user.parts.rules.context.allow) == 2  # the user's own command
+
+
+def test_a_confined_headless_context_adds_no_project_rules() -> None:
+    # Headless in a folder the trust records do not name (ext-r2 F19, F17): `trusted` is True
+    # (headless honours the project's deny and ask rules) but the context is confined.
+    session = _session()
+    decider = session.parts.rules
+    decider.set_context(replace(decider.context, confined=True))
+    notices: list[str] = []
+    enter_command_scope(_command(), session, notices)
+    assert [r.display() for r in decider.context.allow] == ["Read"]
+    assert "not trusted" in notices[0]
+    enter_command_scope(_command("user"), session, [])
+    assert len(decider.context.allow) == 2  # the user's own command still applies

@@ -32,12 +32,13 @@ def test_four_folders_in_precedence_order_named_by_folder(tmp_path: Path) -> Non
     found = load_skills(project, config, {"HOME": str(home)})
     assert found.problems == []
     assert sorted(found.skills) == ["a", "b", "c", "d"]
-    assert found.skills["b"].description == "project b" and found.skills["b"].source == "project"
+    # The user's skill wins, as in Claude Code 2.1.332 (ext-r2 F1).
+    assert found.skills["b"].description == "user b" and found.skills["b"].source == "user"
     assert found.skills["a"].source == "user" and found.skills["c"].description == "lathe user c"
     # The folder names the skill; a different frontmatter name is shown beside it and reaches it.
     assert found.get("other") is found.skills["d"] and found.skills["d"].display_name == "other"
     assert found.listing() == (
-        f"{LISTING_HEADER}\n\n- a: user a\n- b: project b\n- c: lathe user c\n- d (other): d"
+        f"{LISTING_HEADER}\n\n- a: user a\n- b: user b\n- c: lathe user c\n- d (other): d"
     )
 
 
