@@ -163,11 +163,17 @@ def build_session(
 
     from app.commands.loader import load_for_session
     from app.skills.catalog import SkillCatalog
+    from app.skills.loader import SkillSet
 
     plugins = _plugins(options, project, environ, is_trusted_now, warnings)
     commands = load_for_session(str(project), env=environ, plugins=plugins)
-    skills = SkillCatalog(commands.skills)
-    skills_text = commands.skills.listing()
+    # The command set holds its skills through a port (commands/loader.py's SkillAliases); the
+    # loader put a SkillSet there, which the Skill tool's catalog needs whole.
+    skill_set = commands.skills
+    if not isinstance(skill_set, SkillSet):
+        raise SetupError("the session's skills did not load")  # fail closed: no unknown catalog
+    skills = SkillCatalog(skill_set)
+    skills_text = skill_set.listing()
     base = get_all_base_tools()
     if adapt_tool is not None:
         base = [adapt_tool(t) for t in base]

@@ -32,6 +32,7 @@ class SkillCatalog:
         self.skills = skills
         self._session: Any = None
         self._leave: list[Callable[[], None]] = []
+        self._warn: Callable[[str], None] = lambda _text: None
 
     def lookup(self, name: str) -> Skill | None:
         return self.skills.get(name)
@@ -45,20 +46,21 @@ class SkillCatalog:
         if session is None:
             return skill_text(skill, body)
         if skill.allowed_tools or skill.model:
-            from app.engine.events import Notice
-
             notices: list[str] = []
             self._leave.append(enter_command_scope(skill, session, notices))
             for text in notices:
-                session.emit(Notice(text.replace(f"/{skill.name}:", f"skill {name}:"), "warning"))
+                self._warn(text.replace(f"/{skill.name}:", f"skill {name}:"))
         # `!`cmd`` lines run as they do for `/name` (Claude Code runs them for the tool too,
         # measured), after the scope is entered: the skill's own allowed-tools cover them.
         from app.commands.prompt import run_bang_lines
 
         return skill_text(skill, await run_bang_lines(body, session))
 
-    def begin_turn(self, session: Any) -> None:
+    def begin_turn(self, session: Any, warn: Callable[[str], None]) -> None:
+        """`warn` shows a warning to the user (the turn's caller emits it as the engine's Notice:
+        the skills package stays below the engine, so it names no engine event)."""
         self._session = session
+        self._warn = warn
 
     def end_turn(self) -> None:
         """Undo every skill scope this turn entered, newest first."""
