@@ -180,8 +180,8 @@ def build_session(
     builtins = get_tools(decider, base_tools=base, simple=True if opts.bare else None)
     builtins = [*_narrow_tools(builtins, opts.tools, warnings), *opts.extra_tools]
     if not skills_text:  # no skill the model may invoke: no Skill tool to offer
-        builtins = [t for t in builtins if t.name != "Skill"]
-    elif not any(t.name == "Skill" for t in builtins):
+        builtins = [t for t in builtins if not t.offers_skills]
+    elif not any(t.offers_skills for t in builtins):
         skills_text = ""  # simple mode, --tools or a deny rule took the tool: no listing of it
     from app.agents.loader import load_for_session as load_agents
 
