@@ -172,19 +172,25 @@ def build_session(
 
     from app.commands.loader import load_for_session
     from app.skills.catalog import SkillCatalog
+    from app.skills.loader import SkillSet
 
     plugins = _plugins(options, project, environ, is_trusted_now, warnings)
     commands = load_for_session(str(project), env=environ, plugins=plugins, extra_dirs=cli.add_dirs)
-    skills = SkillCatalog(commands.skills)
-    skills_text = commands.skills.listing()
+    # The command set holds its skills through a port (commands/loader.py's SkillAliases); the
+    # loader put a SkillSet there, which the Skill tool's catalog needs whole.
+    skill_set = commands.skills
+    if not isinstance(skill_set, SkillSet):
+        raise SetupError("the session's skills did not load")  # fail closed: no unknown catalog
+    skills = SkillCatalog(skill_set)
+    skills_text = skill_set.listing()
     base = get_all_base_tools()
     if adapt_tool is not None:
         base = [adapt_tool(t) for t in base]
     builtins = get_tools(decider, base_tools=base, simple=True if opts.bare else None)
     builtins = [*_narrow_tools(builtins, opts.tools, warnings), *opts.extra_tools]
     if not skills_text:  # no skill the model may invoke: no Skill tool to offer
-        builtins = [t for t in builtins if t.name != "Skill"]
-    elif not any(t.name == "Skill" for t in builtins):
+        builtins = [t for t in builtins if not t.offers_skills]
+    elif not any(t.offers_skills for t in builtins):
         skills_text = ""  # simple mode, --tools or a deny rule took the tool: no listing of it
     from app.agents.loader import load_for_session as load_agents
 

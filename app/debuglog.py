@@ -29,7 +29,7 @@ import traceback
 from typing import Literal
 
 ENV_VAR = "LATHE_LOG"
-Area = Literal["sink", "hook", "mcp", "executor", "permissions", "engine"]
+Area = Literal["sink", "hook", "mcp", "executor", "permissions", "engine", "tui", "acp"]
 
 _LOCK = threading.Lock()
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|AUTH|COOKIE|CREDENTIAL", re.I)

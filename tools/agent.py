@@ -67,6 +67,7 @@ class AgentTool(Tool[AgentInput]):
     name = "Agent"
     aliases = ("Task",)
     runs_subagents = True
+    denied_subject_label = "Agent type"
     search_hint = "delegate a task to a subagent with its own context"
     input_model = AgentInput
     # The subagent's report can be long; persisting it would make the model Read it back.

@@ -376,6 +376,15 @@ class Tool(Generic[InputT]):
     refetchable: ClassVar[bool] = False
     # The tool starts subagents: the engine hands it a runner (context.subagents).
     runs_subagents: ClassVar[bool] = False
+    # The tool invokes the session's skills: a prompt lists them only beside such a tool, and the
+    # tool is dropped when no skill may be invoked (app/compose.py, app/engine/subagents.py).
+    offers_skills: ClassVar[bool] = False
+    # Usable in plan mode though not read-only (Skill: it loads instructions; what they lead to
+    # is judged call by call, plan mode included). Read by app/permissions/decider.py.
+    usable_in_plan_mode: ClassVar[bool] = False
+    # What a specifier rule's subject is called in its deny text ("Agent type" gives Claude
+    # Code's "Agent type 'X' has been denied by permission rule ..."); None: the generic text.
+    denied_subject_label: ClassVar[str | None] = None
 
     def with_agents(self, agents: tuple[AgentSummary, ...]) -> Tool[InputT]:
         """This tool once the session knows its agent types: a tool whose description lists
@@ -465,6 +474,11 @@ class Tool(Generic[InputT]):
         subject itself, except for a tool whose other input leads elsewhere (Glob's pattern
         `../*` or `~/.ssh/*` reads beside or far from its `path`)."""
         return subject
+
+    def permission_subject_names(self, input: InputT, context: ToolContext) -> tuple[str, ...]:
+        """Other names the call's subject goes by, matched by the same rules (a skill's folder
+        and frontmatter names): a rule written with any of them holds for the call."""
+        return ()
 
     def summary(self, input: InputT) -> str:
         """One line for the UI: what this call does."""

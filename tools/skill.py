@@ -80,6 +80,7 @@ class SkillTool(Tool[SkillInput]):
     # Claude Code offers skills in plan mode; the skill's own tool calls still obey plan mode
     # (read by app/permissions/decider.py).
     usable_in_plan_mode = True
+    offers_skills = True
 
     def summary(self, input: SkillInput) -> str:
         return _name(input) + (f" {input.args}" if input.args else "")

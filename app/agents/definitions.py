@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from app.model.aliases import resolve_alias
+from app.config.model_aliases import resolve_alias
 
 # Never a subagent's, whatever its definition lists: Agent (a subagent starts no subagents),
 # ExitPlanMode (it would end the user's plan mode for the whole session) and AskUserQuestion

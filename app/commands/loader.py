@@ -16,7 +16,7 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from app.memory.files import claude_user_dir
 from app.memory.frontmatter import (
@@ -73,13 +73,25 @@ class CustomCommand:
         return f"{desc}{hint} ({kind})"
 
 
+class NamedSkill(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+class SkillAliases(Protocol):
+    """What a command set asks of its skills (app/skills/loader.py's SkillSet implements it): a
+    port here, so the commands package names nothing of the skills package above it."""
+
+    def get(self, name: str) -> NamedSkill | None: ...
+
+
 @dataclass
 class CommandSet:
     commands: dict[str, CustomCommand] = field(default_factory=dict)
     # Commands whose names hold a space: not `/name`, offered through the Skill tool only.
     skill_only: dict[str, CustomCommand] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
-    skills: Any = None  # the session's SkillSet (app/skills/loader.py), when loaded
+    skills: SkillAliases | None = None  # the session's SkillSet (app/skills/loader.py), when loaded
 
     def get(self, name: str) -> CustomCommand | None:
         found = self.commands.get(name)

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
-from app.model.aliases import resolve_alias
+from app.config.model_aliases import resolve_alias
 
 
 class Scoped(Protocol):

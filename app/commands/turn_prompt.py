@@ -55,7 +55,7 @@ async def run_expanded_turn(
     leave = enter_command_scope(hit[0], session, notices) if hit else None
     skills = session.parts.skills
     if skills is not None:  # a Skill call during this turn scopes its rules to the turn
-        skills.begin_turn(session)
+        skills.begin_turn(session, lambda text: session.emit(Notice(text, "warning")))
     try:
         expanded = await expand_prompt(prompt, session, commands)
         for text in [*notices, *expanded.notices]:

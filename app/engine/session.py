@@ -577,8 +577,9 @@ class Session:
         if self.parts.session_hooks is not None and self._started_hooks:
             try:
                 await self.parts.session_hooks.session_end(reason, self.context)
-            except Exception:
-                pass  # a broken SessionEnd hook must not keep lathe from exiting
+            except Exception as exc:
+                # A broken SessionEnd hook must not keep lathe from exiting; the log keeps it.
+                debuglog.record("hook", "the SessionEnd hook raised; closing anyway", exc)
         await self.context.background.stop_all()
         if self.parts.mcp is not None:
             await self.parts.mcp.close()

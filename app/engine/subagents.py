@@ -269,7 +269,7 @@ class SessionSubagents:
             hooks = session_hooks
         # The skill listing comes with the Skill tool (Claude Code lists the skills to every
         # subagent that has the tool, measured), else the tool names skills it never offered.
-        with_skills = any(t.name == "Skill" for t in tools)
+        with_skills = any(t.offers_skills for t in tools)
         build = parts.build_system
 
         def system_prompt() -> list[dict[str, Any]]:

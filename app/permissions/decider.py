@@ -324,13 +324,11 @@ def _generic_subjects(tool: Tool[Any], input: Any, context: ToolContext) -> tupl
     except Exception as exc:
         debuglog.record("permissions", f"{name}.permission_subject raised; no subject", exc)
         return ()
-    more = getattr(tool, "permission_subject_names", None)
     extra: tuple[str, ...] = ()
-    if callable(more):
-        try:
-            extra = tuple(str(n) for n in more(input, context))
-        except Exception as exc:
-            debuglog.record("permissions", f"{name}.permission_subject_names raised", exc)
+    try:
+        extra = tuple(str(n) for n in tool.permission_subject_names(input, context))
+    except Exception as exc:
+        debuglog.record("permissions", f"{name}.permission_subject_names raised", exc)
     return tuple(dict.fromkeys(n for n in (target, *extra) if n))
 
 
@@ -347,10 +345,11 @@ def _own_match(
 
 def _generic_denial(tool: Tool[Any], targets: tuple[str, ...], rule: Rule) -> PermissionDecision:
     reason = rule_reason(rule, "denied")
-    if tool.name == "Agent" and targets and rule.specifier is not None:
-        # Claude Code's text for an agent type a rule denies.
+    label = tool.denied_subject_label
+    if label is not None and targets and rule.specifier is not None:
+        # Claude Code's text for a subject a rule denies (the Agent tool: an agent type).
         text = (
-            f"Agent type '{targets[0]}' has been denied by permission rule '{rule.display()}' "
+            f"{label} '{targets[0]}' has been denied by permission rule '{rule.display()}' "
             f"from {source_label(rule.source)}."
         )
         return PermissionDecision.deny(
@@ -402,7 +401,7 @@ def _decide_generic(
         read_only = False
     # A tool may declare itself usable in plan mode though it is not read-only (Skill: it loads
     # instructions; what they lead to is judged call by call, plan mode included).
-    if pc.mode == "plan" and not read_only and not getattr(tool, "usable_in_plan_mode", False):
+    if pc.mode == "plan" and not read_only and not tool.usable_in_plan_mode:
         return PermissionDecision.deny(PLAN_MODE_MESSAGE, DecisionReason("mode", PLAN_MODE_MESSAGE))
     rule = next((r for r in pc.allow if matches(r, True)), None)
     if rule is not None:

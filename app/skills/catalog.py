@@ -32,6 +32,7 @@ class SkillCatalog:
         self.skills = skills
         self._session: Any = None
         self._leave: list[Callable[[], None]] = []
+        self._warn: Callable[[str], None] = lambda _text: None
 
     def lookup(self, name: str) -> Skill | None:
         return self.skills.get(name)
@@ -47,22 +48,23 @@ class SkillCatalog:
         if session is None:
             return skill_text(skill, body)
         if skill.allowed_tools:
-            from app.engine.events import Notice
-
             notices: list[str] = []
             self._leave.append(enter_command_scope(skill, session, notices, use_model=False))
             for text in notices:
-                session.emit(Notice(text.replace(f"/{skill.name}:", f"skill {name}:"), "warning"))
+                self._warn(text.replace(f"/{skill.name}:", f"skill {name}:"))
         if skill.hooks:
-            self._leave.append(_enter_skill_hooks(skill, session))
+            self._leave.append(_enter_skill_hooks(skill, session, self._warn))
         # `!`cmd`` lines run as they do for `/name` (Claude Code runs them for the tool too,
         # measured), after the scope is entered: the skill's own allowed-tools cover them.
         from app.commands.prompt import run_bang_lines
 
         return skill_text(skill, await run_bang_lines(body, session))
 
-    def begin_turn(self, session: Any) -> None:
+    def begin_turn(self, session: Any, warn: Callable[[str], None]) -> None:
+        """`warn` shows a warning to the user (the turn's caller emits it as the engine's Notice:
+        the skills package stays below the engine, so it names no engine event)."""
         self._session = session
+        self._warn = warn
 
     def end_turn(self) -> None:
         """Undo every skill scope this turn entered, newest first."""
@@ -72,12 +74,13 @@ class SkillCatalog:
         self._session = None
 
 
-def _enter_skill_hooks(skill: Skill, session: Any) -> Callable[[], None]:
+def _enter_skill_hooks(
+    skill: Skill, session: Any, warn: Callable[[str], None]
+) -> Callable[[], None]:
     """The skill's own `hooks:` run until its scope ends (the user's turn), as Claude Code runs
     a skill's hooks once it is loaded. A project skill's hooks are the repository's code: they
     run only where the project's own hooks would (a trusted folder, or headless)."""
     from app.config.hooks import HookSource, parse_hook_sources
-    from app.engine.events import Notice
 
     parts = session.parts
     runners = [
@@ -90,9 +93,7 @@ def _enter_skill_hooks(skill: Skill, session: Any) -> Callable[[], None]:
     ]
     context = getattr(parts.rules, "context", None)
     if skill.source == "project" and not bool(getattr(context, "trusted", False)):
-        session.emit(
-            Notice(f"skill {skill.name}: hooks ignored: this folder is not trusted", "warning")
-        )
+        warn(f"skill {skill.name}: hooks ignored: this folder is not trusted")
         return lambda: None
     config = parse_hook_sources([HookSource("skill", str(skill.path), skill.hooks)], trusted=True)
     undo = [runner.add_handlers(config.handlers) for runner in runners]

@@ -18,7 +18,7 @@ from textual.events import AppBlur
 from textual.reactive import reactive
 from textual.screen import Screen
 
-from app import startup_gc
+from app import debuglog, startup_gc
 from app.engine.api import EngineEvent, Notice, PermissionQuestion, SessionPort, UsageUpdated
 from app.tui.commands import COMMANDS, SlashCommands
 from app.tui.event_router import EventRouter
@@ -262,8 +262,8 @@ class LatheApp(App[int]):
         if self.session is not None:
             try:
                 await asyncio.wait_for(self.session.close(), 5)
-            except Exception:
-                pass
+            except Exception as exc:  # quitting goes on; the log says why the close fell short
+                debuglog.record("tui", "the session's close raised or timed out on quit", exc)
 
     def _trust_answered(self, trusted: bool | None) -> None:
         folder = self.config.ask_trust_for

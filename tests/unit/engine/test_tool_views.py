@@ -309,3 +309,30 @@ def test_the_warning_is_the_tools_declaration_where_the_call_runs(
     raw = {"command": "echo hi > out.txt"}
     prompt = dataclasses.replace(_prompt("Bash", raw, tool=BashTool()), context=context)
     assert question_for(prompt).destructive is warned
+
+
+def test_a_call_cancelled_by_a_failed_sibling_is_interrupted_not_failed() -> None:
+    calls = ToolCallTracker()
+    calls.queued(ToolQueued("s1", "Bash", {"command": "make"}, "make", False))
+    calls.started(ToolStarted("s1", "Bash", 1.0))
+    cancelled = error_outcome(
+        "s1", "Bash", "cancelled: a sibling failed", synthetic="sibling_error"
+    )
+    view = calls.finished(ToolFinished("s1", cancelled, 0.2)).view
+    assert view.status == "interrupted"  # it did nothing wrong: another call's error stopped it
+
+
+def test_a_spilled_output_keeps_its_file_for_a_tool_that_declares_none() -> None:
+    # Grep declares no full_path (only Bash does): the executor's persisted file is the link.
+    from tools.grep import GrepTool
+
+    calls = ToolCallTracker(find={"Grep": GrepTool()}.get)
+    calls.queued(ToolQueued("g", "Grep", {"pattern": "x"}, "x", False))
+    block = {"type": "tool_result", "tool_use_id": "g", "content": "many matches"}
+    outcome = CallOutcome("g", "Grep", block, False, ran=True, persisted_path="/tmp/spill.txt")
+    view = calls.finished(ToolFinished("g", outcome, 0.1)).view
+    assert view.result is not None and view.result.full_path == "/tmp/spill.txt"
+    failed = error_outcome("h", "Grep", "too big")
+    failed.persisted_path = "/tmp/err.txt"
+    view = calls.finished(ToolFinished("h", failed, 0.1)).view
+    assert view.result is not None and view.result.full_path == "/tmp/err.txt"
