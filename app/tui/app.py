@@ -192,7 +192,12 @@ class LatheApp(App[int]):
         if self.config.settings_problems:
             # Before anything else: a broken file may hold the deny rule that matters.
             check = self.config.check_settings or (lambda: self.config.settings_problems)
-            screen = SettingsErrorScreen(self.config.settings_problems, check)
+            screen = SettingsErrorScreen(
+                self.config.settings_problems,
+                check,
+                key_guard_s=self.config.dialog_key_guard_s,
+                clock=self.config.clock,
+            )
             self.push_screen(screen, self._settings_answered)
         else:
             self._begin()
@@ -213,7 +218,12 @@ class LatheApp(App[int]):
         if self.config.ask_trust_for:
             # The session is built after the answer: trust decides which project rules and hooks
             # it loads.
-            self.push_screen(TrustScreen(self.config.ask_trust_for), self._trust_answered)
+            trust = TrustScreen(
+                self.config.ask_trust_for,
+                key_guard_s=self.config.dialog_key_guard_s,
+                clock=self.config.clock,
+            )
+            self.push_screen(trust, self._trust_answered)
         elif self.session is None and self.session_factory is not None:
             # After the first paint: building the session imports the anthropic SDK (~1 s).
             self.call_after_refresh(self._start_session)

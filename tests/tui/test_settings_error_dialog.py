@@ -39,7 +39,14 @@ def _broken_project(project: Path) -> Path:
 
 def _app(project: Path, factory=None) -> tuple[LatheApp, list[str]]:
     config = launch.make_config(parse_args([]), cwd=project)
-    config = replace(config, ask_trust_for=None, settings_watch=None, initial_prompt=None)
+    # No key guard here (tests/tui/test_key_guard.py has it): these keys are the user's answers.
+    config = replace(
+        config,
+        ask_trust_for=None,
+        settings_watch=None,
+        initial_prompt=None,
+        dialog_key_guard_s=0.0,
+    )
     built: list[str] = []
 
     async def scripted(sink: EventSink) -> SessionPort:

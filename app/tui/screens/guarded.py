@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from textual import events
 from textual.screen import ModalScreen
 from textual.widgets import Button
 
 from app.engine.api import PermissionQuestion
+from app.tui.screens.key_guard import KeyGuard, hold_early_key
 from tools.decisions import PermissionDecision
 
 
@@ -21,7 +23,7 @@ class GuardedQuestionScreen(ModalScreen[PermissionDecision | None]):
         self.prompt = prompt
         self.key_guard_s = key_guard_s
         self.clock = clock
-        self.shown_at = clock()
+        self.guard = KeyGuard(self, key_guard_s, clock)
 
     def start_guard(self) -> None:
         """Call from on_mount: buttons take clicks only (Enter on a focused button would be a
@@ -43,4 +45,9 @@ class GuardedQuestionScreen(ModalScreen[PermissionDecision | None]):
             self.dismiss(None)
 
     def _guarded(self) -> bool:
-        return self.clock() - self.shown_at < self.key_guard_s
+        return self.guard.guarded()
+
+    def _early(self, event: events.Key) -> bool:
+        """Call first in on_key: True when `event` came too early and was taken (to the prompt
+        if printable): no key read before the dialog was shown, or in its guard, answers it."""
+        return hold_early_key(self, self.guard, event)

@@ -286,6 +286,8 @@ class PermissionScreen(GuardedQuestionScreen):
             self.query_one("#choices", Static).update(self._choices())
 
     def on_key(self, event: events.Key) -> None:
+        if self._early(event):
+            return
         if self.query_one("#feedback", Input).has_focus:
             return  # the feedback field takes what is typed
         # Typing meant for the prompt (letters, spaces, other digits) clears a selection, so a

@@ -88,6 +88,8 @@ class PlanApprovalScreen(GuardedQuestionScreen):
         fit(self, "#plan")
 
     def on_key(self, event: events.Key) -> None:
+        if self._early(event):
+            return
         # Not the dialog's keys (its digits, the arrows, Enter, Esc): the prompt's text.
         dialog_key = event.key.isdigit() and 0 < int(event.key) <= len(self.rows)
         if not self._feedback_open() and for_prompt(event, self._guarded(), dialog_key):

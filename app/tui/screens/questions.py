@@ -88,6 +88,8 @@ class QuestionsScreen(GuardedQuestionScreen):
         fit(self)
 
     def on_key(self, event: events.Key) -> None:
+        if self._early(event):
+            return
         # Not the dialog's keys (its digits, Space, the arrows, Enter, Esc): the prompt's text.
         key = event.key
         dialog_key = key == "space" or (key.isdigit() and 0 < int(key) <= 5)

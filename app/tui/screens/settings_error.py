@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Literal
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -18,6 +18,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Static
 
 from app.tui.screens.dialog_fit import fit
+from app.tui.screens.key_guard import KeyGuard, hold_early_key
 
 SettingsAnswer = Literal["fixed", "continue", "exit"]
 
@@ -31,10 +32,22 @@ class SettingsErrorScreen(ModalScreen[SettingsAnswer]):
         Binding("3", "go_on", "Continue", id="settings_error.continue"),
     ]
 
-    def __init__(self, problems: Sequence[str], check: Callable[[], Sequence[str]]) -> None:
+    def __init__(
+        self,
+        problems: Sequence[str],
+        check: Callable[[], Sequence[str]],
+        *,
+        key_guard_s: float = 0.5,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         super().__init__()
         self.problems = list(problems)
         self.check = check
+        # "Continue" takes broken files' deny rules only: typing must never answer it.
+        self.guard = KeyGuard(self, key_guard_s, clock)
+
+    def on_key(self, event: events.Key) -> None:
+        hold_early_key(self, self.guard, event)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -11,6 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Static
 
 from app.tui.screens.dialog_fit import fit
+from app.tui.screens.key_guard import KeyGuard, hold_early_key
 
 
 class TrustScreen(ModalScreen[bool]):
@@ -20,9 +24,16 @@ class TrustScreen(ModalScreen[bool]):
         Binding("2,n,escape", "answer(False)", "Don't trust", id="trust.no"),
     ]
 
-    def __init__(self, folder: str) -> None:
+    def __init__(
+        self, folder: str, *, key_guard_s: float = 0.5, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         super().__init__()
         self.folder = folder
+        # Trusting enables the project's hooks and allow rules: typing must never answer it.
+        self.guard = KeyGuard(self, key_guard_s, clock)
+
+    def on_key(self, event: events.Key) -> None:
+        hold_early_key(self, self.guard, event)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
@@ -52,8 +63,10 @@ class TrustScreen(ModalScreen[bool]):
 
     @on(Button.Pressed, "#yes")
     def _yes(self) -> None:
-        self.dismiss(True)
+        if not self.guard.guarded():
+            self.dismiss(True)
 
     @on(Button.Pressed, "#no")
     def _no(self) -> None:
-        self.dismiss(False)
+        if not self.guard.guarded():
+            self.dismiss(False)
