@@ -77,6 +77,7 @@ async def test_subagent_progress_and_permission_in_the_tui(fake_api, project) ->
         assert row.state == "running" and row.name == "Agent"
         assert row.summary == "general-purpose: make a file"
         assert "Bash touch made.txt" in row.last_line and "2 tool uses" in row.last_line
+        await pilot.pause()  # drawn: a key read before the dialog is on screen never answers it
         await pilot.press("1")
         await wait_until(pilot, lambda: not app.turn_running)
         assert (project / "made.txt").exists()
