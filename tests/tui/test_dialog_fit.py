@@ -111,9 +111,11 @@ def test_feedback_field_shows(snap_compare: Any, size: tuple[int, int]) -> None:
 
     async def before(pilot: Pilot[int]) -> None:
         await _edit_feedback(app, pilot)
-        _assert_fits(app, ("#feedback",))
+        # The field and its hint line (Enter sends it · Esc denies without it), round 2's F3.
+        _assert_fits(app, ("#feedback", "#feedback-hint"))
         field = app.screen.query_one("#feedback")
         assert field.content_region.height >= 1
+        assert app.screen.query_one("#feedback-hint").region.height == 1
 
     assert snap_compare(app, terminal_size=size, run_before=before)
 
@@ -236,3 +238,20 @@ async def test_letters_at_the_plan_and_questions_dialogs_go_to_the_prompt(name: 
         else:
             assert len(dialog.answers) == 1  # type: ignore[attr-defined]
         assert app.main.prompt.text == "later"
+
+
+@pytest.mark.parametrize("size", ALL, ids=_size_id)
+def test_feedback_hint_shows_under_a_long_preview(snap_compare: Any, size: tuple[int, int]) -> None:
+    """Tab on a dialog whose preview fills the screen: the preview gives up the rows of the field
+    and of its hint line, which showed only at 120x40 (black-box round 2, F3)."""
+    app = make_app()
+
+    async def before(pilot: Pilot[int]) -> None:
+        app.enqueue_permission(tool_scenes.long_write_question())
+        await scenes.settle(app, pilot)
+        await pilot.press("tab", *"use lowercase instead")
+        await scenes.settle(app, pilot)
+        _assert_fits(app, ("#feedback", "#feedback-hint"))
+        assert app.screen.query_one("#feedback-hint").region.height == 1
+
+    assert snap_compare(app, terminal_size=size, run_before=before)

@@ -220,6 +220,9 @@ class PermissionScreen(GuardedQuestionScreen):
             for child in dialog.children
             if child is not preview and child.display
         )
+        hint = self.query_one("#feedback-hint", Static)
+        if typing and hint.outer_size.height == 0:
+            others += 1  # shown just now, not laid out yet: its row is not in the sum
         # The dialog's border (2 rows), the footer and one spare row.
         room = max(1, self.size.height - others - 4)
         preview.styles.max_height = min(room, 16)
