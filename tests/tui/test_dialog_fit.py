@@ -255,3 +255,38 @@ def test_feedback_hint_shows_under_a_long_preview(snap_compare: Any, size: tuple
         assert app.screen.query_one("#feedback-hint").region.height == 1
 
     assert snap_compare(app, terminal_size=size, run_before=before)
+
+
+LONG_OPTION = (
+    "A long description of option {n} that explains its trade-offs in detail for the user END{n}"
+)
+
+
+def _long_options_prompt() -> Any:
+    from tests.tui.test_interaction_dialogs import prompt_for
+    from tools.ask_user_question import AskUserQuestionTool
+
+    options = [{"label": f"Option {n}", "description": LONG_OPTION.format(n=n)} for n in (1, 2, 3)]
+    request = {"question": "Which way?", "header": "Way", "options": options}
+    return prompt_for(AskUserQuestionTool(), {"questions": [{**request, "multiSelect": False}]})
+
+
+@pytest.mark.parametrize("size", ALL, ids=_size_id)
+def test_question_option_descriptions_wrap(snap_compare: Any, size: tuple[int, int]) -> None:
+    """AskUserQuestion options with long descriptions: wrapped inside the dialog, read whole at
+    every size (black-box round 2, F7), and the choices still fit."""
+    app = make_app()
+
+    async def before(pilot: Pilot[int]) -> None:
+        app.enqueue_permission(_long_options_prompt())
+        await scenes.settle(app, pilot)
+        _assert_fits(app, ("#options", "#hint"))
+        buttons = [b for b in app.screen.query("#options Button") if b.display]
+        for n, button in enumerate(buttons[:3], start=1):
+            label = str(button.label)
+            assert f"END{n}" in label
+            # Every cell of the label has a place on screen: wrapped, not cut at the edge.
+            room = button.content_size.width * button.content_size.height
+            assert len(label.rstrip()) <= room, (size, label, button.content_size)
+
+    assert snap_compare(app, terminal_size=size, run_before=before)
