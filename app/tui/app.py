@@ -329,6 +329,8 @@ class LatheApp(App[int]):
 
     @on(PromptInput.Submitted)
     def _prompt_submitted(self, event: PromptInput.Submitted) -> None:
+        # Sent while scrolled up: the view goes to the end and follows the answer (as Ctrl+End).
+        self.main.conversation.scroll_end(animate=False)
         self.submit_prompt(event.value)
 
     @on(TypedForPrompt)
