@@ -84,7 +84,7 @@ def whole_tool(state: object) -> RenderableType:
     from widgets.tool_block import ToolCallState, render_tool
 
     assert isinstance(state, ToolCallState)
-    drawn = render_tool(state, False)
+    drawn = render_tool(state, True)  # its head wraps: a long command is read whole
     # The block's own head (what runs, its state, its time); the rest is redrawn whole here.
     head = drawn.renderables[0] if isinstance(drawn, Group) and drawn.renderables else drawn
     parts: list[RenderableType] = []

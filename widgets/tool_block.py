@@ -107,7 +107,9 @@ def label_text(state: ToolCallState) -> Text:
 
 def render_tool(state: ToolCallState, expanded: bool) -> RenderableType:
     icon, colour = ICONS[state.status]
-    head = Text(no_wrap=True, overflow="ellipsis")
+    # Collapsed, the head is one row (cut with …); expanded (and in the full view), a long
+    # command and its description wrap: the whole call is readable, and searchable.
+    head = Text(no_wrap=not expanded, overflow="fold" if expanded else "ellipsis")
     head.append(f"{icon} ", style=colour)
     head.append(state.name, style="bold")
     label = label_text(state)
