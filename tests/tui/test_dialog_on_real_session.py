@@ -67,6 +67,7 @@ async def test_ctrl_c_answers_the_open_dialog_through_the_real_session(fake_api,
         await wait_until(pilot, lambda: app.session is not None)
         app.submit_prompt("change two")
         await wait_until(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await pilot.pause()  # drawn: keys before that never answer
         [asked] = [e.question for e in seen if isinstance(e, PermissionRequested)]
         # The preview is the diff against the file as it is on disk.
         assert asked.preview is not None and asked.preview.kind == "diff"

@@ -52,6 +52,7 @@ async def test_escape_denies_and_ends_the_turn(fake_api: Any, project: Path) -> 
         await wait_until(pilot, lambda: app.session is not None)
         app.submit_prompt("make two files")
         await wait_until(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await pilot.pause()  # drawn: keys before that never answer
         # Waiting for the answer is not running: the block and the panel say so.
         assert _blocks(app)["b1"].state.status == "awaiting"
         assert "1 awaiting approval" in app.main.progress.counts()
@@ -88,6 +89,7 @@ async def test_deny_with_feedback_goes_on(fake_api: Any, project: Path) -> None:
         await wait_until(pilot, lambda: app.session is not None)
         app.submit_prompt("make two files")
         await wait_until(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await pilot.pause()  # drawn: keys before that never answer
         await pilot.press("tab", *"use mkdir", "enter")
         # The turn goes on: the second call asks.
         await wait_until(
@@ -126,6 +128,7 @@ async def test_edit_keys(fake_api: Any, project: Path) -> None:
         await wait_until(pilot, lambda: app.session is not None)
         app.submit_prompt("edit it")
         await wait_until(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await pilot.pause()  # drawn: keys before that never answer
         screen = app.screen
         assert isinstance(screen, PermissionScreen)
         await pilot.pause(0.6)  # past the dialog's key guard
@@ -150,6 +153,7 @@ async def test_two_allows_the_file_for_the_session(fake_api: Any, project: Path)
         await wait_until(pilot, lambda: app.session is not None)
         app.submit_prompt("edit it")
         await wait_until(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await pilot.pause()  # drawn: keys before that never answer
         await pilot.pause(0.6)
         await pilot.press("2")  # at once: a grant for this file, this session only
         await wait_until(pilot, lambda: not app.turn_running)
@@ -166,6 +170,7 @@ async def test_four_then_enter_switches_to_accept_edits(fake_api: Any, project: 
         await wait_until(pilot, lambda: app.session is not None)
         app.submit_prompt("edit it")
         await wait_until(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await pilot.pause()  # drawn: keys before that never answer
         await pilot.pause(0.6)
         await pilot.press("4")
         await pilot.pause(0.6)
