@@ -30,6 +30,7 @@ async def test_an_approved_call_is_running_in_the_panel_not_awaiting(
         await wait_until(pilot, lambda: isinstance(app.screen, PermissionScreen))
         row = app.main.progress.rows["w1"]
         assert row.state == "awaiting" and "1 awaiting approval" in app.main.progress.counts()
+        await pilot.pause()  # drawn: keys before that never answer
         await pilot.press("1")
         await wait_until(pilot, lambda: not isinstance(app.screen, PermissionScreen))
         await pilot.pause()
