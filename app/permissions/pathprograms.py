@@ -319,20 +319,6 @@ def path_write_reason(target: str, pc: PermissionContext, cwd: str, removes: boo
             ):
                 return f"{target} would replace {f}, a folder on PATH"
     return ""
-    # The callers pass every reading of the path, link targets included (bash_paths._expand,
-    # paths.candidates): no realpath here.
-    forms = (target,)
-    for folder_forms in _folder_forms(cwd, pc.home):
-        for t in forms:
-            for f in folder_forms:
-                if t == f or os.path.dirname(t) == f:
-                    return f"{f} is a folder on PATH: a file put there runs in place of a program"
-                # A new (or linked) ancestor replaces the folder: `ln -s /x ~/.local`. Into an
-                # existing real folder a write only adds a name (`cp f .`).
-                real_dir = os.path.isdir(t) and not os.path.islink(t) and not removes
-                if not real_dir and f.startswith(t.rstrip("/") + "/"):
-                    return f"{t} would replace {f}, a folder on PATH"
-    return ""
 
 
 def renamed_denied(
