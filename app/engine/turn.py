@@ -175,24 +175,15 @@ async def run_turn(
                 denials,
                 started,
             )
-        if response.interrupted:
-            if not tool_uses:
-                session.append({"role": "user", "content": [{"type": "text", "text": INTERRUPTED}]})
-            session.emit(Interrupted(during_tools=bool(tool_uses)))
-            return _end(
-                session,
-                response.stop_reason,
-                _text_of(response.message),
-                False,
-                "interrupted",
-                num_turns,
-                denials,
-                started,
-            )
-        if denied is not None:
-            session.emit(
-                Interrupted(during_tools=True, denied=denied_label(session.deps.find, denied))
-            )
+        if response.interrupted or denied is not None:
+            if response.interrupted:
+                if not tool_uses:
+                    text = {"type": "text", "text": INTERRUPTED}
+                    session.append({"role": "user", "content": [text]})
+                session.emit(Interrupted(during_tools=bool(tool_uses)))
+            elif denied is not None:  # the user's deny ended the turn
+                label = denied_label(session.deps.find, denied)
+                session.emit(Interrupted(during_tools=True, denied=label))
             return _end(
                 session,
                 response.stop_reason,
