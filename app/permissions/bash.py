@@ -24,22 +24,20 @@ from app.permissions.bash_paths import (
     _inside_all,
     _link_escapes,
     _outside,
-    _path_args,
     _protected,
     _recursive_deny,
     _redirect_need,
     _serial,
     git_pathspec_deny,
+    path_denies,
     pending_writes,
 )
 from app.permissions.bash_proven import git_unproven, unproven_program
 from app.permissions.context import BashRuleIndex, PermissionContext
-from app.permissions.git_config_files import git_config_writes
 from app.permissions.git_hooks import hook_risk, names_subcommand
 from app.permissions.git_writes import git_write_reason
 from app.permissions.matching import bash_matches, bash_pattern, canonical
 from app.permissions.messages import PLAN_MODE_MESSAGE, part_reason, rule_reason
-from app.permissions.pathcheck import deny_for
 from app.permissions.pathprograms import renamed_denied
 from app.permissions.procpaths import bash_secret
 from app.permissions.scriptfiles import runs_scripts, scripts_changed
@@ -170,7 +168,7 @@ def decide_bash(
         renamed = renamed_denied(deny_rules, readings, _cd_dirs(analysis, cwd, pc.home), pc)
         if renamed is not None:
             return renamed
-    path_deny = _path_denies(analysis, pc, cwd)
+    path_deny = path_denies(analysis, pc, cwd)
     if path_deny is not None:
         return path_deny
     link = _link_then_path(analysis, pc)
@@ -253,38 +251,6 @@ def _proc_secret(analysis: ShellAnalysis, pc: PermissionContext, cwd: str) -> st
         if words and words[0] in ("cd", "pushd", "popd") and (len(words) != 2 or part.dynamic):
             cwd_known = False
     return bash_secret(analysis, cwds, cwd_known, pc.home, _expand)
-
-
-def _path_denies(
-    analysis: ShellAnalysis, pc: PermissionContext, cwd: str
-) -> PermissionDecision | None:
-    if not any(r.specifier is not None and r.tool != "Bash" for r in pc.deny):
-        return None
-    cwds = _cd_dirs(analysis, cwd, pc.home)
-    for part in (*analysis.parts, *analysis.nested):
-        checks: list[tuple[str, str]] = []
-        for r in part.redirects:
-            if r.target is not None and not r.dynamic:
-                checks.append((r.target, "write" if r.writes else "read"))
-        form = allow_form(part.words) or part.words
-        writes = not is_read_only_part(part)
-        for arg in _path_args(form):
-            checks.append((arg, "write" if writes else "read"))
-            if writes:
-                checks.append((arg, "read"))
-        # `echo secrets/*` prints the names in secrets/ as `ls` would: a glob reads its matches.
-        checks += [(w, "read") for w in form[1:] if has_glob(w)]
-        if form and form[0] == "git":
-            checks += [(f, "write") for c in cwds for f in git_config_writes(form, c, pc.home)]
-        for path, access in checks:
-            cands = tuple(x for c in cwds for x in _expand(path, c, pc.home))
-            # A folder argument (`grep -r k ~/.ssh`) reaches what a rule denies inside it.
-            cands = cands + tuple(c.rstrip("/") + "/x" for c in cands)
-            rule = deny_for(pc, access, cands)  # type: ignore[arg-type]
-            if rule is not None:
-                reason = rule_reason(rule, "denied", part.text)
-                return PermissionDecision.deny(reason.text, reason)
-    return None
 
 
 def _opaque(

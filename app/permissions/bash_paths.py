@@ -11,11 +11,13 @@ from functools import lru_cache
 
 from app.permissions.context import PermissionContext
 from app.permissions.git_config_files import git_config_writes
-from app.permissions.pathcheck import allow_match, ask_for, deny_below
+from app.permissions.messages import rule_reason
+from app.permissions.pathcheck import allow_match, ask_for, deny_below, deny_for
 from app.permissions.pathprograms import path_write_reason
 from app.permissions.paths import DEVICE_PATHS, inside, protected_reason
 from app.permissions.shellpaths import Unknowable, expand_word, glob_may_be_protected, has_glob
 from app.permissions.treelinks import COPIERS, tree_reason
+from tools.decisions import PermissionDecision
 from tools.shell import (
     ShellAnalysis,
     SimpleCommand,
@@ -473,3 +475,37 @@ def pending_writes(
             for c in cwds:
                 out.update(_expand(target, c, pc.home))
     return frozenset(out)
+
+
+def path_denies(
+    analysis: ShellAnalysis, pc: PermissionContext, cwd: str
+) -> PermissionDecision | None:
+    """The deny of a path rule (Read, Edit...) that some part's files, redirects, globs or the
+    config file `git config` writes fall under, or None."""
+    if not any(r.specifier is not None and r.tool != "Bash" for r in pc.deny):
+        return None
+    cwds = _cd_dirs(analysis, cwd, pc.home)
+    for part in (*analysis.parts, *analysis.nested):
+        checks: list[tuple[str, str]] = []
+        for r in part.redirects:
+            if r.target is not None and not r.dynamic:
+                checks.append((r.target, "write" if r.writes else "read"))
+        form = allow_form(part.words) or part.words
+        writes = not is_read_only_part(part)
+        for arg in _path_args(form):
+            checks.append((arg, "write" if writes else "read"))
+            if writes:
+                checks.append((arg, "read"))
+        # `echo secrets/*` prints the names in secrets/ as `ls` would: a glob reads its matches.
+        checks += [(w, "read") for w in form[1:] if has_glob(w)]
+        if form and form[0] == "git":
+            checks += [(f, "write") for c in cwds for f in git_config_writes(form, c, pc.home)]
+        for path, access in checks:
+            cands = tuple(x for c in cwds for x in _expand(path, c, pc.home))
+            # A folder argument (`grep -r k ~/.ssh`) reaches what a rule denies inside it.
+            cands = cands + tuple(c.rstrip("/") + "/x" for c in cands)
+            rule = deny_for(pc, access, cands)  # type: ignore[arg-type]
+            if rule is not None:
+                reason = rule_reason(rule, "denied", part.text)
+                return PermissionDecision.deny(reason.text, reason)
+    return None
