@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -69,7 +70,10 @@ def test_full_view_shows_the_whole_output_and_searches(
     tmux.type("137")
     tmux.send("Enter")
     tmux.wait_for(
-        lambda s: "Match 1 of 1 for '137'" in s and any(x.strip() == "137" for x in s.splitlines())
+        lambda s: (
+            "Match 1 of 1 for '137'" in s
+            and any(re.fullmatch(r"\s*137\b[^0-9]*", x) for x in s.splitlines())
+        )
     )
     tmux.send("Escape")
     tmux.wait_for(lambda s: "Full view" not in s and "a draft" in s)
