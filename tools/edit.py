@@ -28,6 +28,7 @@ from tools.files.diff import FileChange, changed_line_range, snippet, unified_di
 from tools.files.paths import missing_file_message
 from tools.files.preview import current_file, diff_preview
 from tools.files.readstate import record_written, staleness, write_journal
+from tools.files.recorded import diff_counts, recorded_edit_diff, recorded_path
 from tools.files.replace import ReplaceError, Replacement, replace
 
 SAME_STRINGS = "No changes to make: old_string and new_string are exactly the same."
@@ -69,7 +70,9 @@ class EditTool(PathArgument, Tool[EditInput]):
     def preview(self, input: EditInput, context: ToolContext) -> ToolPreview | None:
         """The diff this edit makes to the file as it is now; the strings alone when it cannot
         apply (missing file, string not found): the call will then fail and say why."""
-        path = context.resolve_path(input.file_path)
+        return self._preview_at(context.resolve_path(input.file_path), input)
+
+    def _preview_at(self, path: str, input: EditInput) -> ToolPreview:
         current = current_file(path)
         if current is None and not os.path.exists(path):
             current = textfile.TextFile("", "utf-8", "\n")
@@ -79,6 +82,16 @@ class EditTool(PathArgument, Tool[EditInput]):
             except ReplaceError:
                 pass
         return diff_preview(input.old_string, input.new_string, path)
+
+    def recorded_view(self, input: EditInput, applied: bool, cwd: str) -> ResultView | None:
+        """The diff as the live call showed it (tools/files/recorded.py): made, or denied."""
+        path = recorded_path(input.file_path, cwd)
+        if applied:
+            diff = recorded_edit_diff(path, input.old_string, input.new_string, True)
+        else:
+            diff = self._preview_at(path, input).text
+        added, removed = diff_counts(diff)
+        return ResultView(f"Added {added}, removed {removed} lines", diff, "diff")
 
     def to_result_content(self, data: Any) -> str | list[dict[str, Any]]:
         if isinstance(data, FileChange):

@@ -26,6 +26,7 @@ from tools.files.common import PathArgument, check_path
 from tools.files.diff import FileChange, changed_line_range, snippet, unified_diff
 from tools.files.preview import current_file, diff_preview
 from tools.files.readstate import record_written, staleness, write_journal
+from tools.files.recorded import diff_counts, recorded_path
 
 
 class WriteInput(ToolInput):
@@ -69,12 +70,16 @@ class WriteTool(PathArgument, Tool[WriteInput]):
 
     def preview(self, input: WriteInput, context: ToolContext) -> ToolPreview | None:
         """The diff against the file as it is now (a creation when there is none)."""
-        path = context.resolve_path(input.file_path)
-        old = current_file(path)
-        new = input.content
-        if old is not None and old.line_ending == "\r\n":
-            new = new.replace("\r\n", "\n")
-        return diff_preview(old.text if old else "", new, path)
+        return _preview_at(context.resolve_path(input.file_path), input.content)
+
+    def recorded_view(self, input: WriteInput, applied: bool, cwd: str) -> ResultView | None:
+        """A denied write's diff against the file as it is now (the file it was to replace);
+        a write that was made has no view here: what it replaced is not recorded."""
+        if applied:
+            return None
+        diff = _preview_at(recorded_path(input.file_path, cwd), input.content).text
+        added, removed = diff_counts(diff)
+        return ResultView(f"Added {added}, removed {removed} lines", diff, "diff")
 
     def to_result_content(self, data: Any) -> str | list[dict[str, Any]]:
         if isinstance(data, FileChange):
@@ -168,3 +173,11 @@ class WriteTool(PathArgument, Tool[WriteInput]):
         return FileChange(
             "update", path, diff, message, added, removed, original=old.text, content=new_text
         )
+
+
+def _preview_at(path: str, content: str) -> ToolPreview:
+    """The diff of writing `content` over the file as it is now (a creation when there is none)."""
+    old = current_file(path)
+    if old is not None and old.line_ending == "\r\n":
+        content = content.replace("\r\n", "\n")
+    return diff_preview(old.text if old else "", content, path)

@@ -88,7 +88,7 @@ def whole_tool(state: object) -> RenderableType:
     # The block's own head (what runs, its state, its time); the rest is redrawn whole here.
     head = drawn.renderables[0] if isinstance(drawn, Group) and drawn.renderables else drawn
     parts: list[RenderableType] = []
-    if state.diff and state.status == "done":
+    if state.shows_diff:
         parts.append(render_diff(state.diff, max_lines=state.diff.count("\n") + 1))
     else:
         source = (state.result_text or state.output_tail).rstrip("\n")
@@ -97,7 +97,9 @@ def whole_tool(state: object) -> RenderableType:
             parts.append(Text(source, style=style, no_wrap=False, overflow="fold"))
     if state.outcome:
         word = "lathe.failed" if state.status == "denied" else "lathe.stopped"
-        parts.append(Text(state.outcome, style=word, no_wrap=False, overflow="fold"))
+        said = Text(state.outcome, style=word, no_wrap=False, overflow="fold")
+        # Before a denied edit's diff, as the block shows it; after any output it kept.
+        parts.insert(0 if state.shows_diff else len(parts), said)
     if not parts:
         return head
     return Group(head, Padding(Group(*parts), (0, 0, 0, 2)))

@@ -43,6 +43,8 @@ COLLAPSED_LINES = 3
 EXPANDED_LINES = 60
 TAIL_LINES = 5
 HEAD_LINES = 3
+# A collapsed edit's diff (made or denied) shows this many lines; expanded, EXPANDED_LINES.
+DIFF_LINES = 20
 
 
 @dataclass
@@ -80,9 +82,14 @@ class ToolCallState:
         return self.status not in ("queued", "awaiting", "running")
 
     @property
+    def shows_diff(self) -> bool:
+        """An edit that was made, or one the user denied: its diff is the block's body."""
+        return bool(self.diff) and self.status in ("done", "denied")
+
+    @property
     def full_text(self) -> str:
         """The output as a whole view shows it (the diff for an edit)."""
-        if self.diff and self.status == "done":
+        if self.shows_diff:
             return self.diff
         return self.result_text or self.output_tail
 
@@ -118,7 +125,7 @@ def render_tool(state: ToolCallState, expanded: bool) -> RenderableType:
         head.append_text(label)
     if state.note:
         head.append(f"  {state.note}", style="lathe.tool.note")
-    stat = diff_stat(state.diff if state.status == "done" else state.pending_diff)
+    stat = diff_stat(state.diff if state.shows_diff else state.pending_diff)
     if stat:
         head.append(f"  {stat}", style="dim")
     if state.result_summary and state.status == "done" and not state.diff:
@@ -135,8 +142,15 @@ def render_tool(state: ToolCallState, expanded: bool) -> RenderableType:
 
 
 def _body(state: ToolCallState, expanded: bool) -> RenderableType | None:
-    if state.diff and state.status == "done":
-        return render_diff(state.diff, EXPANDED_LINES if expanded else 20)
+    if state.shows_diff:
+        diff = render_diff(state.diff, EXPANDED_LINES if expanded else DIFF_LINES)
+        if not state.outcome:
+            return diff
+        # A denied edit: the plain-words line first, then the change that was turned down.
+        said = Text(no_wrap=not expanded, overflow="fold" if expanded else "ellipsis")
+        said.append("⎿ ", style="lathe.failed")
+        said.append(state.outcome, style="lathe.failed")
+        return Group(said, diff)
     if state.output_tail and not state.finished:
         lines = state.output_tail.rstrip("\n").splitlines()[-TAIL_LINES:]
         # Always TAIL_LINES high while running: the block does not grow line by line, so a new

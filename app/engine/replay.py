@@ -25,6 +25,7 @@ from app.engine.events import (
     TurnEnded,
     TurnStarted,
 )
+from app.engine.recorded_views import with_recorded_change
 from app.engine.result_views import call_label
 from app.engine.tool_views import ToolCallTracker, content_text
 from app.execution.events import ToolFinished, ToolQueued
@@ -154,10 +155,12 @@ def replay_events(
     messages: Iterable[Mapping[str, Any]],
     tools: Iterable[Tool[Any]] | None = None,
     user_denials: Mapping[str, bool] | None = None,
+    cwd: str = "",
 ) -> list[EngineEvent]:
     """`user_denials`: the calls the user denied, and whether each deny ended its turn (the
     transcript records them, app/transcript_repair.py USER_DENIALS); without them a deny that
-    ended a turn replays as the interrupt the model read."""
+    ended a turn replays as the interrupt the model read. `cwd`: the session's folder, where an
+    edit's diff is rebuilt from its input (app/engine/recorded_views.py; "" rebuilds none)."""
     messages = list(messages)
     known = tuple(tools or ())
     denials = dict(user_denials or {})
@@ -263,7 +266,8 @@ def replay_events(
                     outcome = replace(outcome, synthetic="user_denied")
                 done = calls.finished(ToolFinished(tool_id, outcome, 0.0))
                 # How long it took is not recorded: shown as unknown, never as "0.0s".
-                events.append(ToolCallUpdated(replace(done.view, elapsed=None), done.change))
+                view = with_recorded_change(replace(done.view, elapsed=None), tool, cwd)
+                events.append(ToolCallUpdated(view, done.change))
     if events:
         # Close the replayed history as a finished turn: nothing is running.
         events.append(TurnEnded(None, "", False, "success", 0))

@@ -281,7 +281,9 @@ class Session:
         from app.engine.replay import replay_events
 
         messages = [*self.parts.earlier_messages, *self.messages]
-        return tuple(replay_events(messages, self.pool.tools, self.parts.user_denials))
+        return tuple(
+            replay_events(messages, self.pool.tools, self.parts.user_denials, self.context.cwd)
+        )
 
     def status_line_command(self) -> str | None:
         """The `statusLine` setting's command, if any."""

@@ -103,6 +103,8 @@ def archived_renderables(events: Iterable[EngineEvent]) -> list[RenderableType]:
                     if key != "elapsed":  # a replayed call's time is not known
                         setattr(state, key, value)
                 shown = min(len(state.result_text.splitlines()), 4)
+                if state.shows_diff:  # an edit's diff (made or denied), up to its cut
+                    shown = min(len(state.diff.splitlines()), 21) + bool(state.outcome)
                 out.append(
                     Deferred(tool(state), lines(1 + shown), full=Deferred(whole(state), lines(3)))
                 )

@@ -61,6 +61,11 @@ def finished_fields(view: ToolCallView) -> dict[str, Any]:
     if view.status in ("denied", "interrupted") and result is not None:
         fields["outcome"] = result.summary
         fields["result_text"] = ""
+    preview = view.preview
+    if view.status == "denied" and preview is not None and preview.kind == "diff":
+        # The change the user turned down stays on screen (the engine's view keeps it), as
+        # Claude Code keeps a rejected edit's diff.
+        fields["diff"] = preview.text
     return fields
 
 

@@ -41,6 +41,12 @@ def test_full_view_shows_denied_and_not_run(snap_compare: Any, size: str) -> Non
 
 
 @pytest.mark.parametrize("size", SIZES)
+def test_full_view_finds_a_word_of_a_denied_edit(snap_compare: Any, size: str) -> None:
+    keys = ("ctrl+o", "slash", *"ThemeError", "enter")
+    assert shot(snap_compare, size, tool_scenes.denied_edit(), keys)
+
+
+@pytest.mark.parametrize("size", SIZES)
 def test_full_view_finds_a_folded_word(snap_compare: Any, size: str) -> None:
     keys = ("ctrl+o", "slash", *"tailend", "enter")
     assert shot(snap_compare, size, full_view_scenes.folded_output(), keys)

@@ -60,6 +60,11 @@ def test_deny_ended_the_turn(snap_compare: Any, size: tuple[int, int]) -> None:
 
 
 @pytest.mark.parametrize("size", SIZES, ids=_size_id)
+def test_denied_edit_keeps_its_diff(snap_compare: Any, size: tuple[int, int]) -> None:
+    assert shot(snap_compare, size, tool_scenes.denied_edit())
+
+
+@pytest.mark.parametrize("size", SIZES, ids=_size_id)
 def test_long_output_collapsed(snap_compare: Any, size: tuple[int, int]) -> None:
     assert shot(snap_compare, size, tool_scenes.long_output())
 

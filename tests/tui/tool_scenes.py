@@ -151,6 +151,28 @@ def denied_batch() -> list[Any]:
     return calls.out
 
 
+def denied_edit() -> list[Any]:
+    """An edit the user denied at its question (the deny ended the turn): its diff stays."""
+    question = edit_question()
+    calls = Calls()
+    calls.add(TurnStarted("guard the theme lookup"))
+    calls.queue("e1", "Edit", dict(question.input))
+    calls.start("e1", "Edit")
+    calls.ask(question)
+    answered = calls.tracker.answered("e1", allowed=False)
+    assert answered is not None
+    calls.out.append(answered)
+    denied = error_outcome("e1", "Edit", REJECT_MESSAGE, input=dict(question.input))
+    denied.decision = answers.deny(end_turn=True)
+    denied.permission_denial = {"tool_name": "Edit", "tool_use_id": "e1", "tool_input": {}}
+    calls.finish("e1", denied, 0.0)
+    calls.add(
+        Interrupted(during_tools=True, denied="Edit(/work/demo/app/themes.py)"),
+        TurnEnded(None, "", False, "interrupted", 1),
+    )
+    return calls.out
+
+
 def long_output(lines: int = 2000, wide: int = 4000) -> list[Any]:
     """A 2,000-line output whose 3rd line is 4,000 characters long."""
     calls = Calls()
