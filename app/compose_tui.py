@@ -260,6 +260,13 @@ def make_app(opts: CliOptions, cwd: Path | None = None) -> LatheApp:
 
     config.list_sessions = list_saved
     config.on_resume = resume
+
+    def earlier_prompts() -> list[str]:
+        from app.prompt_history import past_prompts
+
+        return past_prompts(project)
+
+    config.past_prompts = earlier_prompts
     if opts.resume_picker and not opts.prompt:
         # `lathe -r`: the picker first, and the one session chosen is the one built.
         config.pick_session_first = True

@@ -299,8 +299,10 @@ class PromptInput(TextArea):
         value = self.text.rstrip(" ") if self.text.startswith("/") else self.text
         if not value.strip():
             return
-        if not self.prompt_history or self.prompt_history[-1] != value:
-            self.prompt_history.append(value)
+        # Each prompt once, at its newest place: Up never shows the same prompt twice.
+        if value in self.prompt_history:
+            self.prompt_history.remove(value)
+        self.prompt_history.append(value)
         self._history_index = None
         self._history_popup = False
         self._dismissed_for = None
@@ -319,6 +321,17 @@ class PromptInput(TextArea):
             self.history_next()
             return
         super().action_cursor_down(select)
+
+    def add_earlier_history(self, earlier: Sequence[str]) -> None:
+        """Prompts of earlier sessions (oldest first), before this session's own: each once, at
+        its newest place. A walk through the history in progress stays on its entry."""
+        mine = set(self.prompt_history)
+        added = [p for p in dict.fromkeys(reversed(earlier)) if p not in mine][::-1]
+        if not added:
+            return
+        self.prompt_history[:0] = added
+        if self._history_index is not None:
+            self._history_index += len(added)
 
     def history_previous(self) -> None:
         if self._history_index is None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -181,6 +181,7 @@ class LatheApp(App[int]):
         # ~40 ms (on 2 cores), which landing mid-stream or mid-progress holds back a frame.
         # The collector lathe paused for start-up (app/startup_gc.py) runs again from then on.
         self.call_after_refresh(_after_first_frame)
+        self.call_after_refresh(self._load_past_prompts)
         self.apply_theme(self.config.theme)
         self.mouse_reporting = self.config.mouse_captured
         self.exit_watch.start()
@@ -201,6 +202,20 @@ class LatheApp(App[int]):
             self.push_screen(screen, self._settings_answered)
         else:
             self._begin()
+
+    def _load_past_prompts(self) -> None:
+        load = self.config.past_prompts
+        if load is not None:
+            self.run_worker(self._past_prompts(load), group="history", exit_on_error=False)
+
+    async def _past_prompts(self, load: Callable[[], Sequence[str]]) -> None:
+        """Earlier sessions' prompts join the history when read (a thread: typing never waits)."""
+        try:
+            earlier = await asyncio.to_thread(load)
+        except Exception as exc:  # no history from disk is no reason to stop: say so in the log
+            debuglog.record("tui", "reading earlier sessions' prompts failed", exc)
+            return
+        self.main.prompt.add_earlier_history(earlier)
 
     def _settings_answered(self, answer: SettingsAnswer | None) -> None:
         if answer == "exit" or answer is None:

@@ -89,6 +89,9 @@ class TuiConfig:
     ask_trust_for: str | None = None
     on_trust: Callable[[str, bool], None] | None = None
     list_sessions: Callable[[], Sequence[SessionSummary]] | None = None
+    # The prompts of this project's earlier sessions, oldest first (app/prompt_history.py): the
+    # prompt's history starts with them. Read once, off the loop, after the first frame.
+    past_prompts: Callable[[], Sequence[str]] | None = None
     on_resume: Callable[[str], None] | None = None
     # `lathe -r`: the resume picker before any session is built (Esc quits, as Claude Code's).
     pick_session_first: bool = False
