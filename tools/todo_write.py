@@ -119,12 +119,8 @@ class TodoWriteTool(Tool[TodoWriteInput]):
             return str(data["message"])
         return super().to_result_content(data)
 
-    def result_summary(self, data: Any) -> str:
-        if isinstance(data, dict):
-            todos = data.get("newTodos", [])
-            done = sum(1 for t in todos if t.get("status") == "completed")
-            return f"{done}/{len(todos)} tasks done"
-        return ""
+    # No result summary of its own: the call's label says "1/3 done" already (the head showed
+    # it twice, "0/2 done  0/2 tasks done").
 
 
 def _dump(todo: Todo) -> dict[str, str]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.timer import Timer
 from textual.widget import Widget
@@ -42,20 +43,45 @@ def short_elapsed(seconds: float) -> str:
 
 
 def render_busy(
-    label: str, elapsed: float, input_tokens: int, output_tokens: int, hint: str = ""
+    label: str,
+    elapsed: float,
+    input_tokens: int,
+    output_tokens: int,
+    hint: str = "",
+    width: int | None = None,
 ) -> Text:
+    """The line, fitted to `width` cells (None: whole): the least useful parts go first — the
+    request's input tokens (the context meter has them), then the Esc hint (the welcome line
+    names the key), then the tokens, then the time; only then is the label cut, with "…"."""
     frame = SPINNER[int(max(0.0, elapsed) / FRAME_S) % len(SPINNER)]
+    time_part = f" {short_elapsed(elapsed)}"
+    tokens = ""
+    fewer = ""
+    if input_tokens or output_tokens:
+        unit = "token" if output_tokens == 1 else "tokens"
+        tokens = f" · ↑ {short_tokens(input_tokens)} ↓ {short_tokens(output_tokens)} {unit}"
+        fewer = f" · ↓ {short_tokens(output_tokens)} {unit}"
+    hint_part = f" · {hint}" if hint else ""
+    fits = [
+        (time_part, tokens, hint_part),
+        (time_part, fewer, hint_part),
+        (time_part, fewer, ""),
+        (time_part, "", ""),
+        ("", "", ""),
+    ]
+    chosen = fits[-1]
+    for parts in fits:
+        if width is None or cell_len(f"{frame} {label}" + "".join(parts)) <= width:
+            chosen = parts
+            break
     text = Text(no_wrap=True, overflow="ellipsis")
     text.append(f"{frame} ", style="lathe.spinner")
     text.append(label, style="bold")
-    text.append(f" {short_elapsed(elapsed)}", style="dim")
-    if input_tokens or output_tokens:
-        text.append(
-            f" · ↑ {short_tokens(input_tokens)} ↓ {short_tokens(output_tokens)} tokens",
-            style="dim",
-        )
-    if hint:
-        text.append(f" · {hint}", style="dim")
+    for part in chosen:
+        if part:
+            text.append(part, style="dim")
+    if width is not None and text.cell_len > width:
+        text.truncate(width, overflow="ellipsis")
     return text
 
 
@@ -128,4 +154,7 @@ class BusyLine(Widget):
         if self.started_at is None:
             return Text()
         elapsed = self.clock() - self.started_at
-        return render_busy(self.label, elapsed, self.input_tokens, self.output_tokens, self.hint)
+        width = self.content_size.width or None
+        return render_busy(
+            self.label, elapsed, self.input_tokens, self.output_tokens, self.hint, width
+        )

@@ -52,6 +52,36 @@ async def test_keys_typed_before_the_first_frame_do_not_answer_the_trust_dialog(
         assert answers == [("/srv/project", True)]
 
 
+async def test_y_and_n_typed_before_the_first_frame_do_not_answer_the_trust_dialog() -> None:
+    """The letters bound to the answers (y trusts, n and Esc do not) count as the digits do."""
+    answers: list[tuple[str, bool]] = []
+    app = make_app(
+        ask_trust_for="/srv/project",
+        on_trust=lambda f, t: answers.append((f, t)),
+        dialog_key_guard_s=0.5,
+        clock=time.monotonic,
+    )
+    early = time.monotonic()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, TrustScreen)
+        _typed_before(app, "yes, then no", early)
+        await pilot.pause()
+        assert answers == [] and isinstance(app.screen, TrustScreen)
+        assert app.main.prompt.text == "yes, then no"
+        key = events.Key("escape", None)
+        key.time = early
+        app.post_message(key)
+        await pilot.pause()
+        assert answers == [] and isinstance(app.screen, TrustScreen)
+        guard = app.screen.guard
+        while time.monotonic() - guard.shown_at < 0.6:
+            await pilot.pause(0.05)
+        await pilot.press("y")  # after the guard, on the dialog shown: it answers
+        await pilot.pause()
+        assert answers == [("/srv/project", True)]
+
+
 async def test_a_key_that_arrived_in_the_guard_does_not_answer_however_late_handled() -> None:
     app = make_app(dialog_key_guard_s=0.5, clock=time.monotonic)
     question = scenes.bash_prompt()

@@ -139,7 +139,7 @@ async def test_busy_line_runs_from_the_prompt_to_the_end_of_the_turn() -> None:
         scenes.feed(app, [StreamUsage(8400, 1)])
         clock.now += 12.34
         assert busy_text(app) == (
-            f"{SPINNER[3]} Thinking… 12s · ↑ 8.4k ↓ 1 tokens · Esc to interrupt"
+            f"{SPINNER[3]} Thinking… 12s · ↑ 8.4k ↓ 1 token · Esc to interrupt"
         )
         scenes.feed(app, [TextDelta("hi", 0), StreamUsage(8400, 312)])
         clock.now += 60

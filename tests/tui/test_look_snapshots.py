@@ -24,6 +24,8 @@ from tests.tui.conftest import FixedClock, make_app
 from widgets.thinking_block import ThinkingBlock
 
 SIZES = {"120x40": (120, 40), "80x24": (80, 24)}
+# The busy line fitted to a narrow terminal (its least useful parts dropped first).
+NARROW = {"60x20": (60, 20), "44x15": (44, 15)}
 THOUGHT = (
     "The loader raises KeyError on an unknown theme.\n"
     "A ThemeError naming the choices is what the user needs.\n"
@@ -58,7 +60,7 @@ def shot(snap_compare: Any, size: str, events: list[Any], after: Any = None, **c
             await after(app, pilot)
             await scenes.settle(app, pilot)
 
-    return bool(snap_compare(app, terminal_size=SIZES[size], run_before=before))
+    return bool(snap_compare(app, terminal_size={**SIZES, **NARROW}[size], run_before=before))
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -77,7 +79,7 @@ def test_thinking_expanded(snap_compare: Any, size: str) -> None:
     assert shot(snap_compare, size, conversation(), open_it)
 
 
-@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("size", [*SIZES, *NARROW])
 def test_busy_line(snap_compare: Any, size: str) -> None:
     clock = FixedClock()
     events: list[Any] = [

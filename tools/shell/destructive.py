@@ -5,6 +5,10 @@ destructive: the declaration is about care, and care must fail closed. A substit
 unknowable when the analysis parsed the commands inside it: those are judged like the others, so
 `echo $(date)` carries no warning and `ls $(rm -rf /)` does.
 
+Removing files (`rm`, `rmdir`, `unlink`, `shred`) destroys data only when one of them is there:
+`rm -f gone.txt`, or a glob that matches nothing, removes nothing (no warning); anything the
+analysis cannot resolve (a variable, `~`, no folder given, a `cd` before it) counts as there.
+
 Replacing a file's content destroys it only when the file is there: `echo hi > out.txt`, `cp a b`,
 `mv a b` and `tee b` destroy data when the target exists in the folder the command runs in, and
 create a file otherwise (no warning). Where that cannot be known (no folder given, a target made at
@@ -13,12 +17,13 @@ run time, a `cd` earlier in the command) the target counts as existing: fail clo
 
 from __future__ import annotations
 
+import glob
 import os
 
 from tools.shell.commands import strip_wrappers
 from tools.shell.parse import Redirect, SimpleCommand, analyze
 
-_ALWAYS = frozenset({"rm", "rmdir", "shred", "dd", "mkfs", "truncate", "wipefs", "unlink"})
+_ALWAYS = frozenset({"dd", "mkfs", "truncate", "wipefs"})
 # They run code given as words (or read from files): what that code does is not known here.
 _RUNS_CODE = frozenset({"eval", "sh", "bash", "zsh", "dash", "ksh", "source", ".", "xargs"})
 _GIT_FLAGS = {
@@ -40,6 +45,10 @@ _OVERWRITERS = {
 }
 # Words the shell still expands (a glob, a variable): their file is only known at run time.
 _EXPANDS = frozenset("$*?[`{~")
+# What a glob cannot be matched for here: a variable, a substitution, `~`, braces.
+_UNKNOWN = _EXPANDS - frozenset("*?[")
+# They destroy the files they name, and nothing when none of them exists (`rm -f gone.txt`).
+_REMOVERS = frozenset({"rm", "rmdir", "unlink", "shred"})
 
 
 class _Place:
@@ -53,6 +62,18 @@ class _Place:
         if self.cwd is None or not path or any(c in _EXPANDS for c in path):
             return True
         return os.path.lexists(os.path.join(self.cwd, path))
+
+    def any_exists(self, path: str) -> bool:
+        """Whether `path` names an existing file, a glob (`*.tmp`, `a?[0-9]`) included: one
+        that matches nothing names none. True when unknowable (a variable, `~`, braces)."""
+        if self.cwd is None or not path or any(c in _UNKNOWN for c in path):
+            return True
+        if not any(c in "*?[" for c in path):
+            return os.path.lexists(os.path.join(self.cwd, path))
+        try:
+            return bool(glob.glob(path, root_dir=self.cwd))
+        except (OSError, ValueError):
+            return True
 
     def is_dir(self, path: str) -> bool:
         return self.cwd is not None and os.path.isdir(os.path.join(self.cwd, path))
@@ -94,6 +115,22 @@ def _overwrites(words: tuple[str, ...], place: _Place) -> bool:
     return any(place.exists(os.path.join(into, os.path.basename(a.rstrip("/")))) for a in args)
 
 
+def _removes(words: tuple[str, ...], place: _Place) -> bool:
+    """`rm`, `rmdir`, `unlink`, `shred` of something that exists (or may: unknowable)."""
+    operands: list[str] = []
+    rest = list(words[1:])
+    while rest:
+        word = rest.pop(0)
+        if word == "--":
+            operands.extend(rest)
+            break
+        if word.startswith("-") and word != "-":
+            continue  # an option (shred's `-n 3` takes a number: a word that names no file)
+        operands.append(word)
+    # No operand here: a wrapper gives them (`xargs rm < list`), unknown here.
+    return not operands or any(place.any_exists(w) for w in operands)
+
+
 def _redirect_destroys(r: Redirect, place: _Place) -> bool:
     if not (r.writes and r.op in (">", ">|", "&>")) or r.target in (None, "/dev/null"):
         return False
@@ -109,6 +146,8 @@ def _part_destroys(part: SimpleCommand, place: _Place) -> bool:
     if not words:
         return False
     name = words[0].rsplit("/", 1)[-1]
+    if name in _REMOVERS:
+        return _removes(words, place) or any(_redirect_destroys(r, place) for r in part.redirects)
     if name in _ALWAYS or name in _RUNS_CODE or name.startswith("mkfs."):
         return True
     if name == "find" and ("-delete" in words or "-exec" in words):

@@ -118,3 +118,39 @@ def test_overwrite_without_a_folder_fails_closed(command: str) -> None:
     """The declaration without a folder cannot look: every target counts as existing."""
     tool = BashTool()
     assert tool.is_destructive(tool.parse_input({"command": command})), command
+
+
+# -- removing files: destructive only when one of them is there ---------------------------------
+
+
+@pytest.mark.parametrize(
+    ("command", "destroys"),
+    [
+        ("rm -f nothing_here.txt", False),  # removes nothing
+        ("rm -f *.tmp", False),  # a glob that matches nothing
+        ("rm -f -- gone.txt", False),
+        ("unlink gone.txt", False),
+        ("rm old.txt", True),
+        ("rm -f *.txt", True),  # matches old.txt
+        ("rm -rf sub", True),  # a folder
+        ("rmdir sub", True),
+        ("shred -u old.txt", True),
+        ("rm -f gone.txt old.txt", True),
+        ("rm -f $F", True),  # made at run time: unknowable
+        ("rm -f ~/gone.txt", True),
+        ("rm -f {a,b}.txt", True),
+        ("cd sub && rm -f gone.txt", True),  # where it runs is not known: fail closed
+        ("xargs rm < list", True),  # its operands come from elsewhere
+    ],
+)
+def test_remove_needs_an_existing_file(tmp_path: Path, command: str, destroys: bool) -> None:
+    (tmp_path / "old.txt").write_text("keep me\n")
+    (tmp_path / "sub").mkdir()
+    tool = BashTool()
+    parsed = tool.parse_input({"command": command})
+    assert tool.is_destructive_at(parsed, str(tmp_path)) is destroys, command
+
+
+def test_remove_without_a_folder_fails_closed() -> None:
+    tool = BashTool()
+    assert tool.is_destructive(tool.parse_input({"command": "rm -f nothing_here.txt"}))
