@@ -86,10 +86,10 @@ class EditTool(PathArgument, Tool[EditInput]):
     def recorded_view(self, input: EditInput, applied: bool, cwd: str) -> ResultView | None:
         """The diff as the live call showed it (tools/files/recorded.py): made, or denied."""
         path = recorded_path(input.file_path, cwd)
-        if applied:
-            diff = recorded_edit_diff(path, input.old_string, input.new_string, True)
+        if input.replace_all and not applied:
+            diff = self._preview_at(path, input).text  # every copy, as its question showed
         else:
-            diff = self._preview_at(path, input).text
+            diff = recorded_edit_diff(path, input.old_string, input.new_string, applied)
         added, removed = diff_counts(diff)
         return ResultView(f"Added {added}, removed {removed} lines", diff, "diff")
 

@@ -127,3 +127,25 @@ def stopped_at_question() -> list[Any]:
         calls.finish(tid, stop, 0.1)
     calls.add(Interrupted(during_tools=True), TurnEnded(None, "", False, "interrupted", 1))
     return calls.out
+
+
+def resumed_edits() -> tuple[list[dict[str, Any]], dict[str, bool]]:
+    """A transcript with an edit that was made and one the user denied, of a file that is gone
+    since: both diffs rebuilt from the recorded strings, with no line numbers."""
+    path = "/work/demo/app/themes.py"
+    made = {"file_path": path, "old_string": "import os\n", "new_string": "import os\nimport sys\n"}
+    old = "    return THEMES[name]\n"
+    new = "    if name not in THEMES:\n        raise ThemeError(name)\n    return THEMES[name]\n"
+    denied = {"file_path": path, "old_string": old, "new_string": new}
+    messages: list[dict[str, Any]] = [
+        {"role": "user", "content": "guard the theme lookup"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "m1", "name": "Edit", "input": made}]},
+        {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "m1",
+                         "content": f"The file {path} has been updated."}],
+        },
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "d1", "name": "Edit", "input": denied}]},
+        {"role": "user", "content": [_result("d1"), {"type": "text", "text": INTERRUPTED_FOR_TOOL_USE}]},
+    ]  # fmt: skip
+    return messages, {"d1": True}

@@ -66,6 +66,13 @@ def test_resumed_denied_batch(snap_compare: Any, size: str) -> None:
 
 
 @pytest.mark.parametrize("size", SIZES)
+def test_resumed_edits_keep_their_diffs(snap_compare: Any, size: str) -> None:
+    messages, denials = full_view_scenes.resumed_edits()
+    events = replay_events(messages, get_all_base_tools(), denials, cwd="/work/demo")
+    assert shot(snap_compare, size, [ReplayedHistory(tuple(events))])
+
+
+@pytest.mark.parametrize("size", SIZES)
 def test_stopped_at_its_question_has_no_time(snap_compare: Any, size: str) -> None:
     assert shot(snap_compare, size, full_view_scenes.stopped_at_question())
 
