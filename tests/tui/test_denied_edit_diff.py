@@ -46,7 +46,7 @@ def _blocks(app: LatheApp) -> dict[str, ToolBlock]:
 def _shown(block: ToolBlock) -> str:
     from rich.console import Console
 
-    console = Console(width=100, record=True, color_system=None)
+    console = Console(width=400, record=True, color_system=None)
     console.print(render_tool(block.state, False))
     return console.export_text()
 
