@@ -515,9 +515,8 @@ class Tool(Generic[InputT]):
         return ResultView(self.result_summary(data) or first[:200], text)
 
     def recorded_view(self, input: InputT, applied: bool, cwd: str) -> ResultView | None:
-        """A recorded call's change, rebuilt from its input when a transcript is read back (the
-        result data is not kept): the diff an edit made (`applied`) or proposed and the user
-        denied. None: the tool has no such view, or it cannot be told. May read files."""
+        """On resume, the diff a recorded call made (`applied`) or the user denied, rebuilt
+        from its input (the result data is not kept); None: none. May read files."""
         return None
 
     def output_tail(self, data: Any) -> str | None:
