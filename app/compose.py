@@ -170,17 +170,13 @@ def build_session(
     except (MissingCredentials, ScenarioError) as exc:
         raise SetupError(str(exc)) from None
 
-    from app.commands.loader import load_for_session
     from app.skills.catalog import SkillCatalog
-    from app.skills.loader import SkillSet
+    from app.skills.session_load import load_for_session
 
     plugins = _plugins(options, project, environ, is_trusted_now, warnings)
-    commands = load_for_session(str(project), env=environ, plugins=plugins, extra_dirs=cli.add_dirs)
-    # The command set holds its skills through a port (commands/loader.py's SkillAliases); the
-    # loader put a SkillSet there, which the Skill tool's catalog needs whole.
-    skill_set = commands.skills
-    if not isinstance(skill_set, SkillSet):
-        raise SetupError("the session's skills did not load")  # fail closed: no unknown catalog
+    commands, skill_set = load_for_session(
+        str(project), env=environ, plugins=plugins, extra_dirs=cli.add_dirs
+    )
     skills = SkillCatalog(skill_set)
     skills_text = skill_set.listing()
     base = get_all_base_tools()

@@ -188,6 +188,11 @@ class BackgroundTask(Protocol):
     @property
     def status(self) -> str: ...
 
+    @property
+    def kind(self) -> str:
+        """ "shell" or "agent" (a background subagent: the session waits for its result)."""
+        ...
+
     async def stop(self) -> None: ...
 
 

@@ -97,6 +97,8 @@ class ContextState:
         self.cleared_results = 0
         # The window an overflow error reported, when smaller than the one assumed.
         self.server_window: int | None = None
+        # The system prompt's and tool definitions' estimate, keyed by what it was made of.
+        self.fixed_tokens: tuple[tuple[int, tuple[str, ...]], int] | None = None
 
     def record_usage(self, usage: Mapping[str, Any], messages: int) -> None:
         """A response arrived: its prompt and its output are in the conversation of `messages`

@@ -32,6 +32,7 @@ from tools.todo_write import todos_from_history
 if TYPE_CHECKING:
     from app.agents.loader import AgentSet
     from app.commands.loader import CommandSet
+    from app.commands.ports import CommandSession
     from app.config.models import Settings
     from app.engine.api import CommandInfo, SessionStatus
     from app.engine.views import PermissionQuestion
@@ -161,7 +162,6 @@ class Session:
         # Context accounting and compaction (app/engine/long_session.py does the work).
         self.context_config = ContextConfig.from_settings(parts.settings)
         self.context_state = ContextState()
-        self._fixed_tokens_cache: Any = None
         self.controls = SessionControls(self)  # what program front ends ask beyond turns
 
     # -- what front ends read ------------------------------------------------------------------
@@ -181,6 +181,21 @@ class Session:
     @property
     def tool_names(self) -> list[str]:
         return self.pool.names
+
+    # -- what a command's or skill's turn asks (app/commands/ports.py CommandSession) ------------
+
+    @property
+    def scope_rules(self) -> RuleDecider | None:
+        return self.parts.rules
+
+    def hook_hosts(self) -> list[CommandHookRunner]:
+        from app.hooks.runner import CommandHookRunner
+
+        found: dict[int, CommandHookRunner] = {}
+        for runner in (self.parts.hooks, self.parts.session_hooks):
+            if isinstance(runner, CommandHookRunner):  # the one runner that takes handlers
+                found[id(runner)] = runner
+        return list(found.values())
 
     @property
     def permission_mode(self) -> str:
@@ -258,15 +273,15 @@ class Session:
 
     def custom_commands(self) -> tuple[CommandInfo, ...]:
         """The project's and user's custom commands (/name), for completion and palettes."""
-        from app.commands.turn_prompt import model_only_text
+        from app.engine.command_turn import model_only_text
         from app.engine.api import CommandInfo
 
         found = self.parts.commands
         if found is None:
             return ()
         listed = [CommandInfo(c.name, c.help) for c in found.sorted()]
-        skills = getattr(found, "skills", None)
-        for skill in skills.sorted() if skills is not None else ():
+        catalog = self.parts.skills
+        for skill in catalog.skills.sorted() if catalog is not None else ():
             if (
                 not skill.user_invocable
                 and not skill.is_command
@@ -320,9 +335,7 @@ class Session:
                     self._deliver(asked)
                 tool_use_id = event.question.tool_use_id
                 self._deliver(event)
-                event.question.on_answered(
-                    lambda d: self._answered(tool_use_id, getattr(d, "behavior", "allow"))
-                )
+                event.question.on_answered(lambda d: self._answered(tool_use_id, d.behavior))
             case _:
                 self._deliver(event)
 
@@ -430,7 +443,7 @@ class Session:
         self._turn_abort = AbortController()
         try:
             await self.start("resume" if self.messages else "startup")
-            from app.commands.turn_prompt import run_expanded_turn
+            from app.engine.command_turn import run_expanded_turn
 
             result: TurnEnded = await run_expanded_turn(
                 self, prompt, self._turn_abort, run_turn, attachments
@@ -476,8 +489,7 @@ class Session:
 
     def background_agents_running(self) -> bool:
         return any(
-            getattr(t, "kind", "") == "agent" and t.status == "running"
-            for t in self.context.background.all()
+            t.kind == "agent" and t.status == "running" for t in self.context.background.all()
         )
 
     async def wait_for_notification(self, timeout: float) -> None:  # noqa: ASYNC109
@@ -601,6 +613,9 @@ if TYPE_CHECKING:
 
     def _is_a_port(session: Session) -> SessionPort:
         return session  # mypy proves the Session implements the front ends' port
+
+    def _is_a_command_session(session: Session) -> CommandSession:
+        return session  # and the port commands and skills take (app/commands/ports.py)
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")

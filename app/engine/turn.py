@@ -317,9 +317,8 @@ def _end(
     info = {"duration_ms": int((time.perf_counter() - started) * 1000), **(extra or {})}
     # Calls denied inside this turn's subagents are this turn's denials too (as Claude Code
     # lists them in the result's permission_denials).
-    take = getattr(session.context.subagents, "take_denials", None)
-    if callable(take):
-        denials = [*denials, *take()]
+    if session.context.subagents is not None:
+        denials = [*denials, *(dict(d) for d in session.context.subagents.take_denials())]
     event = TurnEnded(stop_reason, text, is_error, subtype, num_turns, tuple(denials), info)
     session.emit(event)
     return event
