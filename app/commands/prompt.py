@@ -19,8 +19,8 @@ from typing import Any
 
 from app.commands.arguments import fill_variables, substitute
 from app.commands.loader import CommandSet, CustomCommand
-from app.commands.ports import CommandSession
 from app.commands.mentions import attach, confine_checked_in, mention_paths
+from app.commands.ports import CommandSession
 
 # As Claude Code: the `!` starts the text or follows whitespace (`a!`b`` is no command line).
 # A fenced block opened with ```! is one command too, its whole text (Claude Code 2.1.332's

@@ -273,8 +273,8 @@ class Session:
 
     def custom_commands(self) -> tuple[CommandInfo, ...]:
         """The project's and user's custom commands (/name), for completion and palettes."""
-        from app.engine.command_turn import model_only_text
         from app.engine.api import CommandInfo
+        from app.engine.command_turn import model_only_text
 
         found = self.parts.commands
         if found is None:
