@@ -12,7 +12,10 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from app.config.models import Settings
 
 DEFAULT_WINDOW = 200_000
 EXTENDED_WINDOW = 1_000_000
@@ -35,9 +38,8 @@ class ContextConfig:
     reread_files_budget: int = 30_000
 
     @classmethod
-    def from_settings(cls, settings: Any) -> ContextConfig:
-        section = getattr(settings, "context", None)
-        given = section.model_dump(exclude_none=True) if section is not None else {}
+    def from_settings(cls, settings: Settings | None) -> ContextConfig:
+        given = settings.context.model_dump(exclude_none=True) if settings is not None else {}
         return cls(**given)
 
 
