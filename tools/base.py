@@ -379,6 +379,10 @@ class Tool(Generic[InputT]):
     # same input gets the result again (an old result may be cleared to save context).
     file_view: ClassVar[FileView] = "none"
     refetchable: ClassVar[bool] = False
+    # A call works on the one file its subject_field names (Read, Edit, Write, NotebookEdit):
+    # nested memory loads that file's folders' CLAUDE.md files and `paths:` rules
+    # (app/memory/nested.py reads `touched_file`, never a list of tool names).
+    touches_file: ClassVar[bool] = False
     # The tool starts subagents: the engine hands it a runner (context.subagents).
     runs_subagents: ClassVar[bool] = False
     # The tool invokes the session's skills: a prompt lists them only beside such a tool, and the
@@ -390,6 +394,14 @@ class Tool(Generic[InputT]):
     # What a specifier rule's subject is called in its deny text ("Agent type" gives Claude
     # Code's "Agent type 'X' has been denied by permission rule ..."); None: the generic text.
     denied_subject_label: ClassVar[str | None] = None
+
+    def touched_file(self, raw: Mapping[str, Any]) -> str | None:
+        """The file a call of a `touches_file` tool works on, as the model wrote it; None when
+        the tool touches no file or the input names none."""
+        if not self.touches_file or self.subject_field is None:
+            return None
+        value = raw.get(self.subject_field)
+        return value if isinstance(value, str) and value else None
 
     def with_agents(self, agents: tuple[AgentSummary, ...]) -> Tool[InputT]:
         """This tool once the session knows its agent types: a tool whose description lists

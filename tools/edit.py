@@ -47,6 +47,7 @@ class EditInput(ToolInput):
 class EditTool(PathArgument, Tool[EditInput]):
     name = "Edit"
     file_view = "write"
+    touches_file = True
     search_hint = "modify file replace string"
     input_model = EditInput
     permission_kind = "path_write"

@@ -108,6 +108,7 @@ class ReadResult:
 class ReadTool(PathArgument, ReadOnlyTool[ReadInput]):
     name = "Read"
     file_view = "read"
+    touches_file = True
     refetchable = True
     search_hint = "read file contents lines image pdf notebook"
     input_model = ReadInput

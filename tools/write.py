@@ -47,6 +47,7 @@ def file_state_error(path: str, context: ToolContext) -> str | None:
 class WriteTool(PathArgument, Tool[WriteInput]):
     name = "Write"
     file_view = "write"
+    touches_file = True
     search_hint = "create or overwrite a file"
     input_model = WriteInput
     permission_kind = "path_write"

@@ -146,7 +146,7 @@ async def run_turn(
                 user_content.extend(r.extra_content)
             nested = session.parts.nested_memory
             if nested is not None:  # subfolder CLAUDE.md and `paths:` rules (app/memory/nested.py)
-                user_content.extend(nested.reminder_blocks(tool_uses))
+                user_content.extend(nested.reminder_blocks(tool_uses, session.deps.find))
             if response.interrupted or denied is not None:
                 # A deny that ends the turn reads to the model as Claude Code's does: an
                 # interrupt for tool use (the prompts typed meanwhile wait for the next turn).
