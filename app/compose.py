@@ -342,6 +342,7 @@ def build_session(
         messages=resumed.messages if resumed else [],
         earlier_messages=list(resumed.earlier) if resumed else [],
         user_denials=dict(resumed.user_denials) if resumed else {},
+        recorded_results=dict(resumed.tool_results) if resumed else {},
         max_turns=opts.max_turns,
         fallback_tools=tuple(base),
         builtin_tools=tuple(builtins),

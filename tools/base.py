@@ -531,6 +531,12 @@ class Tool(Generic[InputT]):
             return ResultView(first[:200], text, "error")
         return ResultView(self.result_summary(data) or first[:200], text)
 
+    def result_from_record(self, recorded: Any, content: str) -> Any | None:
+        """The call's result data rebuilt from what a transcript kept of it (its `toolUseResult`
+        JSON, the shape `hook_response` gives) and the text the model read, so a resumed call
+        shows this tool's view again; None: not rebuilt (the view shows the model's text)."""
+        return None
+
     def output_tail(self, data: Any) -> str | None:
         """The end of the output a finished call printed, when the tool keeps one (Bash keeps
         its last lines); None: the view keeps what the progress reports streamed."""

@@ -28,6 +28,7 @@ from tools.files.diff import FileChange, changed_line_range, snippet, unified_di
 from tools.files.paths import missing_file_message
 from tools.files.preview import current_file, diff_preview
 from tools.files.readstate import record_written, staleness, write_journal
+from tools.files.recorded import edit_change
 from tools.files.replace import ReplaceError, Replacement, replace
 
 SAME_STRINGS = "No changes to make: old_string and new_string are exactly the same."
@@ -61,6 +62,9 @@ class EditTool(PathArgument, Tool[EditInput]):
         if not isinstance(data, FileChange):
             return ""
         return f"Added {data.added}, removed {data.removed} lines"
+
+    def result_from_record(self, recorded: Any, content: str) -> FileChange | None:
+        return edit_change(recorded, content)
 
     def result_view(self, data: Any, is_error: bool) -> ResultView | None:
         if isinstance(data, FileChange) and not is_error:

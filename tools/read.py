@@ -140,6 +140,36 @@ class ReadTool(PathArgument, ReadOnlyTool[ReadInput]):
             return f"Read notebook ({data.num_lines} cells)"
         return f"Read {data.num_lines} line{'s' if data.num_lines != 1 else ''}"
 
+    def result_from_record(self, recorded: Any, content: str) -> ReadResult | None:
+        """A text read's `{type: "text", file: {filePath, numLines, startLine, totalLines}}`;
+        another kind's fields as the dataclass wrote them (its blocks are not rebuilt)."""
+        if not isinstance(recorded, Mapping):
+            return None
+        file = recorded.get("file")
+        if recorded.get("type") == "text" and isinstance(file, Mapping):
+            path, lines = file.get("filePath"), file.get("numLines")
+            start, total = file.get("startLine", 1), file.get("totalLines")
+            if not isinstance(path, str) or not isinstance(lines, int):
+                return None
+            return ReadResult(
+                "text",
+                path,
+                content,
+                start_line=start if isinstance(start, int) else 1,
+                num_lines=lines,
+                total_lines=total if isinstance(total, int) else None,
+            )
+        kind, path = recorded.get("kind"), recorded.get("file_path")
+        if kind in ("image", "pdf", "notebook") and isinstance(path, str):
+            lines, size = recorded.get("num_lines"), recorded.get("size_bytes")
+            return ReadResult(
+                kind,
+                path,
+                num_lines=lines if isinstance(lines, int) else 0,
+                size_bytes=size if isinstance(size, int) else 0,
+            )
+        return None
+
     def result_view(self, data: Any, is_error: bool) -> ResultView | None:
         if isinstance(data, ReadResult) and data.kind == "image" and not is_error:
             return ResultView(self.result_summary(data), data.file_path, "image")

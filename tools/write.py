@@ -26,6 +26,7 @@ from tools.files.common import PathArgument, check_path
 from tools.files.diff import FileChange, changed_line_range, snippet, unified_diff
 from tools.files.preview import current_file, diff_preview
 from tools.files.readstate import record_written, staleness, write_journal
+from tools.files.recorded import write_change
 
 
 class WriteInput(ToolInput):
@@ -62,6 +63,9 @@ class WriteTool(PathArgument, Tool[WriteInput]):
         if data.kind == "create":
             return f"Created with {data.added} line{'s' if data.added != 1 else ''}"
         return f"Added {data.added}, removed {data.removed} lines"
+
+    def result_from_record(self, recorded: Any, content: str) -> FileChange | None:
+        return write_change(recorded, content)
 
     def result_view(self, data: Any, is_error: bool) -> ResultView | None:
         if isinstance(data, FileChange) and not is_error:

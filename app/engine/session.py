@@ -69,6 +69,9 @@ class SessionParts:
     earlier_messages: list[Json] = field(default_factory=list)
     # A resumed transcript's calls the user denied (id: the deny ended the turn), for history().
     user_denials: dict[str, bool] = field(default_factory=dict)
+    # A resumed transcript's tool data (`toolUseResult`) by tool_use_id: history() rebuilds each
+    # successful call's view through its tool's declaration (Tool.result_from_record).
+    recorded_results: dict[str, Any] = field(default_factory=dict)
     max_turns: int | None = None
     max_tokens: int = 16_000
     fallback_tools: tuple[Tool[Any], ...] = ()
@@ -296,7 +299,11 @@ class Session:
         from app.engine.replay import replay_events
 
         messages = [*self.parts.earlier_messages, *self.messages]
-        return tuple(replay_events(messages, self.pool.tools, self.parts.user_denials))
+        return tuple(
+            replay_events(
+                messages, self.pool.tools, self.parts.user_denials, self.parts.recorded_results
+            )
+        )
 
     def status_line_command(self) -> str | None:
         """The `statusLine` setting's command, if any."""

@@ -14,9 +14,8 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from tools.base import Tool
-
 from app.memory.files import ConditionalRule, LoadedMemory, add_file
+from tools.base import Tool
 
 _NAMES = ("CLAUDE.md", os.path.join(".claude", "CLAUDE.md"), "CLAUDE.local.md")
 
@@ -97,7 +96,9 @@ class NestedMemory:
         for use in tool_uses:
             tool = find(str(use.get("name", "")))
             raw = use.get("input")
-            target = tool.touched_file(raw) if tool is not None and isinstance(raw, Mapping) else None
+            target = (
+                tool.touched_file(raw) if tool is not None and isinstance(raw, Mapping) else None
+            )
             if target is None:
                 continue
             for text in self.reminders_for(target):
