@@ -177,6 +177,23 @@ def _drop_event(event: object) -> None:
     return None
 
 
+class TextFiles(Protocol):
+    """Where the file tools (Read, Edit, Write) read and write the text files it serves, in place
+    of the local disk: a front end supplies one through the session's options (ACP: the editor's
+    buffers, over fs/read_text_file and fs/write_text_file, unsaved changes included). The tools
+    keep every rule (validation, must-read-first, staleness, results); only the I/O moves.
+    Images, PDFs, notebooks and folders stay on the disk (`serves` says no)."""
+
+    def serves(self, path: str, access: Literal["read", "write"]) -> bool:
+        """Whether this call's file goes through here (a text file the front end can give and,
+        for "write", both read and write)."""
+        ...
+
+    async def read_text(self, path: str) -> str: ...
+
+    async def write_text(self, path: str, text: str) -> None: ...
+
+
 @dataclass(frozen=True)
 class ToolContext:
     """The world a call runs in. Immutable: a context modifier returns a new one.
@@ -198,6 +215,8 @@ class ToolContext:
     emit: EventSink = _drop_event
     side_query: SideQuery | None = None
     web_search: WebSearcher | None = None
+    # The text files a front end serves in place of the disk (None: the disk for everything).
+    text_files: TextFiles | None = None
     # Runs the Agent tool's child conversations; None inside a subagent (no nesting) and
     # wherever no engine is behind the tools.
     subagents: SubagentRunner | None = None

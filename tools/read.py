@@ -17,13 +17,14 @@ from tools.base import (
     ProgressCallback,
     ReadOnlyTool,
     ResultView,
+    TextFiles,
     ToolContext,
     ToolError,
     ToolInput,
     ToolResult,
 )
 from tools.decisions import ValidationResult
-from tools.files import media
+from tools.files import media, served
 from tools.files.common import PathArgument, check_path
 from tools.files.lines import format_numbered, read_window
 from tools.files.paths import (
@@ -36,6 +37,7 @@ from tools.files.paths import (
     missing_file_message,
 )
 from tools.files.readstate import record_read
+from tools.files.served import served_for
 
 DEFAULT_LIMIT = 2000
 # About 25,000 tokens: more than this in one result crowds out the conversation.
@@ -140,6 +142,22 @@ class ReadTool(PathArgument, ReadOnlyTool[ReadInput]):
             return f"Read notebook ({data.num_lines} cells)"
         return f"Read {data.num_lines} line{'s' if data.num_lines != 1 else ''}"
 
+    async def _served(
+        self, files: TextFiles, context: ToolContext, path: str, input: ReadInput
+    ) -> ToolResult:
+        try:
+            text = await served.read_text(files, path)
+        except served.ServedError as exc:
+            raise ToolError(str(exc)) from None
+        offset = max(input.offset or 1, 1)
+        limit = input.limit or DEFAULT_LIMIT
+        body, count, total, stopped = served.window_text(
+            text, offset, limit, MAX_OUTPUT_CHARS, EMPTY_FILE
+        )
+        full = offset == 1 and total is not None and not stopped
+        served.record(context, path, text, full, input.offset, input.limit)
+        return ToolResult(data=ReadResult("text", path, body, (), offset, count, total))
+
     def result_from_record(self, recorded: Any, content: str) -> ReadResult | None:
         """A text read's `{type: "text", file: {filePath, numLines, startLine, totalLines}}`;
         another kind's fields as the dataclass wrote them (its blocks are not rebuilt)."""
@@ -218,6 +236,9 @@ class ReadTool(PathArgument, ReadOnlyTool[ReadInput]):
         on_progress: ProgressCallback,
     ) -> ToolResult:
         path = context.resolve_path(input.file_path)
+        served = served_for(context, path, "read")
+        if served is not None:  # the front end's text (an editor's buffer), not the disk's
+            return await self._served(served, context, path, input)
         try:
             st = os.stat(path)
         except FileNotFoundError:

@@ -27,6 +27,7 @@ from tools.files.diff import FileChange, changed_line_range, snippet, unified_di
 from tools.files.preview import current_file, diff_preview
 from tools.files.readstate import record_written, staleness, write_journal
 from tools.files.recorded import write_change
+from tools.files.served import ServedError, check_write_target, served_for, write_served
 
 
 class WriteInput(ToolInput):
@@ -87,6 +88,8 @@ class WriteTool(PathArgument, Tool[WriteInput]):
         return super().to_result_content(data)
 
     async def validate_input(self, input: WriteInput, context: ToolContext) -> ValidationResult:
+        if served_for(context, context.resolve_path(input.file_path), "write") is not None:
+            return check_write_target(self.name, input.file_path, context, must_exist=False)
         path, failure = check_path(self.name, input.file_path, context, "write")
         if failure is not None:
             return failure
@@ -125,6 +128,12 @@ class WriteTool(PathArgument, Tool[WriteInput]):
         on_progress: ProgressCallback,
     ) -> ToolResult:
         path = context.resolve_path(input.file_path)
+        files = served_for(context, path, "write")
+        if files is not None:  # the front end's text (an editor's buffer), not the disk's
+            try:
+                return ToolResult(data=await write_served(files, context, path, input.content))
+            except ServedError as exc:
+                raise ToolError(str(exc)) from None
         try:
             change = await asyncio.to_thread(self._write, context, path, input.content)
         except PermissionError:

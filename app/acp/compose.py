@@ -13,15 +13,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from app.acp.client_fs import ClientEditTool, ClientFiles, ClientReadTool, ClientWriteTool
+from app.acp.client_fs import ClientFiles
 from app.acp.client_terminal import ClientBashTool, ClientTerminals
 from app.engine.api import EngineEvent, SessionPort
 from app.engine.setup import SessionSetup
 from tools.base import Tool, ToolContext
 from tools.bash import BashTool
-from tools.edit import EditTool
-from tools.read import ReadTool
-from tools.write import WriteTool
 
 if TYPE_CHECKING:
     # The parsed command line, for annotations only: the face layer above calls in with it.
@@ -38,8 +35,9 @@ class Capabilities:
 
 class ToolAdapter:
     """Sees every built-in tool as the session is built: keeps it (by name, so the update
-    builder can ask a tool what kind of work a call is) and puts the client-backed twin in the
-    place of Read, Edit, Write and Bash where the client offers what the twin needs."""
+    builder can ask a tool what kind of work a call is) and puts the terminal-backed Bash in the
+    place of Bash where the client offers terminals. The client's files are no twin: they are the
+    session's TextFiles, which the real Read, Edit and Write go through."""
 
     def __init__(
         self, caps: Capabilities, running: Callable[[str], None] = lambda _id: None
@@ -49,15 +47,11 @@ class ToolAdapter:
         self.tools: dict[str, Tool[Any]] = {}
 
     def __call__(self, tool: Tool[Any]) -> Tool[Any]:
-        files, terminals = self.caps.files, self.caps.terminals
+        terminals = self.caps.terminals
         twin: Tool[Any] = tool
-        if type(tool) is ReadTool and files.read is not None:
-            twin = ClientReadTool(files)
-        elif type(tool) is EditTool and files.read is not None and files.write is not None:
-            twin = ClientEditTool(files)
-        elif type(tool) is WriteTool and files.read is not None and files.write is not None:
-            twin = ClientWriteTool(files)
-        elif type(tool) is BashTool and terminals is not None:
+        # Read, Edit and Write stay the real tools: the client's files reach them as the
+        # session's TextFiles (build() below), not as twins.
+        if type(tool) is BashTool and terminals is not None:
             twin = ClientBashTool(terminals)
         self.tools[twin.name] = twin
         self._report_runs(twin)
@@ -96,7 +90,13 @@ def build(
     if servers:
         options = replace(options, mcp_servers=(*options.mcp_servers, servers))
     return build_session(
-        options, interactive=False, ask_user=True, cwd=cwd, sink=sink, adapt_tool=adapter
+        options,
+        interactive=False,
+        ask_user=True,
+        cwd=cwd,
+        sink=sink,
+        adapt_tool=adapter,
+        text_files=adapter.caps.files,
     )
 
 
