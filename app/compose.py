@@ -41,7 +41,7 @@ from app.model.scenario import ScenarioError
 from app.permissions import RuleDecider, context_from_settings, is_trusted
 from app.permissions.modes import parse_mode
 from app.state_cleanup import clean_state_at_start
-from tools.base import TextFiles, Tool, ToolContext
+from tools.base import Terminals, TextFiles, Tool, ToolContext
 from tools.process.child_env import clear_env_files, set_passthrough, set_session_env
 from tools.registry import assemble_tool_pool, get_all_base_tools, get_tools
 
@@ -104,6 +104,7 @@ def build_session(
     adapt_tool: Callable[[Tool[Any]], Tool[Any]] | None = None,
     settings: LoadedSettings | None = None,
     text_files: TextFiles | None = None,
+    terminals: Terminals | None = None,
 ) -> SessionSetup:
     """A session ready to run. `interactive` is the TUI's start (trust asked, the demo model
     without credentials, broken settings left to a dialog); `-p` and the protocol front ends
@@ -114,7 +115,9 @@ def build_session(
     each built-in tool and returns the one to offer (ACP's client-backed Read, Edit, Write, Bash).
     `settings`: the files as the front end already loaded them with these options (the TUI
     reads them once, before its first frame); None: loaded here. `text_files`: the text files
-    Read, Edit and Write go through instead of the disk (ACP: the editor's buffers)."""
+    Read, Edit and Write go through instead of the disk (ACP: the editor's buffers);
+    `terminals`: where Bash runs foreground commands instead of local processes (ACP: the
+    editor's terminals)."""
     opts = engine_options(options)
     environ = os.environ if env is None else env
     start = Path(cwd or os.getcwd()).resolve()
@@ -242,6 +245,7 @@ def build_session(
         permissions=decider.view(),
         options=replace(tool_options(environ), extra={"skills": skills}),
         text_files=text_files,
+        terminals=terminals,
     )
     intro = opts.intro if opts.intro is not None else INTRO
     view = decider.view()

@@ -44,6 +44,9 @@ from tools.context import (
     SideQuery as SideQuery,
 )
 from tools.context import (
+    Terminals as Terminals,
+)
+from tools.context import (
     TextFiles as TextFiles,
 )
 from tools.context import (

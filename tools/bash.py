@@ -247,6 +247,13 @@ class BashTool(Tool[BashInput]):
         parent_message: Mapping[str, Any],
         on_progress: ProgressCallback,
     ) -> ToolResult:
+        terminals = context.terminals
+        if terminals is not None and not input.run_in_background and not context.abort.aborted:
+            # A front end's terminal (ACP: the editor's), not a local process.
+            from tools.process.terminal_run import run_in_terminal
+
+            limit = int(self.max_result_size_chars)
+            return await run_in_terminal(terminals, input, context, limit, on_progress)
         notes: list[str] = []
         cwd = context.cwd
         cwd_modifier = None

@@ -194,6 +194,33 @@ class TextFiles(Protocol):
     async def write_text(self, path: str, text: str) -> None: ...
 
 
+class Terminals(Protocol):
+    """Where Bash runs a foreground command in place of a local process: a front end supplies
+    one through the session's options (ACP: the editor's terminal/* methods, shown live in the
+    editor). Bash keeps its rules (timeout, interrupt, result text); only the process moves.
+    Background commands stay local (BashOutput and TaskStop manage lathe's own processes)."""
+
+    async def create(self, command: str, cwd: str, output_limit: int) -> str:
+        """Start `command` in `cwd`; the terminal's id."""
+        ...
+
+    async def wait(self, terminal_id: str) -> tuple[int | None, str | None]:
+        """Its exit: (exit code, signal)."""
+        ...
+
+    async def output(self, terminal_id: str) -> tuple[str, bool]:
+        """What it printed, and whether the front end cut it."""
+        ...
+
+    async def kill(self, terminal_id: str) -> None: ...
+
+    async def release(self, terminal_id: str) -> None: ...
+
+    def shown(self, tool_use_id: str, terminal_id: str) -> None:
+        """The call's terminal, for the front end to show in the tool call."""
+        ...
+
+
 @dataclass(frozen=True)
 class ToolContext:
     """The world a call runs in. Immutable: a context modifier returns a new one.
@@ -217,6 +244,8 @@ class ToolContext:
     web_search: WebSearcher | None = None
     # The text files a front end serves in place of the disk (None: the disk for everything).
     text_files: TextFiles | None = None
+    # The terminals a front end runs Bash's foreground commands in (None: local processes).
+    terminals: Terminals | None = None
     # Runs the Agent tool's child conversations; None inside a subagent (no nesting) and
     # wherever no engine is behind the tools.
     subagents: SubagentRunner | None = None

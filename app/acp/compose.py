@@ -14,11 +14,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from app.acp.client_fs import ClientFiles
-from app.acp.client_terminal import ClientBashTool, ClientTerminals
+from app.acp.client_terminal import ClientTerminals
 from app.engine.api import EngineEvent, SessionPort
 from app.engine.setup import SessionSetup
 from tools.base import Tool, ToolContext
-from tools.bash import BashTool
 
 if TYPE_CHECKING:
     # The parsed command line, for annotations only: the face layer above calls in with it.
@@ -35,9 +34,9 @@ class Capabilities:
 
 class ToolAdapter:
     """Sees every built-in tool as the session is built: keeps it (by name, so the update
-    builder can ask a tool what kind of work a call is) and puts the terminal-backed Bash in the
-    place of Bash where the client offers terminals. The client's files are no twin: they are the
-    session's TextFiles, which the real Read, Edit and Write go through."""
+    builder can ask a tool what kind of work a call is) and reports when its call runs. The
+    tools are the real ones: the client's files and terminals reach them as the session's
+    TextFiles and Terminals (build() below), so no tool's logic is written twice here."""
 
     def __init__(
         self, caps: Capabilities, running: Callable[[str], None] = lambda _id: None
@@ -47,15 +46,9 @@ class ToolAdapter:
         self.tools: dict[str, Tool[Any]] = {}
 
     def __call__(self, tool: Tool[Any]) -> Tool[Any]:
-        terminals = self.caps.terminals
-        twin: Tool[Any] = tool
-        # Read, Edit and Write stay the real tools: the client's files reach them as the
-        # session's TextFiles (build() below), not as twins.
-        if type(tool) is BashTool and terminals is not None:
-            twin = ClientBashTool(terminals)
-        self.tools[twin.name] = twin
-        self._report_runs(twin)
-        return twin
+        self.tools[tool.name] = tool
+        self._report_runs(tool)
+        return tool
 
     def _report_runs(self, tool: Tool[Any]) -> None:
         """`running(tool_use_id)` as the tool's `call` begins: the engine calls it once the
@@ -97,6 +90,7 @@ def build(
         sink=sink,
         adapt_tool=adapter,
         text_files=adapter.caps.files,
+        terminals=adapter.caps.terminals,
     )
 
 
