@@ -41,7 +41,7 @@ from app.model.scenario import ScenarioError
 from app.permissions import RuleDecider, context_from_settings, is_trusted
 from app.permissions.modes import parse_mode
 from app.state_cleanup import clean_state_at_start
-from tools.base import Tool, ToolContext
+from tools.base import Terminals, TextFiles, Tool, ToolContext
 from tools.process.child_env import clear_env_files, set_passthrough, set_session_env
 from tools.registry import assemble_tool_pool, get_all_base_tools, get_tools
 
@@ -103,6 +103,8 @@ def build_session(
     sdk_transport: Callable[[str], Any] | None = None,
     adapt_tool: Callable[[Tool[Any]], Tool[Any]] | None = None,
     settings: LoadedSettings | None = None,
+    text_files: TextFiles | None = None,
+    terminals: Terminals | None = None,
 ) -> SessionSetup:
     """A session ready to run. `interactive` is the TUI's start (trust asked, the demo model
     without credentials, broken settings left to a dialog); `-p` and the protocol front ends
@@ -112,7 +114,10 @@ def build_session(
     `{"type": "sdk"}` MCP server (a server inside the program driving lathe). `adapt_tool` sees
     each built-in tool and returns the one to offer (ACP's client-backed Read, Edit, Write, Bash).
     `settings`: the files as the front end already loaded them with these options (the TUI
-    reads them once, before its first frame); None: loaded here."""
+    reads them once, before its first frame); None: loaded here. `text_files`: the text files
+    Read, Edit and Write go through instead of the disk (ACP: the editor's buffers);
+    `terminals`: where Bash runs foreground commands instead of local processes (ACP: the
+    editor's terminals)."""
     opts = engine_options(options)
     environ = os.environ if env is None else env
     start = Path(cwd or os.getcwd()).resolve()
@@ -170,17 +175,13 @@ def build_session(
     except (MissingCredentials, ScenarioError) as exc:
         raise SetupError(str(exc)) from None
 
-    from app.commands.loader import load_for_session
     from app.skills.catalog import SkillCatalog
-    from app.skills.loader import SkillSet
+    from app.skills.session_load import load_for_session
 
     plugins = _plugins(options, project, environ, is_trusted_now, warnings)
-    commands = load_for_session(str(project), env=environ, plugins=plugins, extra_dirs=cli.add_dirs)
-    # The command set holds its skills through a port (commands/loader.py's SkillAliases); the
-    # loader put a SkillSet there, which the Skill tool's catalog needs whole.
-    skill_set = commands.skills
-    if not isinstance(skill_set, SkillSet):
-        raise SetupError("the session's skills did not load")  # fail closed: no unknown catalog
+    commands, skill_set = load_for_session(
+        str(project), env=environ, plugins=plugins, extra_dirs=cli.add_dirs
+    )
     skills = SkillCatalog(skill_set)
     skills_text = skill_set.listing()
     base = get_all_base_tools()
@@ -243,6 +244,8 @@ def build_session(
         session_dir=str(state_dir(env) / "sessions" / session_id),
         permissions=decider.view(),
         options=replace(tool_options(environ), extra={"skills": skills}),
+        text_files=text_files,
+        terminals=terminals,
     )
     intro = opts.intro if opts.intro is not None else INTRO
     view = decider.view()
@@ -346,6 +349,7 @@ def build_session(
         messages=resumed.messages if resumed else [],
         earlier_messages=list(resumed.earlier) if resumed else [],
         user_denials=dict(resumed.user_denials) if resumed else {},
+        recorded_results=dict(resumed.tool_results) if resumed else {},
         max_turns=opts.max_turns,
         fallback_tools=tuple(base),
         builtin_tools=tuple(builtins),

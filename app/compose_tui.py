@@ -73,7 +73,8 @@ async def build_session(
 ) -> SessionPort:
     """Build the engine's Session for the TUI. Called on the App's loop after the first paint
     (and after the trust question), so importing the anthropic SDK does not delay the first frame.
-    `settings`: what make_config loaded (None: the composition root loads the files itself)."""
+    `settings`: what make_config loaded (None: the composition root loads the files itself); the
+    session starts in the folder they were loaded from (make_app's `cwd`), not the process's."""
 
     from app.compose import build_session as build
     from app.engine.session import Session
@@ -81,7 +82,8 @@ async def build_session(
 
     def make() -> SessionSetup:
         loaded = settings.loaded if settings is not None else None
-        setup = build(opts, interactive=True, sink=sink, settings=loaded)
+        start = settings.start if settings is not None else None
+        setup = build(opts, interactive=True, cwd=start, sink=sink, settings=loaded)
         _preload_answer_rendering()
         return setup
 

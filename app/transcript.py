@@ -376,6 +376,8 @@ class LoadedTranscript:
     last_uuid: str | None = None
     # The calls the user denied, and whether each deny ended its turn (USER_DENIALS).
     user_denials: dict[str, bool] = field(default_factory=dict)
+    # Each call's recorded data (`toolUseResult`) by tool_use_id, for the resumed views.
+    tool_results: dict[str, Any] = field(default_factory=dict)
 
 
 MESSAGE_LINE_TYPES = ("user", "assistant")
@@ -411,6 +413,7 @@ def load_transcript(
         earlier=conversation.earlier,
         last_uuid=conversation.last_uuid,
         user_denials=conversation.user_denials,
+        tool_results=conversation.tool_results,
     )
 
 

@@ -184,6 +184,9 @@ class Conversation:
     earlier: list[dict[str, Any]] = field(default_factory=list)
     # Tool calls the user denied (USER_DENIALS): the id, and whether that deny ended the turn.
     user_denials: dict[str, bool] = field(default_factory=dict)
+    # Each tool_result's `toolUseResult` (the tool's data as JSON) by tool_use_id: what a resumed
+    # call's view is rebuilt from (Tool.result_from_record).
+    tool_results: dict[str, Any] = field(default_factory=dict)
 
 
 def user_denials_of(record: dict[str, Any]) -> dict[str, bool]:
@@ -195,6 +198,28 @@ def user_denials_of(record: dict[str, Any]) -> dict[str, bool]:
             if isinstance(item, dict) and isinstance(item.get("tool_use_id"), str):
                 out[item["tool_use_id"]] = item.get("endsTurn") is True
     return out
+
+
+def tool_results_of(record: dict[str, Any], message: dict[str, Any]) -> dict[str, Any]:
+    """A line's `toolUseResult` by tool_use_id: one value for a line with one tool_result, a
+    list in the tool_results' order for several (as app/transcript.py writes it); a list that
+    does not match the results is ignored."""
+    found = record.get("toolUseResult")
+    content = message.get("content")
+    if found is None or not isinstance(content, list):
+        return {}
+    ids = [
+        b.get("tool_use_id")
+        for b in content
+        if isinstance(b, dict) and b.get("type") == "tool_result"
+    ]
+    if len(ids) == 1:
+        values = [found]
+    elif isinstance(found, list) and len(found) == len(ids):
+        values = found
+    else:
+        return {}
+    return {i: v for i, v in zip(ids, values, strict=True) if isinstance(i, str)}
 
 
 def conversation_of(records: list[dict[str, Any]], where: str) -> Conversation:
@@ -211,6 +236,7 @@ def conversation_of(records: list[dict[str, Any]], where: str) -> Conversation:
     last_uuid: str | None = None
     boundary: tuple[int, list[dict[str, Any]], str] | None = None  # the last compaction's
     denials: dict[str, bool] = {}
+    tool_results: dict[str, Any] = {}
     for record in records:
         at = f"{where}:{record.pop('_line', '?')}"
         kind = record.get("type")
@@ -253,13 +279,14 @@ def conversation_of(records: list[dict[str, Any]], where: str) -> Conversation:
                 continue
             messages.append(message)
             denials.update(user_denials_of(record))
+            tool_results.update(tool_results_of(record, message))
     if boundary is not None and not messages:
         # A crash between the boundary and the summary after it: go on from before it, which
         # the next request compacts again, rather than from nothing.
         cut, messages, at = boundary
         earlier = earlier[:cut]
         warnings.append(f"{at}: a compaction with no summary after it; resumed from before it")
-    return Conversation(messages, meta, warnings, last_uuid, earlier, denials)
+    return Conversation(messages, meta, warnings, last_uuid, earlier, denials, tool_results)
 
 
 def _without_repeated_tool_uses(message: dict[str, Any], seen: set[Any]) -> dict[str, Any] | None:

@@ -15,8 +15,8 @@ TARGET_MS = 0.5
 
 
 def run() -> list[Row]:
-    from app.config.loader import CliOverrides
-    from app.permissions import RuleDecider, load_permission_context
+    from app.config.loader import CliOverrides, load_settings
+    from app.permissions import RuleDecider, context_from_settings
     from tools.base import Tool, ToolContext
     from tools.decisions import PermissionDecision
 
@@ -47,9 +47,8 @@ def run() -> list[Row]:
             "LATHE_STATE_DIR": tmp + "/s",
             "LATHE_POLICY_FILE": tmp + "/p.toml",
         }
-        pc = load_permission_context(
-            project, CliOverrides(allowed_tools=allow, disallowed_tools=deny), env, trusted=True
-        )
+        cli = CliOverrides(allowed_tools=allow, disallowed_tools=deny)
+        pc = context_from_settings(load_settings(project, cli, env), trusted=True, env=env)
         assert len(pc.rules()) == 200
         decider = RuleDecider(pc)
         ctx = ToolContext(cwd=str(project), project_dir=str(project), working_dirs=(str(project),))

@@ -11,13 +11,59 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field, replace
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, TypeVar
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from tools.abort import AbortSignal
+from tools.context import (
+    AllowAllPaths as AllowAllPaths,
+)
+from tools.context import (
+    BackgroundTask as BackgroundTask,
+)
+from tools.context import (
+    BackgroundTasks as BackgroundTasks,
+)
+from tools.context import (
+    EventSink as EventSink,
+)
+from tools.context import (
+    PermissionView as PermissionView,
+)
+from tools.context import (
+    ReadFileCache as ReadFileCache,
+)
+from tools.context import (
+    ReadFileState as ReadFileState,
+)
+from tools.context import (  # re-exported: the contract's callers import them from here
+    ReadRecord as ReadRecord,
+)
+from tools.context import (
+    SideQuery as SideQuery,
+)
+from tools.context import (
+    Terminals as Terminals,
+)
+from tools.context import (
+    TextFiles as TextFiles,
+)
+from tools.context import (
+    ToolContext as ToolContext,
+)
+from tools.context import (
+    ToolOptions as ToolOptions,
+)
+from tools.context import (
+    WebSearcher as WebSearcher,
+)
+from tools.context import (
+    WebSearchRequest as WebSearchRequest,
+)
+from tools.context import (
+    WebSearchUnavailable as WebSearchUnavailable,
+)
 from tools.decisions import PermissionDecision, ValidationResult
 from tools.interaction import UserInteraction
 
@@ -30,7 +76,7 @@ from tools.schema import format_validation_error as format_validation_error
 from tools.schema import load_prompt as load_prompt
 
 if TYPE_CHECKING:
-    from tools.subagent import AgentSummary, SubagentRunner
+    from tools.subagent import AgentSummary
 
 InterruptBehavior = Literal["cancel", "block"]
 # Which family of permission rules judges a call: Bash's command rules, path rules for reading or
@@ -135,205 +181,6 @@ class InputError(Exception):
         self.message = message
 
 
-# ---------------------------------------------------------------------------------------------
-# What a tool may reach of the application: Protocols, implemented by the application.
-# ---------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ReadRecord:
-    """What Read saw of a file, so Edit and Write can refuse to change what nobody read."""
-
-    path: str
-    mtime_ns: int
-    content_hash: str
-    full: bool
-    offset: int | None = None
-    limit: int | None = None
-
-
-class ReadFileState(Protocol):
-    def get(self, path: str) -> ReadRecord | None: ...
-
-    def record(self, record: ReadRecord) -> None: ...
-
-    def forget(self, path: str) -> None: ...
-
-
-class PermissionView(Protocol):
-    """The permission questions a tool may ask while validating or running."""
-
-    def check_path(
-        self, tool_name: str, path: str, access: Literal["read", "write"]
-    ) -> PermissionDecision:
-        """A deny for a path that rules deny; otherwise passthrough (never a silent allow)."""
-        ...
-
-    def is_in_working_dirs(self, path: str) -> bool: ...
-
-    def mode(self) -> str:
-        """The session's permission mode now (ExitPlanMode works only in "plan")."""
-        ...
-
-
-class BackgroundTask(Protocol):
-    """Something a tool left running (a background shell): BashOutput reads it, TaskStop ends it."""
-
-    @property
-    def id(self) -> str: ...
-
-    @property
-    def description(self) -> str: ...
-
-    @property
-    def status(self) -> str: ...
-
-    async def stop(self) -> None: ...
-
-
-class BackgroundTasks:
-    """The session's background tasks by id (shared by every context of the session)."""
-
-    def __init__(self) -> None:
-        self._tasks: dict[str, BackgroundTask] = {}
-
-    def add(self, task: BackgroundTask) -> None:
-        self._tasks[task.id] = task
-
-    def get(self, task_id: str) -> BackgroundTask | None:
-        return self._tasks.get(task_id)
-
-    def all(self) -> list[BackgroundTask]:
-        return list(self._tasks.values())
-
-    async def stop_all(self) -> None:
-        for task in list(self._tasks.values()):
-            await task.stop()
-
-
-class ReadFileCache:
-    """The default ReadFileState: a dict of absolute path to what was read."""
-
-    def __init__(self) -> None:
-        self._records: dict[str, ReadRecord] = {}
-
-    def get(self, path: str) -> ReadRecord | None:
-        return self._records.get(path)
-
-    def record(self, record: ReadRecord) -> None:
-        self._records[record.path] = record
-
-    def forget(self, path: str) -> None:
-        self._records.pop(path, None)
-
-
-class AllowAllPaths:
-    """A PermissionView with no rules: nothing denied, everything inside the working folders."""
-
-    def check_path(
-        self, tool_name: str, path: str, access: Literal["read", "write"]
-    ) -> PermissionDecision:
-        return PermissionDecision.passthrough()
-
-    def is_in_working_dirs(self, path: str) -> bool:
-        return True
-
-    def mode(self) -> str:
-        return "default"
-
-
-@dataclass(frozen=True)
-class ToolOptions:
-    """Knobs from settings and environment that tools read."""
-
-    bash_default_timeout_ms: int = 120_000
-    bash_max_timeout_ms: int = 600_000
-    simple_mode: bool = False
-    web_fetch_timeout_s: float = 30.0
-    web_fetch_max_bytes: int = 10 * 1024 * 1024
-    extra: Mapping[str, Any] = field(default_factory=dict)
-
-
-EventSink = Callable[[object], None]
-# A one-off question to a small, fast model (WebFetch answers its prompt from a page with it).
-# None where no model can be asked (offline models): tools then fall back to doing without.
-SideQuery = Callable[[str], Awaitable[str]]
-
-
-@dataclass(frozen=True)
-class WebSearchRequest:
-    """One search for the API's server-side web search tool (`web_search_20250305`)."""
-
-    query: str
-    allowed_domains: tuple[str, ...] = ()
-    blocked_domains: tuple[str, ...] = ()
-    max_uses: int = 8
-
-
-class WebSearchUnavailable(Exception):
-    """The endpoint has no server-side web search (or it was switched off); `message` says why."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-
-
-# Runs a search as a side request and returns the response's content blocks (text,
-# server_tool_use, web_search_tool_result) as plain dicts. None where no API can be asked.
-WebSearcher = Callable[[WebSearchRequest], Awaitable[list[dict[str, Any]]]]
-
-
-def _drop_event(event: object) -> None:
-    return None
-
-
-@dataclass(frozen=True)
-class ToolContext:
-    """The world a call runs in. Immutable: a context modifier returns a new one.
-
-    Mutable session services (read-file state, background tasks) are shared references; the
-    per-call fields (`abort`, `tool_use_id`) are set by the executor for each call.
-    """
-
-    cwd: str
-    project_dir: str
-    working_dirs: tuple[str, ...]
-    session_id: str = "local"
-    session_dir: str = ""
-    read_files: ReadFileState = field(default_factory=ReadFileCache)
-    permissions: PermissionView = field(default_factory=AllowAllPaths)
-    background: BackgroundTasks = field(default_factory=BackgroundTasks)
-    options: ToolOptions = field(default_factory=ToolOptions)
-    tools: tuple[Tool[Any], ...] = ()
-    emit: EventSink = _drop_event
-    side_query: SideQuery | None = None
-    web_search: WebSearcher | None = None
-    # Runs the Agent tool's child conversations; None inside a subagent (no nesting) and
-    # wherever no engine is behind the tools.
-    subagents: SubagentRunner | None = None
-    abort: AbortSignal = field(default_factory=AbortSignal)
-    tool_use_id: str = ""
-    # Free-form state that context modifiers carry between calls (kept small and immutable).
-    state: Mapping[str, Any] = field(default_factory=dict)
-
-    def with_call(self, tool_use_id: str, abort: AbortSignal) -> ToolContext:
-        return replace(self, tool_use_id=tool_use_id, abort=abort)
-
-    def resolve_path(self, path: str) -> str:
-        """Expand `~` and make `path` absolute against the current working folder."""
-        p = Path(path).expanduser()
-        if not p.is_absolute():
-            p = Path(self.cwd) / p
-        return str(Path(_normpath(str(p))))
-
-
-def _normpath(path: str) -> str:
-    # `..` as the kernel resolves it (after a symlink, the target's parent), not as text.
-    from tools.files.paths import kernel_normpath
-
-    return kernel_normpath(path)
-
-
 CanUseTool = Callable[["Tool[Any]", Mapping[str, Any], ToolContext], Awaitable[PermissionDecision]]
 ProgressCallback = Callable[[ToolProgress], None]
 
@@ -374,6 +221,10 @@ class Tool(Generic[InputT]):
     # same input gets the result again (an old result may be cleared to save context).
     file_view: ClassVar[FileView] = "none"
     refetchable: ClassVar[bool] = False
+    # A call works on the one file its subject_field names (Read, Edit, Write, NotebookEdit):
+    # nested memory loads that file's folders' CLAUDE.md files and `paths:` rules
+    # (app/memory/nested.py reads `touched_file`, never a list of tool names).
+    touches_file: ClassVar[bool] = False
     # The tool starts subagents: the engine hands it a runner (context.subagents).
     runs_subagents: ClassVar[bool] = False
     # The tool invokes the session's skills: a prompt lists them only beside such a tool, and the
@@ -385,6 +236,14 @@ class Tool(Generic[InputT]):
     # What a specifier rule's subject is called in its deny text ("Agent type" gives Claude
     # Code's "Agent type 'X' has been denied by permission rule ..."); None: the generic text.
     denied_subject_label: ClassVar[str | None] = None
+
+    def touched_file(self, raw: Mapping[str, Any]) -> str | None:
+        """The file a call of a `touches_file` tool works on, as the model wrote it; None when
+        the tool touches no file or the input names none."""
+        if not self.touches_file or self.subject_field is None:
+            return None
+        value = raw.get(self.subject_field)
+        return value if isinstance(value, str) and value else None
 
     def with_agents(self, agents: tuple[AgentSummary, ...]) -> Tool[InputT]:
         """This tool once the session knows its agent types: a tool whose description lists
@@ -517,6 +376,12 @@ class Tool(Generic[InputT]):
     def recorded_view(self, input: InputT, applied: bool, cwd: str) -> ResultView | None:
         """On resume, the diff a recorded call made (`applied`) or the user denied, rebuilt
         from its input (the result data is not kept); None: none. May read files."""
+        return None
+
+    def result_from_record(self, recorded: Any, content: str) -> Any | None:
+        """The call's result data rebuilt from what a transcript kept of it (its `toolUseResult`
+        JSON, the shape `hook_response` gives) and the text the model read, so a resumed call
+        shows this tool's view again; None: not rebuilt (the view shows the model's text)."""
         return None
 
     def output_tail(self, data: Any) -> str | None:

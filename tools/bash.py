@@ -188,6 +188,23 @@ class BashTool(Tool[BashInput]):
             return lines[-1][:200] if lines else "(No output)"
         return ""
 
+    def result_from_record(self, recorded: Any, content: str) -> BashResult | None:
+        """Bash's hook shape `{stdout, stderr, interrupted, backgroundTaskId?}`: the output's
+        last lines make the summary again (a spilled log's path is not recorded)."""
+        if not isinstance(recorded, Mapping) or not isinstance(recorded.get("stdout"), str):
+            return None
+        stdout, stderr = str(recorded["stdout"]), str(recorded.get("stderr") or "")
+        output = "\n".join(part for part in (stdout, stderr) if part)
+        background = recorded.get("backgroundTaskId")
+        return BashResult(
+            text=content,
+            interrupted=recorded.get("interrupted") is True,
+            output_tail=output[-4096:],  # as the live call keeps it (the last 4096 characters)
+            background_id=background if isinstance(background, str) else None,
+            stdout=stdout,
+            stderr=stderr,
+        )
+
     def result_view(self, data: Any, is_error: bool) -> ResultView | None:
         view = super().result_view(data, is_error)
         if view is not None and isinstance(data, BashResult) and data.persisted_path:
@@ -230,6 +247,13 @@ class BashTool(Tool[BashInput]):
         parent_message: Mapping[str, Any],
         on_progress: ProgressCallback,
     ) -> ToolResult:
+        terminals = context.terminals
+        if terminals is not None and not input.run_in_background and not context.abort.aborted:
+            # A front end's terminal (ACP: the editor's), not a local process.
+            from tools.process.terminal_run import run_in_terminal
+
+            limit = int(self.max_result_size_chars)
+            return await run_in_terminal(terminals, input, context, limit, on_progress)
         notes: list[str] = []
         cwd = context.cwd
         cwd_modifier = None

@@ -28,8 +28,10 @@ from tools.files.diff import FileChange, changed_line_range, snippet, unified_di
 from tools.files.paths import missing_file_message
 from tools.files.preview import current_file, diff_preview
 from tools.files.readstate import record_written, staleness, write_journal
-from tools.files.recorded import diff_counts, recorded_edit_diff, recorded_path
+from tools.files.recorded import edit_change
+from tools.files.recorded_input import diff_counts, recorded_edit_diff, recorded_path
 from tools.files.replace import ReplaceError, Replacement, replace
+from tools.files.served import ServedError, check_write_target, edit_served, served_for
 
 SAME_STRINGS = "No changes to make: old_string and new_string are exactly the same."
 
@@ -48,6 +50,7 @@ class EditInput(ToolInput):
 class EditTool(PathArgument, Tool[EditInput]):
     name = "Edit"
     file_view = "write"
+    touches_file = True
     search_hint = "modify file replace string"
     input_model = EditInput
     permission_kind = "path_write"
@@ -61,6 +64,9 @@ class EditTool(PathArgument, Tool[EditInput]):
         if not isinstance(data, FileChange):
             return ""
         return f"Added {data.added}, removed {data.removed} lines"
+
+    def result_from_record(self, recorded: Any, content: str) -> FileChange | None:
+        return edit_change(recorded, content)
 
     def result_view(self, data: Any, is_error: bool) -> ResultView | None:
         if isinstance(data, FileChange) and not is_error:
@@ -101,6 +107,10 @@ class EditTool(PathArgument, Tool[EditInput]):
     async def validate_input(self, input: EditInput, context: ToolContext) -> ValidationResult:
         if input.old_string == input.new_string:
             return ValidationResult.failure(SAME_STRINGS, error_code=1)
+        if served_for(context, context.resolve_path(input.file_path), "write") is not None:
+            # The content checks run on the front end's text, in `call`; the disk may be behind.
+            must_exist = input.old_string != ""
+            return check_write_target(self.name, input.file_path, context, must_exist)
         path, failure = check_path(self.name, input.file_path, context, "write")
         if failure is not None:
             return failure
@@ -149,6 +159,19 @@ class EditTool(PathArgument, Tool[EditInput]):
         on_progress: ProgressCallback,
     ) -> ToolResult:
         path = context.resolve_path(input.file_path)
+        files = served_for(context, path, "write")
+        if files is not None:  # the front end's text (an editor's buffer), not the disk's
+            try:
+                before, result = await edit_served(
+                    files, context, path, input.old_string, input.new_string, input.replace_all
+                )
+            except ServedError as exc:
+                raise ToolError(str(exc)) from None
+            return ToolResult(
+                data=edit_result(
+                    path, before, result, input.replace_all, input.old_string, input.new_string
+                )
+            )
         try:
             change = await asyncio.to_thread(self._edit, context, path, input)
         except ReplaceError as exc:

@@ -172,6 +172,7 @@ def apply_edit(nb: dict[str, Any], input: NotebookEditInput) -> NotebookChange:
 class NotebookEditTool(PathArgument, Tool[NotebookEditInput]):
     name = "NotebookEdit"
     file_view = "write"
+    touches_file = True
     search_hint = "edit jupyter notebook ipynb cells"
     input_model = NotebookEditInput
     permission_kind = "path_write"

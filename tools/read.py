@@ -17,13 +17,14 @@ from tools.base import (
     ProgressCallback,
     ReadOnlyTool,
     ResultView,
+    TextFiles,
     ToolContext,
     ToolError,
     ToolInput,
     ToolResult,
 )
 from tools.decisions import ValidationResult
-from tools.files import media
+from tools.files import media, served
 from tools.files.common import PathArgument, check_path
 from tools.files.lines import format_numbered, read_window
 from tools.files.paths import (
@@ -36,6 +37,7 @@ from tools.files.paths import (
     missing_file_message,
 )
 from tools.files.readstate import record_read
+from tools.files.served import served_for
 
 DEFAULT_LIMIT = 2000
 # About 25,000 tokens: more than this in one result crowds out the conversation.
@@ -108,6 +110,7 @@ class ReadResult:
 class ReadTool(PathArgument, ReadOnlyTool[ReadInput]):
     name = "Read"
     file_view = "read"
+    touches_file = True
     refetchable = True
     search_hint = "read file contents lines image pdf notebook"
     input_model = ReadInput
@@ -138,6 +141,52 @@ class ReadTool(PathArgument, ReadOnlyTool[ReadInput]):
         if data.kind == "notebook":
             return f"Read notebook ({data.num_lines} cells)"
         return f"Read {data.num_lines} line{'s' if data.num_lines != 1 else ''}"
+
+    async def _served(
+        self, files: TextFiles, context: ToolContext, path: str, input: ReadInput
+    ) -> ToolResult:
+        try:
+            text = await served.read_text(files, path)
+        except served.ServedError as exc:
+            raise ToolError(str(exc)) from None
+        offset = max(input.offset or 1, 1)
+        limit = input.limit or DEFAULT_LIMIT
+        body, count, total, stopped = served.window_text(
+            text, offset, limit, MAX_OUTPUT_CHARS, EMPTY_FILE
+        )
+        full = offset == 1 and total is not None and not stopped
+        served.record(context, path, text, full, input.offset, input.limit)
+        return ToolResult(data=ReadResult("text", path, body, (), offset, count, total))
+
+    def result_from_record(self, recorded: Any, content: str) -> ReadResult | None:
+        """A text read's `{type: "text", file: {filePath, numLines, startLine, totalLines}}`;
+        another kind's fields as the dataclass wrote them (its blocks are not rebuilt)."""
+        if not isinstance(recorded, Mapping):
+            return None
+        file = recorded.get("file")
+        if recorded.get("type") == "text" and isinstance(file, Mapping):
+            path, lines = file.get("filePath"), file.get("numLines")
+            start, total = file.get("startLine", 1), file.get("totalLines")
+            if not isinstance(path, str) or not isinstance(lines, int):
+                return None
+            return ReadResult(
+                "text",
+                path,
+                content,
+                start_line=start if isinstance(start, int) else 1,
+                num_lines=lines,
+                total_lines=total if isinstance(total, int) else None,
+            )
+        kind, path = recorded.get("kind"), recorded.get("file_path")
+        if kind in ("image", "pdf", "notebook") and isinstance(path, str):
+            lines, size = recorded.get("num_lines"), recorded.get("size_bytes")
+            return ReadResult(
+                kind,
+                path,
+                num_lines=lines if isinstance(lines, int) else 0,
+                size_bytes=size if isinstance(size, int) else 0,
+            )
+        return None
 
     def result_view(self, data: Any, is_error: bool) -> ResultView | None:
         if isinstance(data, ReadResult) and data.kind == "image" and not is_error:
@@ -187,6 +236,9 @@ class ReadTool(PathArgument, ReadOnlyTool[ReadInput]):
         on_progress: ProgressCallback,
     ) -> ToolResult:
         path = context.resolve_path(input.file_path)
+        served = served_for(context, path, "read")
+        if served is not None:  # the front end's text (an editor's buffer), not the disk's
+            return await self._served(served, context, path, input)
         try:
             st = os.stat(path)
         except FileNotFoundError:

@@ -8,7 +8,7 @@ model client, tool pipeline, permissions, hooks and transcript are the engine's 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -104,4 +104,9 @@ class SubagentRunner(Protocol):
     def start(self, request: SubagentRequest, context: ToolContext) -> BackgroundLaunch:
         """Start a child conversation in the background and return at once; its result reaches
         the model later as a task notification. Raises UnknownAgentType."""
+        ...
+
+    def take_denials(self) -> list[Mapping[str, Any]]:
+        """The calls denied inside the subagents since the last take (the parent turn's
+        result lists them among its own permission denials), and forget them."""
         ...

@@ -26,7 +26,9 @@ from tools.files.common import PathArgument, check_path
 from tools.files.diff import FileChange, changed_line_range, snippet, unified_diff
 from tools.files.preview import current_file, diff_preview
 from tools.files.readstate import record_written, staleness, write_journal
-from tools.files.recorded import diff_counts, recorded_path
+from tools.files.recorded import write_change
+from tools.files.recorded_input import diff_counts, recorded_path
+from tools.files.served import ServedError, check_write_target, served_for, write_served
 
 
 class WriteInput(ToolInput):
@@ -48,6 +50,7 @@ def file_state_error(path: str, context: ToolContext) -> str | None:
 class WriteTool(PathArgument, Tool[WriteInput]):
     name = "Write"
     file_view = "write"
+    touches_file = True
     search_hint = "create or overwrite a file"
     input_model = WriteInput
     permission_kind = "path_write"
@@ -62,6 +65,9 @@ class WriteTool(PathArgument, Tool[WriteInput]):
         if data.kind == "create":
             return f"Created with {data.added} line{'s' if data.added != 1 else ''}"
         return f"Added {data.added}, removed {data.removed} lines"
+
+    def result_from_record(self, recorded: Any, content: str) -> FileChange | None:
+        return write_change(recorded, content)
 
     def result_view(self, data: Any, is_error: bool) -> ResultView | None:
         if isinstance(data, FileChange) and not is_error:
@@ -87,6 +93,8 @@ class WriteTool(PathArgument, Tool[WriteInput]):
         return super().to_result_content(data)
 
     async def validate_input(self, input: WriteInput, context: ToolContext) -> ValidationResult:
+        if served_for(context, context.resolve_path(input.file_path), "write") is not None:
+            return check_write_target(self.name, input.file_path, context, must_exist=False)
         path, failure = check_path(self.name, input.file_path, context, "write")
         if failure is not None:
             return failure
@@ -125,6 +133,12 @@ class WriteTool(PathArgument, Tool[WriteInput]):
         on_progress: ProgressCallback,
     ) -> ToolResult:
         path = context.resolve_path(input.file_path)
+        files = served_for(context, path, "write")
+        if files is not None:  # the front end's text (an editor's buffer), not the disk's
+            try:
+                return ToolResult(data=await write_served(files, context, path, input.content))
+            except ServedError as exc:
+                raise ToolError(str(exc)) from None
         try:
             change = await asyncio.to_thread(self._write, context, path, input.content)
         except PermissionError:

@@ -1,40 +1,19 @@
-"""Bash through the client's terminal/* methods when it offers them.
+"""The client's terminal/* methods as Bash's Terminals (tools/process/terminal_run.py).
 
-The editor runs the command in a terminal it shows live (the tool call carries the terminal's
-id, sent as a progress report the update builder turns into terminal content); lathe waits for
-the exit, reads the output, and releases the terminal. A session/cancel or the timeout kills it
-first. Background commands stay local: BashOutput and TaskStop manage lathe's own processes.
-The command string goes as the terminal's command with no arguments, as clients run it through
-their shell (what Zed's terminals do). `shown(tool_use_id, terminal_id)` tells the front end the
-call's terminal, so the client can show it in the tool call.
+When the client offers terminals, Bash (the real tool) runs a foreground command in a terminal
+the editor shows live (`shown(tool_use_id, terminal_id)` tells the front end the call's terminal,
+so the client can show it in the tool call). This module is only the client's calls: the
+timeout, the interrupt and the result text are Bash's own.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
-from typing import Any
-
-from tools.base import CanUseTool, ProgressCallback, ToolContext, ToolProgress, ToolResult
-from tools.bash import BashInput, BashResult, BashTool, format_duration
-from tools.process.report import describe_exit
-
-
-@dataclass(frozen=True)
-class TerminalRun:
-    output: str
-    truncated: bool
-    exit_code: int | None
-    signal: str | None
-    # What went wrong talking to the client (its wait or output call failed): the run's end
-    # or its output is unknown, so the call fails saying so rather than report no output.
-    error: str = ""
+from collections.abc import Awaitable, Callable
 
 
 class ClientTerminals:
-    """The client's terminal methods for one session."""
+    """The client's terminal methods for one session (tools' Terminals: the composition passes
+    it to the session's tool context)."""
 
     def __init__(
         self,
@@ -45,109 +24,23 @@ class ClientTerminals:
         release: Callable[[str], Awaitable[None]],
         shown: Callable[[str, str], None],
     ) -> None:
-        self.create = create
-        self.wait = wait
-        self.output = output
-        self.kill = kill
-        self.release = release
-        self.shown = shown
+        self._create, self._wait, self._output = create, wait, output
+        self._kill, self._release, self._shown = kill, release, shown
 
+    async def create(self, command: str, cwd: str, output_limit: int) -> str:
+        return await self._create(command, cwd, output_limit)
 
-class ClientBashTool(BashTool):
-    def __init__(self, terminals: ClientTerminals) -> None:
-        self.terminals = terminals
+    async def wait(self, terminal_id: str) -> tuple[int | None, str | None]:
+        return await self._wait(terminal_id)
 
-    async def call(
-        self,
-        input: BashInput,
-        context: ToolContext,
-        can_use_tool: CanUseTool,
-        parent_message: Mapping[str, Any],
-        on_progress: ProgressCallback,
-    ) -> ToolResult:
-        if input.run_in_background or context.abort.aborted:
-            return await super().call(input, context, can_use_tool, parent_message, on_progress)
-        options = context.options
-        timeout_ms = min(
-            input.timeout or options.bash_default_timeout_ms, options.bash_max_timeout_ms
-        )
-        limit = int(self.max_result_size_chars)
-        try:
-            terminal_id = await self.terminals.create(input.command, context.cwd, limit)
-        except Exception as exc:
-            return ToolResult(
-                BashResult(text=f"Could not start the command in the editor's terminal: {exc}"),
-                is_error=True,
-            )
-        self.terminals.shown(context.tool_use_id, terminal_id)
-        on_progress(ToolProgress(text="running in the editor's terminal"))
-        try:
-            run, timed_out, aborted = await self._wait(terminal_id, context, timeout_ms / 1000)
-        finally:
-            with contextlib.suppress(Exception):
-                await self.terminals.release(terminal_id)
-        notes: list[str] = []
-        if run.error:
-            notes.append(run.error)
-        elif timed_out:
-            notes.append(f"Command timed out after {format_duration(timeout_ms)}")
-        elif aborted:
-            notes.append("Command was interrupted")
-        elif run.signal:
-            notes.append(f"Killed by {run.signal}")
-        else:
-            notes.append(describe_exit(run.exit_code))
-        if run.truncated:
-            notes.append(f"(output cut to its last {limit} bytes by the editor's terminal)")
-        body = run.output.rstrip("\n")
-        text = "\n".join(part for part in (body, *notes) if part) or "(No output)"
-        failed = (
-            bool(run.error) or timed_out or aborted or run.signal is not None or run.exit_code != 0
-        )
-        result = BashResult(
-            text=text,
-            exit_code=run.exit_code,
-            timed_out=timed_out,
-            interrupted=aborted,
-            output_chars=len(run.output),
-            output_tail=run.output[-4096:],
-            cwd=context.cwd,
-            stdout=body,
-        )
-        return ToolResult(result, is_error=failed)
+    async def output(self, terminal_id: str) -> tuple[str, bool]:
+        return await self._output(terminal_id)
 
-    async def _wait(
-        self, terminal_id: str, context: ToolContext, timeout_s: float
-    ) -> tuple[TerminalRun, bool, bool]:
-        """Wait for the exit, racing the abort signal and the timeout; kill on either."""
-        waiter = asyncio.ensure_future(self.terminals.wait(terminal_id))
-        aborted = asyncio.ensure_future(context.abort.wait())
-        try:
-            done, _ = await asyncio.wait(
-                {waiter, aborted}, timeout=timeout_s, return_when=asyncio.FIRST_COMPLETED
-            )
-        finally:
-            aborted.cancel()
-        timed_out = not done
-        was_aborted = waiter not in done and not timed_out
-        exit_code: int | None = None
-        sig: str | None = None
-        errors: list[str] = []
-        if waiter in done:
-            try:
-                exit_code, sig = waiter.result()
-            except Exception as exc:
-                errors.append(
-                    f"Could not learn how the command ended in the editor's terminal: {exc}"
-                )
-        else:
-            waiter.cancel()
-            with contextlib.suppress(Exception):
-                await self.terminals.kill(terminal_id)
-        try:
-            output, truncated = await self.terminals.output(terminal_id)
-        except Exception as exc:
-            output, truncated = "", False
-            errors.append(f"Could not read the command's output from the editor's terminal: {exc}")
-        run = TerminalRun(output, truncated, exit_code, sig, "\n".join(errors))
-        return run, timed_out, was_aborted
+    async def kill(self, terminal_id: str) -> None:
+        await self._kill(terminal_id)
+
+    async def release(self, terminal_id: str) -> None:
+        await self._release(terminal_id)
+
+    def shown(self, tool_use_id: str, terminal_id: str) -> None:
+        self._shown(tool_use_id, terminal_id)

@@ -13,15 +13,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from app.acp.client_fs import ClientEditTool, ClientFiles, ClientReadTool, ClientWriteTool
-from app.acp.client_terminal import ClientBashTool, ClientTerminals
+from app.acp.client_fs import ClientFiles
+from app.acp.client_terminal import ClientTerminals
 from app.engine.api import EngineEvent, SessionPort
 from app.engine.setup import SessionSetup
 from tools.base import Tool, ToolContext
-from tools.bash import BashTool
-from tools.edit import EditTool
-from tools.read import ReadTool
-from tools.write import WriteTool
 
 if TYPE_CHECKING:
     # The parsed command line, for annotations only: the face layer above calls in with it.
@@ -38,8 +34,9 @@ class Capabilities:
 
 class ToolAdapter:
     """Sees every built-in tool as the session is built: keeps it (by name, so the update
-    builder can ask a tool what kind of work a call is) and puts the client-backed twin in the
-    place of Read, Edit, Write and Bash where the client offers what the twin needs."""
+    builder can ask a tool what kind of work a call is) and reports when its call runs. The
+    tools are the real ones: the client's files and terminals reach them as the session's
+    TextFiles and Terminals (build() below), so no tool's logic is written twice here."""
 
     def __init__(
         self, caps: Capabilities, running: Callable[[str], None] = lambda _id: None
@@ -49,19 +46,9 @@ class ToolAdapter:
         self.tools: dict[str, Tool[Any]] = {}
 
     def __call__(self, tool: Tool[Any]) -> Tool[Any]:
-        files, terminals = self.caps.files, self.caps.terminals
-        twin: Tool[Any] = tool
-        if type(tool) is ReadTool and files.read is not None:
-            twin = ClientReadTool(files)
-        elif type(tool) is EditTool and files.read is not None and files.write is not None:
-            twin = ClientEditTool(files)
-        elif type(tool) is WriteTool and files.read is not None and files.write is not None:
-            twin = ClientWriteTool(files)
-        elif type(tool) is BashTool and terminals is not None:
-            twin = ClientBashTool(terminals)
-        self.tools[twin.name] = twin
-        self._report_runs(twin)
-        return twin
+        self.tools[tool.name] = tool
+        self._report_runs(tool)
+        return tool
 
     def _report_runs(self, tool: Tool[Any]) -> None:
         """`running(tool_use_id)` as the tool's `call` begins: the engine calls it once the
@@ -96,7 +83,14 @@ def build(
     if servers:
         options = replace(options, mcp_servers=(*options.mcp_servers, servers))
     return build_session(
-        options, interactive=False, ask_user=True, cwd=cwd, sink=sink, adapt_tool=adapter
+        options,
+        interactive=False,
+        ask_user=True,
+        cwd=cwd,
+        sink=sink,
+        adapt_tool=adapter,
+        text_files=adapter.caps.files,
+        terminals=adapter.caps.terminals,
     )
 
 

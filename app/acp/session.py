@@ -80,7 +80,7 @@ class AcpSession:
     def __init__(self, conn: Client, caps: ClientCapabilities | None) -> None:
         self.conn = conn
         self.caps = caps or ClientCapabilities()
-        self.session: SessionPort | Any = None
+        self.session: SessionPort | None = None  # set by start() (session/new, session/load)
         self.adapter: ToolAdapter | None = None
         self.session_id = ""
         self._loop = asyncio.get_running_loop()
@@ -185,14 +185,21 @@ class AcpSession:
             if not (mode == "bypassPermissions" and self._bypass_off)
         ]
         return SessionModeState(
-            current_mode_id=self.session.permission_mode, available_modes=available
+            current_mode_id=self.port.permission_mode, available_modes=available
         )
+
+    @property
+    def port(self) -> SessionPort:
+        """The engine session once start() built it; a request before that is refused."""
+        if self.session is None:
+            raise RequestError.invalid_request({"message": "the session is not open yet"})
+        return self.session
 
     def set_mode(self, mode: str) -> None:
         if mode not in {m.id for m in self.modes().available_modes}:
             raise RequestError.invalid_params({"message": f"unknown or disabled mode {mode!r}"})
-        self.session.set_permission_mode(mode)
-        self._mode = self.session.permission_mode
+        self.port.set_permission_mode(mode)
+        self._mode = self.port.permission_mode
         if self._mode != mode:  # a policy keeps bypassPermissions off
             raise RequestError.invalid_params({"message": f"mode {mode!r} is disabled here"})
 
@@ -215,7 +222,7 @@ class AcpSession:
         ]
         commands.extend(
             AvailableCommand(name=c.name, description=c.help)
-            for c in self.session.custom_commands()
+            for c in self.port.custom_commands()
             if not c.refusal  # a skill only the model may invoke is no command
         )
         self._send(
@@ -346,12 +353,12 @@ class AcpSession:
     async def replay(self) -> None:
         """A resumed session's history as updates, all sent before session/load answers."""
         tools = self.adapter.tools if self.adapter is not None else {}
-        for update in u.replay(self.session.history(), tools):
+        for update in u.replay(self.port.history(), tools):
             self._send(update)
         await self.flush()
 
     async def prompt(self, blocks: Sequence[Any]) -> PromptResponse:
-        if self.session.running:
+        if self.port.running:
             raise RequestError.invalid_request({"message": "a prompt is already running"})
         self._cancelled = False
         self._idle.clear()
@@ -371,14 +378,14 @@ class AcpSession:
         command, _, arg = text.strip().partition(" ")
         try:
             if command == "/compact":
-                result: TurnEnded = await self.session.compact(arg.strip())
+                result: TurnEnded = await self.port.compact(arg.strip())
                 if not result.is_error:
                     self._send(u.message_chunk("Conversation compacted."))
             elif command == "/context":
-                self._send(u.message_chunk("\n".join(self.session.context_breakdown())))
+                self._send(u.message_chunk("\n".join(self.port.context_breakdown())))
                 result = TurnEnded("end_turn", "", False, "success", 0)
             else:
-                result = await self.session.run_turn(text, attachments)
+                result = await self.port.run_turn(text, attachments)
         except Exception as exc:
             await self.flush()
             if self._cancelled:

@@ -11,7 +11,6 @@ that a built-in command has is skipped (the built-in wins) with a problem line.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -230,40 +229,3 @@ def add_plugin_commands(out: CommandSet, plugins: Sequence[Any]) -> None:
                 out.commands[name] = parse_command(path, name, "plugin")
             except (OSError, FrontmatterError) as exc:
                 out.problems.append(f"plugin command {path} skipped: {exc}")
-
-
-def load_for_session(
-    project_root: str,
-    builtins: Collection[str] = BUILTIN_COMMAND_NAMES,
-    env: Mapping[str, str] | None = None,
-    plugins: Sequence[Any] = (),
-    extra_dirs: Sequence[str] = (),
-) -> CommandSet:
-    """`extra_dirs`: `--add-dir` folders; their `.claude/skills` load (Claude Code loads an added
-    folder's skills, not its commands or agents)."""
-    from app.config.paths import config_dir
-    from app.skills.loader import add_command_skills, add_skill_commands, load_skills
-
-    e = os.environ if env is None else env
-    commands = load_commands(Path(project_root), config_dir(e), builtins, e)
-    add_plugin_commands(commands, plugins)
-    commands.skills = load_skills(Path(project_root), config_dir(e), e, plugins, extra_dirs)
-    _fill_plugin_bodies(commands, plugins)
-    add_skill_commands(commands, builtins)
-    add_command_skills(commands)
-    return commands
-
-
-def _fill_plugin_bodies(commands: CommandSet, plugins: Sequence[Any]) -> None:
-    """Plugin commands' and skills' `${CLAUDE_PLUGIN_ROOT}`/`${CLAUDE_PLUGIN_DATA}`, filled in
-    once: they never change during a session."""
-    from dataclasses import replace
-
-    from app.commands.arguments import fill_plugin_variables
-
-    for plugin in plugins:
-        prefix = f"{plugin.name}:"
-        for table in (commands.commands, getattr(commands.skills, "skills", {})):
-            for name, item in list(table.items()):
-                if item.source == "plugin" and name.startswith(prefix):
-                    table[name] = replace(item, body=fill_plugin_variables(item.body, plugin))

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.commands.ports import CommandSession
+
 MAX_LISTING = 200
 _MENTION = re.compile(r'(?:^|(?<=[\s(\[{,;]))@(?:"([^"]+)"|((?:[^\s"\\]|\\ )+))')
 
@@ -89,7 +91,7 @@ def _listing(path: Path) -> str:
     return shown + (f"\n... and {more} more" if more > 0 else "")
 
 
-async def attach(paths: list[Path], session: Any) -> Attachments:
+async def attach(paths: list[Path], session: CommandSession) -> Attachments:
     """Read each path with the session's Read tool, after its permission rules (deny wins)."""
     from tools.base import ToolError
     from tools.registry import find_tool

@@ -20,6 +20,7 @@ from typing import Any
 from app.commands.arguments import fill_variables, substitute
 from app.commands.loader import CommandSet, CustomCommand
 from app.commands.mentions import attach, confine_checked_in, mention_paths
+from app.commands.ports import CommandSession
 
 # As Claude Code: the `!` starts the text or follows whitespace (`a!`b`` is no command line).
 # A fenced block opened with ```! is one command too, its whole text (Claude Code 2.1.332's
@@ -45,7 +46,7 @@ def match_command(prompt: str, commands: CommandSet | None) -> tuple[CustomComma
     return (command, args.strip()) if command is not None else None
 
 
-async def _run_bang(command: str, session: Any) -> str:
+async def _run_bang(command: str, session: CommandSession) -> str:
     """One `!`cmd`` (or ```! block) through the tool pipeline, as a Bash call the model might
     have made: the same rules, hooks and questions."""
     from app.execution.pipeline import run_tool_use
@@ -73,7 +74,7 @@ async def _run_bang(command: str, session: Any) -> str:
     return text
 
 
-async def run_bang_lines(body: str, session: Any) -> str:
+async def run_bang_lines(body: str, session: CommandSession) -> str:
     """Each `!`cmd`` and ```! block of a command's or skill's body replaced by what running
     it gave. An empty block runs nothing."""
     parts: list[str] = []
@@ -89,7 +90,9 @@ async def run_bang_lines(body: str, session: Any) -> str:
     return "".join(parts)
 
 
-async def expand_prompt(prompt: str, session: Any, commands: CommandSet | None) -> ExpandedPrompt:
+async def expand_prompt(
+    prompt: str, session: CommandSession, commands: CommandSet | None
+) -> ExpandedPrompt:
     cwd = Path(session.context.cwd)
     hit = match_command(prompt.strip(), commands)
     if hit is None:
@@ -98,7 +101,7 @@ async def expand_prompt(prompt: str, session: Any, commands: CommandSet | None) 
             [{"type": "text", "text": prompt}, *attached.blocks], notices=attached.notices
         )
     command, args = hit
-    session_id = str(getattr(session, "session_id", "") or "")
+    session_id = session.session_id
     skill_dir = command.base_dir or None
     body = substitute(fill_variables(command.body, skill_dir, session_id), args)
     if command.base_dir:  # a skill: Claude Code names its folder, so its files can be found

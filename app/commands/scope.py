@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
+from app.commands.ports import CommandSession
 from app.config.model_aliases import resolve_alias
 
 
@@ -33,18 +34,15 @@ class Scoped(Protocol):
 
 
 def enter_command_scope(
-    command: Scoped, session: Any, notices: list[str], use_model: bool = True
+    command: Scoped, session: CommandSession, notices: list[str], use_model: bool = True
 ) -> Callable[[], None]:
     """`use_model` False: a skill the model called keeps the session's model (Claude Code
     2.1.332, measured: the next request stays on it); typed as /name it switches."""
     from app.config.rules import Rule, RuleError, parse_rule
 
-    decider = session.parts.rules
+    decider = session.scope_rules
     added: list[Rule] = []
-    context = getattr(decider, "context", None)
-    trusted = bool(getattr(context, "trusted", False)) and not bool(
-        getattr(context, "confined", True)
-    )
+    trusted = decider is not None and decider.context.trusted and not decider.context.confined
     allowed = command.allowed_tools
     if allowed and command.source == "project" and not trusted:
         # An untrusted folder's allow rules are ignored (headless too: `confined`); its commands'

@@ -114,10 +114,9 @@ def _failed(session: Session, trigger: Trigger, message: str) -> CompactResult:
 
 async def _pre_compact_hooks(session: Session, trigger: Trigger, instructions: str) -> str:
     hooks = session.parts.session_hooks
-    run = getattr(hooks, "pre_compact", None)
-    if run is None:
+    if hooks is None:
         return instructions
-    verdict = await run(trigger, instructions, session.context)
+    verdict = await hooks.pre_compact(trigger, instructions, session.context)
     from app.engine.events import Notice
 
     for message in verdict.messages:

@@ -12,7 +12,10 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from app.config.models import Settings
 
 DEFAULT_WINDOW = 200_000
 EXTENDED_WINDOW = 1_000_000
@@ -35,9 +38,8 @@ class ContextConfig:
     reread_files_budget: int = 30_000
 
     @classmethod
-    def from_settings(cls, settings: Any) -> ContextConfig:
-        section = getattr(settings, "context", None)
-        given = section.model_dump(exclude_none=True) if section is not None else {}
+    def from_settings(cls, settings: Settings | None) -> ContextConfig:
+        given = settings.context.model_dump(exclude_none=True) if settings is not None else {}
         return cls(**given)
 
 
@@ -97,6 +99,8 @@ class ContextState:
         self.cleared_results = 0
         # The window an overflow error reported, when smaller than the one assumed.
         self.server_window: int | None = None
+        # The system prompt's and tool definitions' estimate, keyed by what it was made of.
+        self.fixed_tokens: tuple[tuple[int, tuple[str, ...]], int] | None = None
 
     def record_usage(self, usage: Mapping[str, Any], messages: int) -> None:
         """A response arrived: its prompt and its output are in the conversation of `messages`

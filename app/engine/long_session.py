@@ -57,12 +57,12 @@ def threshold_of(session: Session) -> int | None:
 def fixed_tokens(session: Session) -> int:
     """Estimated tokens of the system prompt and the tool definitions (cached per pool)."""
     key = (id(session.parts.system), tuple(session.pool.names))
-    cached = getattr(session, "_fixed_tokens_cache", None)
+    cached = session.context_state.fixed_tokens
     if cached is not None and cached[0] == key:
-        return int(cached[1])
+        return cached[1]
     tools = [t.api_definition() for t in session.pool.tools]
     value = estimate_tokens(session.parts.system) + estimate_tokens(tools)
-    session._fixed_tokens_cache = (key, value)
+    session.context_state.fixed_tokens = (key, value)
     return value
 
 

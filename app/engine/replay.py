@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from app import debuglog
 from app.engine import answers
 from app.engine.compact_prompt import SUMMARY_INTRO, extract_summary
 from app.engine.events import (
@@ -156,11 +157,16 @@ def replay_events(
     tools: Iterable[Tool[Any]] | None = None,
     user_denials: Mapping[str, bool] | None = None,
     cwd: str = "",
+    recorded_results: Mapping[str, Any] | None = None,
 ) -> list[EngineEvent]:
     """`user_denials`: the calls the user denied, and whether each deny ended its turn (the
     transcript records them, app/transcript_repair.py USER_DENIALS); without them a deny that
     ended a turn replays as the interrupt the model read. `cwd`: the session's folder, where an
-    edit's diff is rebuilt from its input (app/engine/recorded_views.py; "" rebuilds none)."""
+    edit's diff is rebuilt from its input when its result data was not kept, or it was denied
+    (app/engine/recorded_views.py; "" rebuilds none). `recorded_results`: each call's data as
+    the transcript kept it (`toolUseResult`), from which a successful call's tool rebuilds its
+    result data, so its view (summary, diff) is the live one, not the model's text."""
+    recorded = dict(recorded_results or {})
     messages = list(messages)
     known = tuple(tools or ())
     denials = dict(user_denials or {})
@@ -245,12 +251,15 @@ def replay_events(
                     and synthetic is None
                     and content.startswith((REJECT_MESSAGE, REJECT_WITH_FEEDBACK_PREFIX))
                 )
+                rebuilt = None if is_error else _rebuilt(tool, recorded.get(tool_id), content)
                 outcome = CallOutcome(
                     tool_use_id=tool_id,
                     tool_name=name,
                     result_block=dict(result),
                     is_error=is_error,
-                    data=result.get("content"),
+                    data=rebuilt if rebuilt is not None else result.get("content"),
+                    # A rebuilt result is a call that ran: its tool's declared view applies.
+                    ran=rebuilt is not None,
                     input=dict(tool_input),
                     synthetic=synthetic,
                     permission_denial={"tool_name": name, "tool_use_id": tool_id}
@@ -266,9 +275,23 @@ def replay_events(
                     outcome = replace(outcome, synthetic="user_denied")
                 done = calls.finished(ToolFinished(tool_id, outcome, 0.0))
                 # How long it took is not recorded: shown as unknown, never as "0.0s".
-                view = with_recorded_change(replace(done.view, elapsed=None), tool, cwd)
+                view = replace(done.view, elapsed=None)
+                if rebuilt is None:  # no exact record (or denied): the diff from the input
+                    view = with_recorded_change(view, tool, cwd)
                 events.append(ToolCallUpdated(view, done.change))
     if events:
         # Close the replayed history as a finished turn: nothing is running.
         events.append(TurnEnded(None, "", False, "success", 0))
     return events
+
+
+def _rebuilt(tool: Tool[Any] | None, recorded: Any, content: str) -> Any | None:
+    """The tool's own data for a recorded call (None: no record, no tool, or a declaration that
+    failed, which must not cost the resume its history)."""
+    if tool is None or recorded is None:
+        return None
+    try:
+        return tool.result_from_record(recorded, content)
+    except Exception as exc:
+        debuglog.record("engine", f"{tool.name}.result_from_record raised", exc)
+        return None

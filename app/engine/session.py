@@ -10,99 +10,32 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from app import debuglog
 from app.engine.context import ContextConfig, ContextState
 from app.engine.controls import SessionControls
 from app.engine.events import EngineEvent, InternalEvent, Notice, PermissionRequested, TurnEnded
+from app.engine.session_parts import Json as Json  # re-exported: their home was this module
+from app.engine.session_parts import SessionParts as SessionParts
+from app.engine.session_parts import live_rules as live_rules
 from app.engine.tool_views import ToolCallTracker
 from app.execution.events import ToolFinished, ToolProgressed, ToolQueued, ToolStarted
-from app.execution.interfaces import HookRunner, NoHooks, PermissionDecider, Prompter
 from app.execution.pipeline import PipelineDeps
-from app.model.client import ModelBackend
 from app.model.usage import UsageTracker
-from app.transcript import TranscriptWriter
 from tools.abort import AbortController
-from tools.base import Tool, ToolContext
-from tools.registry import ToolPool
+from tools.base import Tool
 from tools.todo_write import todos_from_history
 
 if TYPE_CHECKING:
-    from app.agents.loader import AgentSet
-    from app.commands.loader import CommandSet
-    from app.config.models import Settings
+    from app.commands.ports import CommandSession
     from app.engine.api import CommandInfo, SessionStatus
     from app.engine.views import PermissionQuestion
     from app.execution.streaming_executor import StreamingToolExecutor
     from app.hooks.runner import CommandHookRunner
-    from app.mcp.manager import McpManager
-    from app.memory.nested import NestedMemory
     from app.permissions import PermissionContext, RuleDecider
-    from app.skills.catalog import SkillCatalog
     from tools.decisions import PermissionDecision
-
-# A system prompt or a message: the API's JSON, block by block.
-Json = dict[str, Any]
-
-
-@dataclass
-class SessionParts:
-    """Everything a session is built from (the composition root, app/compose.py, builds them)."""
-
-    backend: ModelBackend
-    pool: ToolPool
-    context: ToolContext
-    system: list[Json]
-    decider: PermissionDecider
-    prompter: Prompter | None
-    session_id: str
-    hooks: HookRunner = field(default_factory=NoHooks)
-    # The non-tool hook events (UserPromptSubmit, Stop, SessionStart, SessionEnd, PreCompact,
-    # Notification).
-    session_hooks: CommandHookRunner | None = None
-    transcript: TranscriptWriter | None = None
-    messages: list[Json] = field(default_factory=list)
-    # A resumed transcript's part before its last compaction: shown, never sent.
-    earlier_messages: list[Json] = field(default_factory=list)
-    # A resumed transcript's calls the user denied (id: the deny ended the turn), for history().
-    user_denials: dict[str, bool] = field(default_factory=dict)
-    max_turns: int | None = None
-    max_tokens: int = 16_000
-    fallback_tools: tuple[Tool[Any], ...] = ()
-    # The built-in tools offered (the pool's prefix) and the MCP servers' manager, if any.
-    builtin_tools: tuple[Tool[Any], ...] | None = None
-    mcp: McpManager | None = None
-    # The permission rules and mode in force (None: a bare decider, as in benchmarks).
-    rules: RuleDecider | None = None
-    settings: Settings | None = None
-    project_dir: str = ""
-    commands: CommandSet | None = None
-    # The skills the Skill tool loads; a turn hands it the session so a skill's rules last the turn.
-    skills: SkillCatalog | None = None
-    nested_memory: NestedMemory | None = None
-    # Compaction rebuilds the system prompt, re-reading the memory files from disk.
-    rebuild_system: Callable[[], list[Json]] | None = None
-    include_partial_messages: bool = False
-    # --fallback-model (used once when the model is overloaded) and extra request parameters.
-    fallback_model: str | None = None
-    request_extra: Mapping[str, Any] = field(default_factory=dict)
-    # Subagents: the agent types the Agent tool may start (None: no Agent tool runner, as in a
-    # subagent's own session) and their system prompt (the agent's text in place of lathe's
-    # introduction, then the same environment and memory files, and the skill listing when the
-    # second argument says the agent has the Skill tool).
-    agents: AgentSet | None = None
-    build_system: Callable[[str, bool], list[Json]] | None = None
-    # A subagent's conversation: the Agent tool_use it runs under (its tool-call views say so).
-    parent_tool_use_id: str | None = None
-
-
-def live_rules(loaded: PermissionContext, current: PermissionContext) -> PermissionContext:
-    """The files' rules, with the live session's mode and its session-only rules kept."""
-    kept = [r for r in (*current.allow, *current.deny, *current.ask) if r.source == "session"]
-    merged = replace(loaded, mode=current.mode, pre_plan_mode=current.pre_plan_mode)
-    return merged.with_rules(kept) if kept else merged
 
 
 class Session:
@@ -161,7 +94,6 @@ class Session:
         # Context accounting and compaction (app/engine/long_session.py does the work).
         self.context_config = ContextConfig.from_settings(parts.settings)
         self.context_state = ContextState()
-        self._fixed_tokens_cache: Any = None
         self.controls = SessionControls(self)  # what program front ends ask beyond turns
 
     # -- what front ends read ------------------------------------------------------------------
@@ -181,6 +113,21 @@ class Session:
     @property
     def tool_names(self) -> list[str]:
         return self.pool.names
+
+    # -- what a command's or skill's turn asks (app/commands/ports.py CommandSession) ------------
+
+    @property
+    def scope_rules(self) -> RuleDecider | None:
+        return self.parts.rules
+
+    def hook_hosts(self) -> list[CommandHookRunner]:
+        from app.hooks.runner import CommandHookRunner
+
+        found: dict[int, CommandHookRunner] = {}
+        for runner in (self.parts.hooks, self.parts.session_hooks):
+            if isinstance(runner, CommandHookRunner):  # the one runner that takes handlers
+                found[id(runner)] = runner
+        return list(found.values())
 
     @property
     def permission_mode(self) -> str:
@@ -258,15 +205,15 @@ class Session:
 
     def custom_commands(self) -> tuple[CommandInfo, ...]:
         """The project's and user's custom commands (/name), for completion and palettes."""
-        from app.commands.turn_prompt import model_only_text
         from app.engine.api import CommandInfo
+        from app.engine.command_turn import model_only_text
 
         found = self.parts.commands
         if found is None:
             return ()
         listed = [CommandInfo(c.name, c.help) for c in found.sorted()]
-        skills = getattr(found, "skills", None)
-        for skill in skills.sorted() if skills is not None else ():
+        catalog = self.parts.skills
+        for skill in catalog.skills.sorted() if catalog is not None else ():
             if (
                 not skill.user_invocable
                 and not skill.is_command
@@ -282,7 +229,13 @@ class Session:
 
         messages = [*self.parts.earlier_messages, *self.messages]
         return tuple(
-            replay_events(messages, self.pool.tools, self.parts.user_denials, self.context.cwd)
+            replay_events(
+                messages,
+                self.pool.tools,
+                self.parts.user_denials,
+                self.context.cwd,
+                self.parts.recorded_results,
+            )
         )
 
     def status_line_command(self) -> str | None:
@@ -322,9 +275,7 @@ class Session:
                     self._deliver(asked)
                 tool_use_id = event.question.tool_use_id
                 self._deliver(event)
-                event.question.on_answered(
-                    lambda d: self._answered(tool_use_id, getattr(d, "behavior", "allow"))
-                )
+                event.question.on_answered(lambda d: self._answered(tool_use_id, d.behavior))
             case _:
                 self._deliver(event)
 
@@ -432,7 +383,7 @@ class Session:
         self._turn_abort = AbortController()
         try:
             await self.start("resume" if self.messages else "startup")
-            from app.commands.turn_prompt import run_expanded_turn
+            from app.engine.command_turn import run_expanded_turn
 
             result: TurnEnded = await run_expanded_turn(
                 self, prompt, self._turn_abort, run_turn, attachments
@@ -478,8 +429,7 @@ class Session:
 
     def background_agents_running(self) -> bool:
         return any(
-            getattr(t, "kind", "") == "agent" and t.status == "running"
-            for t in self.context.background.all()
+            t.kind == "agent" and t.status == "running" for t in self.context.background.all()
         )
 
     async def wait_for_notification(self, timeout: float) -> None:  # noqa: ASYNC109
@@ -603,6 +553,9 @@ if TYPE_CHECKING:
 
     def _is_a_port(session: Session) -> SessionPort:
         return session  # mypy proves the Session implements the front ends' port
+
+    def _is_a_command_session(session: Session) -> CommandSession:
+        return session  # and the port commands and skills take (app/commands/ports.py)
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")

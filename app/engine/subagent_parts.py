@@ -98,11 +98,10 @@ def preloaded_skills(parent: Any, definition: Any) -> list[dict[str, Any]]:
     from app.commands.arguments import fill_variables
     from app.engine.events import Notice
 
-    commands = getattr(parent.parts, "commands", None)
-    skills = getattr(commands, "skills", None)
+    skills = parent.parts.skills
     blocks: list[dict[str, Any]] = []
     for name in definition.skills:
-        skill = skills.get(name) if skills is not None else None
+        skill = skills.lookup(name) if skills is not None else None
         if skill is None:
             parent.emit(Notice(f"agent {definition.name}: no skill {name!r} to preload", "warning"))
             continue

@@ -193,10 +193,10 @@ class SessionSubagents:
         started = time.perf_counter()
         content: list[dict[str, Any]] = [{"type": "text", "text": request.prompt}]
         content.extend(preloaded_skills(self.parent, definition))
-        start = getattr(self.parent.parts.session_hooks, "subagent_start", None)
+        hooks = self.parent.parts.session_hooks
         try:
-            if start is not None:
-                verdict = await start(agent_id, definition.name, context)
+            if hooks is not None:
+                verdict = await hooks.subagent_start(agent_id, definition.name, context)
                 for message in verdict.messages:
                     self.parent.emit(Notice(f"[{definition.name}] {message.text}", message.level))
                 for extra in verdict.additional_context:

@@ -146,7 +146,7 @@ async def run_turn(
                 user_content.extend(r.extra_content)
             nested = session.parts.nested_memory
             if nested is not None:  # subfolder CLAUDE.md and `paths:` rules (app/memory/nested.py)
-                user_content.extend(nested.reminder_blocks(tool_uses))
+                user_content.extend(nested.reminder_blocks(tool_uses, session.deps.find))
             if response.interrupted or denied is not None:
                 # A deny that ends the turn reads to the model as Claude Code's does: an
                 # interrupt for tool use (the prompts typed meanwhile wait for the next turn).
@@ -317,9 +317,8 @@ def _end(
     info = {"duration_ms": int((time.perf_counter() - started) * 1000), **(extra or {})}
     # Calls denied inside this turn's subagents are this turn's denials too (as Claude Code
     # lists them in the result's permission_denials).
-    take = getattr(session.context.subagents, "take_denials", None)
-    if callable(take):
-        denials = [*denials, *take()]
+    if session.context.subagents is not None:
+        denials = [*denials, *(dict(d) for d in session.context.subagents.take_denials())]
     event = TurnEnded(stop_reason, text, is_error, subtype, num_turns, tuple(denials), info)
     session.emit(event)
     return event

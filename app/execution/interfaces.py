@@ -68,6 +68,18 @@ class PermissionDecider(Protocol):
         context: ToolContext,
     ) -> PermissionDecision: ...
 
+    async def decide_as_asking(
+        self,
+        tool: Tool[Any],
+        input: Any,
+        observable_input: Mapping[str, Any],
+        context: ToolContext,
+    ) -> PermissionDecision:
+        """The verdict with dontAsk read as default: a hook's allow, or an approved rewrite of
+        the input, answers the question dontAsk would have denied. A decider without modes
+        returns what `decide` does."""
+        ...
+
 
 @dataclass
 class PermissionPrompt:
@@ -146,6 +158,15 @@ class ToolCheckDecider:
             f"{tool.name} needs permission",
             DecisionReason("mode", f"{tool.name} is not read-only and no rule allows it"),
         )
+
+    async def decide_as_asking(
+        self,
+        tool: Tool[Any],
+        input: Any,
+        observable_input: Mapping[str, Any],
+        context: ToolContext,
+    ) -> PermissionDecision:
+        return await self.decide(tool, input, observable_input, context)  # no modes to read
 
 
 if TYPE_CHECKING:

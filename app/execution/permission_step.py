@@ -19,7 +19,7 @@ from app.execution.interfaces import DenyingPrompter, PermissionPrompt
 from app.execution.outcome import ends_turn
 from app.execution.texts import SUBAGENT_REJECT_MESSAGE
 from app.hooks.calls import HookToolCall
-from app.hooks.results import HookPermissionResult, PermissionRequestHookResult
+from app.hooks.results import HookPermissionResult
 from tools.base import Tool, ToolContext, ToolPreview
 from tools.decisions import DecisionReason, PermissionDecision
 from tools.interaction import UserInteraction
@@ -52,10 +52,9 @@ async def decide_permission(
         )
         message = hook.reason or f"Permission to use {tool.name} was denied by a PreToolUse hook."
         return DecisionStep(PermissionDecision.deny(message, reason))
-    as_asking = getattr(deps.decider, "decide_as_asking", None)
-    if hook is not None and hook.behavior == "allow" and as_asking is not None:
+    if hook is not None and hook.behavior == "allow":
         # dontAsk denies what would ask; a hook's allow answers that question (as Claude Code).
-        decision = await as_asking(tool, parsed, observable, context)
+        decision = await deps.decider.decide_as_asking(tool, parsed, observable, context)
     else:
         decision = await deps.decider.decide(tool, parsed, observable, context)
     if decision.behavior == "passthrough":  # a decider must not pass; treat it as a question
@@ -101,12 +100,8 @@ async def redecide(
 
     dontAsk is read as default (the approval answered the question dontAsk would have denied);
     a decider that fails counts as a deny, never as an allow."""
-    as_asking = getattr(deps.decider, "decide_as_asking", None)
     try:
-        if as_asking is not None:
-            decision: PermissionDecision = await as_asking(tool, parsed, observable, context)
-        else:
-            decision = await deps.decider.decide(tool, parsed, observable, context)
+        decision = await deps.decider.decide_as_asking(tool, parsed, observable, context)
     except Exception as exc:
         debuglog.record("permissions", f"re-deciding {tool.name}'s rewritten input raised", exc)
         text = f"the permission check of {tool.name}'s rewritten input failed: {exc}"
@@ -124,11 +119,10 @@ async def _permission_request_hooks(
 ) -> PermissionDecision | None:
     """PermissionRequest hooks run where the dialog would show (headless too, where nobody
     would answer it); an allow or deny of theirs answers it, as in Claude Code."""
-    run = getattr(deps.hooks, "permission_request", None)
-    if run is None or not _has(deps, "PermissionRequest"):
+    if not deps.hooks.has_hooks("PermissionRequest"):
         return None
     call = HookToolCall(tool.name, observable, tool_use_id, tool.is_mcp)
-    result: PermissionRequestHookResult = await run(call, decision.suggestions, context)
+    result = await deps.hooks.permission_request(call, decision.suggestions, context)
     if result.behavior == "allow":
         reason = DecisionReason("hook", "allowed by a PermissionRequest hook", source=result.hook)
         return PermissionDecision.allow(reason, result.updated_input)
@@ -138,17 +132,11 @@ async def _permission_request_hooks(
     return None
 
 
-def _has(deps: PipelineDeps, event: str) -> bool:
-    has = getattr(deps.hooks, "has_hooks", None)
-    return bool(has(event)) if callable(has) else False
-
-
 def _notify(deps: PipelineDeps, message: str, context: ToolContext) -> None:
     """Notification hooks are told lathe waits for the user; they never hold the dialog up."""
-    run = getattr(deps.hooks, "notification", None)
-    if run is None or not _has(deps, "Notification"):
+    if not deps.hooks.has_hooks("Notification"):
         return
-    task = asyncio.ensure_future(run(message, "permission_prompt", context))
+    task = asyncio.ensure_future(deps.hooks.notification(message, "permission_prompt", context))
     _PENDING.add(task)
     task.add_done_callback(_PENDING.discard)
 

@@ -6,11 +6,17 @@ hook runner and the pipeline meet here without a cycle.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from app.hooks.results import PostToolHookItem, PreToolHookItem
+from app.config.hooks import HookEvent
+from app.hooks.results import (
+    PermissionRequestHookResult,
+    PostToolHookItem,
+    PreToolHookItem,
+    SessionEndHookResult,
+)
 from tools.base import ToolContext
 
 
@@ -39,6 +45,22 @@ class HookRunner(Protocol):
         self, call: HookToolCall, error: str, context: ToolContext
     ) -> list[PostToolHookItem]: ...
 
+    def has_hooks(self, event: HookEvent) -> bool:
+        """Whether any hook is configured for `event` (the pipeline skips the others)."""
+        ...
+
+    async def permission_request(
+        self, call: HookToolCall, suggestions: Sequence[str], context: Any = None
+    ) -> PermissionRequestHookResult:
+        """PermissionRequest: where the dialog would show; a hook's allow or deny answers it."""
+        ...
+
+    async def notification(
+        self, message: str, notification_type: str, context: Any = None
+    ) -> SessionEndHookResult:
+        """Notification: lathe waits for the user; the output is only shown."""
+        ...
+
 
 class NoHooks:
     """A HookRunner with no hooks configured."""
@@ -55,3 +77,16 @@ class NoHooks:
         self, call: HookToolCall, error: str, context: ToolContext
     ) -> list[PostToolHookItem]:
         return []
+
+    def has_hooks(self, event: HookEvent) -> bool:
+        return False
+
+    async def permission_request(
+        self, call: HookToolCall, suggestions: Sequence[str], context: Any = None
+    ) -> PermissionRequestHookResult:
+        return PermissionRequestHookResult()  # nobody answered: the dialog shows
+
+    async def notification(
+        self, message: str, notification_type: str, context: Any = None
+    ) -> SessionEndHookResult:
+        return SessionEndHookResult()

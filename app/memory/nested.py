@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from app.memory.files import ConditionalRule, LoadedMemory, add_file
+from tools.base import Tool
 
-FILE_TOOLS = frozenset({"Read", "Edit", "Write", "MultiEdit", "NotebookEdit"})
 _NAMES = ("CLAUDE.md", os.path.join(".claude", "CLAUDE.md"), "CLAUDE.local.md")
 
 
@@ -85,18 +85,21 @@ class NestedMemory:
                 )
         return texts
 
-    def reminder_blocks(self, tool_uses: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    def reminder_blocks(
+        self,
+        tool_uses: Iterable[Mapping[str, Any]],
+        find: Callable[[str], Tool[Any] | None],
+    ) -> list[dict[str, Any]]:
+        """`find`: the session's tool of a name; a call reaches nested memory when its tool
+        declares that it touches a file (Tool.touches_file) and its input names one."""
         blocks: list[dict[str, Any]] = []
         for use in tool_uses:
-            if use.get("name") not in FILE_TOOLS:
-                continue
+            tool = find(str(use.get("name", "")))
             raw = use.get("input")
             target = (
-                raw.get("file_path") or raw.get("notebook_path")
-                if isinstance(raw, Mapping)
-                else None
+                tool.touched_file(raw) if tool is not None and isinstance(raw, Mapping) else None
             )
-            if not isinstance(target, str) or not target:
+            if target is None:
                 continue
             for text in self.reminders_for(target):
                 blocks.append(

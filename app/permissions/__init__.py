@@ -1,7 +1,8 @@
 """Permissions: rules with their sources, bash analysis, path rules, modes, decisions, trust.
 
 Entry points:
-- `load_permission_context(start_dir, cli=CliOverrides(...), env=None, trusted=None)`
+- `context_from_settings(loaded, trusted=...)`: the session's context from the settings the
+  composition root loaded once (app/compose.py).
 - `RuleDecider(context)`: the pipeline's PermissionDecider; `.view()` is the tools' PermissionView,
   `.blanket_denied(name)` the registry's filter, `.set_context(new)` applies a new snapshot.
 - `cycle_mode`, `enter_plan_mode`, `exit_plan_mode`; `always_allow`, `allow_for_session`;
@@ -11,7 +12,7 @@ Entry points:
 from app.config.rules import Rule, RuleError, parse_rule, split_rule_list
 from app.permissions.context import PermissionContext
 from app.permissions.decider import RuleDecider, decide_call
-from app.permissions.load import context_from_settings, load_permission_context
+from app.permissions.load import context_from_settings
 from app.permissions.messages import PLAN_MODE_MESSAGE, headless_denial, part_reason
 from app.permissions.modes import (
     CYCLE,
@@ -43,7 +44,6 @@ __all__ = [
     "exit_plan_mode",
     "headless_denial",
     "is_trusted",
-    "load_permission_context",
     "next_mode",
     "parse_mode",
     "parse_rule",

@@ -9,10 +9,8 @@ from pathlib import Path
 
 from app.config.loader import (
     PROJECT_SOURCES,
-    CliOverrides,
     LoadedSettings,
     SettingsProblem,
-    load_settings,
 )
 from app.config.models import PermissionMode
 from app.config.paths import home_dir
@@ -36,23 +34,6 @@ def working_dir_forms(folder: str) -> tuple[str, ...]:
     logical = os.path.normpath(os.path.abspath(os.path.expanduser(folder)))
     real = os.path.realpath(logical)
     return (logical,) if real == logical else (logical, real)
-
-
-def load_permission_context(
-    start_dir: str | Path,
-    cli: CliOverrides | None = None,
-    env: Mapping[str, str] | None = None,
-    trusted: bool | None = None,
-) -> PermissionContext:
-    """Load every settings source and build the session's permission context.
-
-    `trusted` None looks the project up in the trust records; headless runs pass True (the user
-    ran the command in that folder on purpose).
-    """
-    loaded = load_settings(start_dir, cli, env)
-    if trusted is None:
-        trusted = is_trusted(loaded.project_dir, env)
-    return context_from_settings(loaded, trusted=trusted, env=env)
 
 
 # The checked-in project files (what a cloned repository brings; the local files are the user's).

@@ -2,7 +2,7 @@
 
 Invoking a skill substitutes its arguments as a custom command's are (app/commands/arguments.py)
 and enters its scope (app/commands/scope.py): `allowed-tools` become allow rules and `model` the
-model, until the user's turn ends (`end_turn`, called by app/commands/turn_prompt.py), as Claude
+model, until the user's turn ends (`end_turn`, called by app/engine/command_turn.py), as Claude
 Code keeps a skill's permissions for the rest of the turn. The scope needs the session, which the
 turn hands over (`begin_turn`); outside a turn a skill loads without its scope and without
 running its `!` lines.
@@ -11,9 +11,9 @@ running its `!` lines.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from app.commands.arguments import fill_variables, substitute
+from app.commands.ports import CommandSession
 from app.commands.scope import enter_command_scope
 from app.skills.loader import Skill, SkillSet
 
@@ -30,7 +30,7 @@ def skill_text(skill: Skill, body: str) -> str:
 class SkillCatalog:
     def __init__(self, skills: SkillSet) -> None:
         self.skills = skills
-        self._session: Any = None
+        self._session: CommandSession | None = None
         self._leave: list[Callable[[], None]] = []
         self._warn: Callable[[str], None] = lambda _text: None
 
@@ -42,7 +42,7 @@ class SkillCatalog:
         if skill is None:
             raise KeyError(name)
         session = self._session
-        session_id = str(getattr(session, "session_id", "") or "")
+        session_id = session.session_id if session is not None else ""
         skill_dir = None if skill.is_command else str(skill.base_dir)
         body = substitute(fill_variables(skill.body, skill_dir, session_id), args)
         if session is None:
@@ -60,7 +60,7 @@ class SkillCatalog:
 
         return skill_text(skill, await run_bang_lines(body, session))
 
-    def begin_turn(self, session: Any, warn: Callable[[str], None]) -> None:
+    def begin_turn(self, session: CommandSession, warn: Callable[[str], None]) -> None:
         """`warn` shows a warning to the user (the turn's caller emits it as the engine's Notice:
         the skills package stays below the engine, so it names no engine event)."""
         self._session = session
@@ -75,28 +75,19 @@ class SkillCatalog:
 
 
 def _enter_skill_hooks(
-    skill: Skill, session: Any, warn: Callable[[str], None]
+    skill: Skill, session: CommandSession, warn: Callable[[str], None]
 ) -> Callable[[], None]:
     """The skill's own `hooks:` run until its scope ends (the user's turn), as Claude Code runs
     a skill's hooks once it is loaded. A project skill's hooks are the repository's code: they
     run only where the project's own hooks would (a trusted folder, or headless)."""
     from app.config.hooks import HookSource, parse_hook_sources
 
-    parts = session.parts
-    runners = [
-        r
-        for r in {
-            id(parts.hooks): parts.hooks,
-            id(parts.session_hooks): parts.session_hooks,
-        }.values()
-        if r is not None and hasattr(r, "add_handlers")
-    ]
-    context = getattr(parts.rules, "context", None)
-    if skill.source == "project" and not bool(getattr(context, "trusted", False)):
+    rules = session.scope_rules
+    if skill.source == "project" and not (rules is not None and rules.context.trusted):
         warn(f"skill {skill.name}: hooks ignored: this folder is not trusted")
         return lambda: None
     config = parse_hook_sources([HookSource("skill", str(skill.path), skill.hooks)], trusted=True)
-    undo = [runner.add_handlers(config.handlers) for runner in runners]
+    undo = [runner.add_handlers(config.handlers) for runner in session.hook_hosts()]
 
     def leave() -> None:
         for remove in reversed(undo):

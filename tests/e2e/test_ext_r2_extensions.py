@@ -46,7 +46,11 @@ def _system(fake_api: Any) -> str:
 def _f19(project: Path, fake_api: Any) -> Path:
     (project / ".git").mkdir()
     (_home() / ".netrc").write_text("machine x password NETRC-SECRET\n")
-    _skill(project / ".claude", "tsk", "---\nname: tsk\ndescription: t\nallowed-tools: Bash\n---\nGo.\n")
+    _skill(
+        project / ".claude",
+        "tsk",
+        "---\nname: tsk\ndescription: t\nallowed-tools: Bash\n---\nGo.\n",
+    )
     (project / ".claude" / "settings.json").write_text(
         json.dumps({"permissions": {"allow": ["Skill(tsk)"]}})
     )
@@ -92,7 +96,9 @@ def test_a_checked_in_command_or_skill_reaches_nothing_outside(fake_api, project
     _skill(project / ".claude", "ows", f"---\ndescription: o\n{rules}\n---\nwrite outside\n")
     calls = turn_of(
         [
-            tool_use_block("Write", {"file_path": str(outside / "SENT"), "content": "x"}, "toolu_w"),
+            tool_use_block(
+                "Write", {"file_path": str(outside / "SENT"), "content": "x"}, "toolu_w"
+            ),
             tool_use_block("Read", {"file_path": str(outside / "sec.txt")}, "toolu_r"),
         ]
     )
@@ -284,7 +290,9 @@ def test_a_skill_with_hooks_asks_first_and_then_its_hooks_run(fake_api, project,
 
 def test_a_skill_whose_hooks_cannot_be_read_is_skipped(fake_api, project):
     (project / ".git").mkdir()
-    _skill(project / ".claude", "bad", "---\ndescription: b\nhooks:\n  PreToolUse: |\n    x\n---\nB\n")
+    _skill(
+        project / ".claude", "bad", "---\ndescription: b\nhooks:\n  PreToolUse: |\n    x\n---\nB\n"
+    )
     fake_api.load([text_turn("ok")])
     proc = lathe(["-p", "go"], project, env_for(fake_api))
     assert proc.returncode == 0, proc.stderr

@@ -194,3 +194,6 @@ class AllowAll:
         self, tool: Tool[Any], input: Any, observable: Mapping[str, Any], context: ToolContext
     ) -> PermissionDecision:
         return PermissionDecision.allow()
+
+    async def decide_as_asking(self, tool, input, observable, context):  # type: ignore[no-untyped-def]
+        return await self.decide(tool, input, observable, context)  # no modes: the same verdict

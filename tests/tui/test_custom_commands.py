@@ -84,7 +84,7 @@ async def test_at_path_completion_in_the_prompt(tmp_path: Path) -> None:
 
 async def test_skills_are_listed_completed_and_in_the_palette(tmp_path: Path) -> None:
     """A skill (.claude/skills/NAME/SKILL.md) is `/NAME` like a command, marked as a skill."""
-    from app.commands.loader import load_for_session
+    from app.skills.session_load import load_for_session
 
     folder = tmp_path / "proj" / ".claude" / "skills" / "release-notes"
     folder.mkdir(parents=True)
@@ -93,7 +93,7 @@ async def test_skills_are_listed_completed_and_in_the_palette(tmp_path: Path) ->
     )
     app = make_app()
     session = ScriptedSession(app)
-    found = load_for_session(str(tmp_path / "proj"), env={"HOME": str(tmp_path)})
+    found, _skills = load_for_session(str(tmp_path / "proj"), env={"HOME": str(tmp_path)})
     session.custom_commands = lambda: _infos(found)  # type: ignore[attr-defined]
     app.session = session
     async with app.run_test(size=SIZE) as pilot:

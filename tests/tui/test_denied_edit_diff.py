@@ -117,7 +117,7 @@ async def test_a_denied_edit_keeps_its_diff_live_and_after_lathe_c(
 
 
 def test_an_edit_the_file_no_longer_shows_is_rebuilt_from_its_strings(tmp_path: Path) -> None:
-    from tools.files.recorded import UNKNOWN_HUNK, recorded_edit_diff
+    from tools.files.recorded_input import UNKNOWN_HUNK, recorded_edit_diff
 
     target = tmp_path / "a.py"
     target.write_text("changed since\n")

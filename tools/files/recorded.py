@@ -1,61 +1,61 @@
-"""A recorded edit's diff, rebuilt from the call's input when a transcript is read back.
+"""Edit's and Write's result data rebuilt from a transcript's `toolUseResult`.
 
-The transcript keeps each call's input, not the diff the screen showed. Where the file on disk
-still shows the edit (its new text once, for an edit that was made; its old text once, for one
-the user denied), the diff has the file's own line numbers and context, as the live call showed;
-otherwise it is the diff of the two strings alone, with no line numbers (they would be made up).
+The transcript keeps a call's data only as the JSON hooks read (FileChange.hook_response), so a
+resumed conversation has the model's text and that JSON. These turn the JSON back into the
+FileChange the tool returned live, so its declared view (the "Added 2, removed 1 lines" summary
+and the diff) is shown again instead of the model's text. Anything not in that shape gives None:
+the view then falls back to the text.
 """
 
 from __future__ import annotations
 
-import os
+from collections.abc import Mapping
+from typing import Any, Literal
 
-from tools.files.diff import unified_diff
-from tools.files.paths import kernel_normpath
-from tools.files.preview import current_file
-
-# Hunk line numbers that cannot be known: the hunks are still told apart.
-UNKNOWN_HUNK = "@@ … @@\n"
+from tools.files.diff import FileChange, unified_diff
+from tools.files.replace import ReplaceError, replace
 
 
-def recorded_path(file_path: str, cwd: str) -> str:
-    """The call's file as its tool resolved it (`~` expanded, relative to the session's folder)."""
-    path = os.path.expanduser(file_path)
-    if not os.path.isabs(path):
-        path = os.path.join(cwd, path)
-    return kernel_normpath(path)
+def _text(recorded: Mapping[str, Any], key: str) -> str | None:
+    value = recorded.get(key)
+    return value if isinstance(value, str) else None
 
 
-def recorded_edit_diff(path: str, old: str, new: str, applied: bool) -> str:
-    """The diff of replacing `old` by `new` in the file at `path`: located in the file when it
-    holds exactly one copy of the side the file now has, else from the strings alone."""
-    current = current_file(path)
-    if current is not None:
-        text = current.text
-        if current.line_ending == "\r\n":
-            old, new = old.replace("\r\n", "\n"), new.replace("\r\n", "\n")
-        find, put = (new, old) if applied else (old, new)
-        if find and text.count(find) == 1:
-            at = text.index(find)
-            other = text[:at] + put + text[at + len(find) :]
-            before, after = (other, text) if applied else (text, other)
-            return unified_diff(before, after, path)[0]
-    diff = unified_diff(old, new, path)[0]
-    if old == "":
-        return diff  # a new file: its line numbers are known (from 1)
-    return "".join(
-        UNKNOWN_HUNK if line.startswith("@@") else line for line in diff.splitlines(keepends=True)
+def edit_change(recorded: Any, message: str) -> FileChange | None:
+    """Edit's `{filePath, oldString, newString, originalFile, replaceAll, ...}`: the edit is
+    made again on the recorded original, so the diff is the one the call made."""
+    if not isinstance(recorded, Mapping):
+        return None
+    path, old, new = (_text(recorded, k) for k in ("filePath", "oldString", "newString"))
+    original = _text(recorded, "originalFile")
+    if path is None or old is None or new is None or original is None:
+        return None
+    replace_all = recorded.get("replaceAll") is True
+    try:
+        after = replace(original, old, new, replace_all).text
+    except ReplaceError:
+        return None  # the record does not hold together: show the text
+    diff, added, removed = unified_diff(original, after, path)
+    kind: Literal["create", "update"] = "create" if original == "" and old == "" else "update"
+    return FileChange(kind, path, diff, message, added, removed, original=original, content=after)
+
+
+def write_change(recorded: Any, message: str) -> FileChange | None:
+    """Write's `{type, filePath, content, originalFile, ...}` (originalFile null: created)."""
+    if not isinstance(recorded, Mapping):
+        return None
+    kind, path, content = (_text(recorded, k) for k in ("type", "filePath", "content"))
+    original = _text(recorded, "originalFile")
+    if kind not in ("create", "update") or path is None or content is None:
+        return None
+    diff, added, removed = unified_diff(original or "", content, path)
+    return FileChange(
+        "create" if kind == "create" else "update",
+        path,
+        diff,
+        message,
+        added,
+        removed,
+        original=original,
+        content=content,
     )
-
-
-def diff_counts(diff: str) -> tuple[int, int]:
-    """The lines a unified diff adds and removes."""
-    added = removed = 0
-    for line in diff.splitlines():
-        if line.startswith(("+++ ", "--- ")):
-            continue
-        if line.startswith("+"):
-            added += 1
-        elif line.startswith("-"):
-            removed += 1
-    return added, removed

@@ -72,6 +72,8 @@ class BackgroundShell:
 
     # -- the BackgroundTask protocol ----------------------------------------------------------------
 
+    kind = "shell"
+
     @property
     def id(self) -> str:
         return self._id

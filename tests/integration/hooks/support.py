@@ -106,6 +106,9 @@ class FixedDecider:
     ) -> PermissionDecision:
         return self.decision
 
+    async def decide_as_asking(self, tool, input, observable, context):  # type: ignore[no-untyped-def]
+        return await self.decide(tool, input, observable, context)  # no modes: the same verdict
+
 
 class RecordingPrompter:
     def __init__(self, answer: PermissionDecision | None = None) -> None:

@@ -11,9 +11,10 @@ from app.config import load_settings
 from app.config.hooks import hook_sources_from_settings, list_hooks, parse_hook_sources
 from app.execution.pipeline import PipelineDeps
 from app.hooks.runner import CommandHookRunner
-from app.permissions import RuleDecider, load_permission_context
+from app.permissions import RuleDecider
 from tests.integration.hooks.support import RecordingPrompter, run, tools
 from tests.support.fake_tools import tool_use
+from tests.support.permission_context import load_permission_context
 from tools.base import ToolContext
 
 

@@ -10,9 +10,9 @@ from app.permissions import (
     allow_for_session,
     always_allow,
     is_trusted,
-    load_permission_context,
     set_trusted,
 )
+from tests.support.permission_context import load_permission_context
 from tests.unit.permissions.helpers import bash, make_env, make_project
 
 

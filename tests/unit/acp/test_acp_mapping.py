@@ -3,6 +3,7 @@ client-read window, which must give the model exactly what Read gives from disk.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ from acp.schema import (
     TextResourceContents,
 )
 
-from app.acp.client_fs import ClientFiles, ClientReadTool
+from app.acp.client_fs import ClientFiles
 from app.acp.permission import decision_for, question_for
 from app.acp.session import prompt_text, stop_reason
 from app.acp.updates import ToolView
@@ -96,7 +97,6 @@ def test_no_always_without_a_rule_to_save():
 
 
 def test_questions_are_not_asked_of_a_client_that_cannot_show_them():
-    from dataclasses import replace
 
     asks = QuestionsRequest((Question("Which?", "Pick", (QuestionOption("a", "A"),)),))
     prompt = replace(bash_prompt(), interaction=asks)
@@ -155,15 +155,15 @@ async def test_a_buffer_reads_as_the_same_file_on_disk_reads(tmp_path: Path, tex
         return text
 
     local = await ReadTool().call(args, context, None, {}, lambda p: None)  # type: ignore[arg-type]
-    client = ClientReadTool(ClientFiles(from_buffer, None))
-    remote = await client.call(args, context, None, {}, lambda p: None)  # type: ignore[arg-type]
+    # The real Read, its file served by the client (the session's TextFiles), not a twin.
+    served = replace(context, text_files=ClientFiles(from_buffer, None))
+    remote = await ReadTool().call(args, served, None, {}, lambda p: None)  # type: ignore[arg-type]
     assert remote.data == local.data
 
 
 async def test_client_edits_need_a_read_of_the_buffer_as_it_is_now(tmp_path: Path):
-    from app.acp.client_fs import ClientEditTool
     from tools.base import ToolError
-    from tools.edit import EditInput
+    from tools.edit import EditInput, EditTool
     from tools.files.readstate import CHANGED, NOT_READ
 
     path = tmp_path / "f.txt"
@@ -180,24 +180,27 @@ async def test_client_edits_need_a_read_of_the_buffer_as_it_is_now(tmp_path: Pat
 
     files = ClientFiles(read, write)
     context = ToolContext(
-        cwd=str(tmp_path), project_dir=str(tmp_path), working_dirs=(str(tmp_path),)
+        cwd=str(tmp_path),
+        project_dir=str(tmp_path),
+        working_dirs=(str(tmp_path),),
+        text_files=files,
     )
     edit = EditInput(file_path=str(path), old_string="two", new_string="2")
     noop = lambda p: None  # noqa: E731
 
     with pytest.raises(ToolError, match=NOT_READ):
-        await ClientEditTool(files).call(edit, context, None, {}, noop)  # type: ignore[arg-type]
-    await ClientReadTool(files).call(ReadInput(file_path=str(path)), context, None, {}, noop)  # type: ignore[arg-type]
+        await EditTool().call(edit, context, None, {}, noop)  # type: ignore[arg-type]
+    await ReadTool().call(ReadInput(file_path=str(path)), context, None, {}, noop)  # type: ignore[arg-type]
     buffers[str(path)] = "one\ntwo\nthree\n"  # the user typed in the editor since
     with pytest.raises(ToolError, match=CHANGED[:20]):
-        await ClientEditTool(files).call(edit, context, None, {}, noop)  # type: ignore[arg-type]
-    await ClientReadTool(files).call(ReadInput(file_path=str(path)), context, None, {}, noop)  # type: ignore[arg-type]
-    result = await ClientEditTool(files).call(edit, context, None, {}, noop)  # type: ignore[arg-type]
+        await EditTool().call(edit, context, None, {}, noop)  # type: ignore[arg-type]
+    await ReadTool().call(ReadInput(file_path=str(path)), context, None, {}, noop)  # type: ignore[arg-type]
+    result = await EditTool().call(edit, context, None, {}, noop)  # type: ignore[arg-type]
     assert written == ["one\n2\nthree\n"] and result.data.kind == "update"
     assert path.read_text() == "one\n"  # the editor writes its file, not lathe
     # Lathe's own write counts as read: a second edit needs no new Read.
     again = EditInput(file_path=str(path), old_string="three", new_string="3")
-    await ClientEditTool(files).call(again, context, None, {}, noop)  # type: ignore[arg-type]
+    await EditTool().call(again, context, None, {}, noop)  # type: ignore[arg-type]
     assert written[-1] == "one\n2\n3\n"
 
 

@@ -17,7 +17,7 @@ def _session(trusted: bool = True) -> SimpleNamespace:
     keep = parse_rule("Read", "allow", "userSettings")
     decider = RuleDecider(PermissionContext(allow=(keep,), trusted=trusted))
     return SimpleNamespace(
-        parts=SimpleNamespace(rules=decider),
+        scope_rules=decider,
         backend=SimpleNamespace(model="claude-sonnet-4-6"),
     )
 
@@ -29,7 +29,7 @@ def _command(source: str = "project", **kw: object) -> CustomCommand:
 
 def test_rules_and_model_for_the_turn_only() -> None:
     session = _session()
-    decider = session.parts.rules
+    decider = session.scope_rules
     notices: list[str] = []
     leave = enter_command_scope(_command(), session, notices)
     assert [r.display() for r in decider.context.allow] == ["Read", "Bash(git add:*)"]
@@ -44,19 +44,19 @@ def test_untrusted_project_command_adds_no_rules() -> None:
     session = _session(trusted=False)
     notices: list[str] = []
     leave = enter_command_scope(_command(), session, notices)
-    assert [r.display() for r in session.parts.rules.context.allow] == ["Read"]
+    assert [r.display() for r in session.scope_rules.context.allow] == ["Read"]
     assert "not trusted" in notices[0]
     leave()
     user = _session(trusted=False)
     enter_command_scope(_command("user"), user, [])
-    assert len(user.parts.rules.context.allow) == 2  # the user's own command
+    assert len(user.scope_rules.context.allow) == 2  # the user's own command
 
 
 def test_a_confined_headless_context_adds_no_project_rules() -> None:
     # Headless in a folder the trust records do not name (ext-r2 F19, F17): `trusted` is True
     # (headless honours the project's deny and ask rules) but the context is confined.
     session = _session()
-    decider = session.parts.rules
+    decider = session.scope_rules
     decider.set_context(replace(decider.context, confined=True))
     notices: list[str] = []
     enter_command_scope(_command(), session, notices)

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from app.execution.interfaces import HookToolCall, PermissionPrompt
+from app.execution.interfaces import HookToolCall, NoHooks, PermissionPrompt
 from app.execution.pipeline import PipelineDeps, run_tool_use
 from app.execution.texts import REJECT_MESSAGE
 from app.hooks.results import (
@@ -29,7 +29,7 @@ def no_progress(_: object) -> None:
     return None
 
 
-class ScriptedHooks:
+class ScriptedHooks(NoHooks):
     """A HookRunner that returns fixed items and records what it was told."""
 
     def __init__(
@@ -66,6 +66,9 @@ class FixedDecider:
     ) -> PermissionDecision:
         self.calls += 1
         return self.decision
+
+    async def decide_as_asking(self, tool, input, observable, context):  # type: ignore[no-untyped-def]
+        return await self.decide(tool, input, observable, context)  # no modes: the same verdict
 
 
 class AnsweringPrompter:

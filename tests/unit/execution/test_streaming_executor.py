@@ -122,6 +122,9 @@ class DenyFailing:
             return PermissionDecision.deny("denied by a rule")
         return PermissionDecision.allow()
 
+    async def decide_as_asking(self, tool, input, observable, context):  # type: ignore[no-untyped-def]
+        return await self.decide(tool, input, observable, context)  # no modes: the same verdict
+
 
 async def test_a_denied_shell_call_does_not_cancel_its_siblings(fake_tools, ctx):
     ex = StreamingToolExecutor(PipelineDeps(fake_tools, decider=DenyFailing()), ctx)

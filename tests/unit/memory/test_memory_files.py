@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -10,6 +11,15 @@ from app.memory.files import load_memory, memory_block_text
 from app.memory.frontmatter import FrontmatterError, as_list, split_frontmatter
 from app.memory.imports import import_paths
 from app.memory.nested import NestedMemory, glob_matches
+from tools.base import Tool
+from tools.files.common import PathArgument
+from tools.registry import find_tool, get_all_base_tools
+
+BUILTINS = get_all_base_tools()
+
+
+def FIND(name: str) -> Tool[Any] | None:
+    return find_tool(BUILTINS, name)
 
 
 def _names(files) -> list[str]:
@@ -146,13 +156,40 @@ def test_nested_memory_once_per_folder_and_rules(setup: dict[str, Path]) -> None
     loaded = load_memory(proj, proj, None, {"HOME": str(setup["home"])})
     nested = NestedMemory(proj, loaded)
     first = nested.reminder_blocks(
-        [{"name": "Read", "input": {"file_path": str(proj / "sub" / "deeper" / "f.txt")}}]
+        [{"name": "Read", "input": {"file_path": str(proj / "sub" / "deeper" / "f.txt")}}],
+        FIND,
     )
     assert len(first) == 1 and "sub memory" in first[0]["text"]
-    again = nested.reminder_blocks([{"name": "Edit", "input": {"file_path": "sub/f.txt"}}])
+    again = nested.reminder_blocks([{"name": "Edit", "input": {"file_path": "sub/f.txt"}}], FIND)
     assert again == []  # once per session
-    assert nested.reminder_blocks([{"name": "Bash", "input": {"command": "cat src/a.py"}}]) == []
-    rule = nested.reminder_blocks([{"name": "Write", "input": {"file_path": "src/pkg/m.py"}}])
+    assert (
+        nested.reminder_blocks([{"name": "Bash", "input": {"command": "cat src/a.py"}}], FIND) == []
+    )
+    rule = nested.reminder_blocks([{"name": "Write", "input": {"file_path": "src/pkg/m.py"}}], FIND)
     assert len(rule) == 1 and "Python rule." in rule[0]["text"]
     # The root CLAUDE.md, loaded at startup, is never attached again.
-    assert nested.reminder_blocks([{"name": "Read", "input": {"file_path": "CLAUDE.md"}}]) == []
+    assert (
+        nested.reminder_blocks([{"name": "Read", "input": {"file_path": "CLAUDE.md"}}], FIND) == []
+    )
+
+
+def test_nested_memory_follows_the_tools_declaration_not_its_name(setup: dict[str, Path]) -> None:
+    """Any tool that declares it touches a file reaches nested memory (an MCP or plugin file tool
+    too); a tool named like a file tool that does not declare it does not."""
+
+    class Annotate(PathArgument, Tool[Any]):
+        name = "mcp__notes__annotate"
+        touches_file = True
+
+    class NotAFileTool(Tool[Any]):
+        name = "Read"  # the name alone decides nothing
+
+    proj = setup["proj"]
+    (proj / "sub").mkdir()
+    (proj / "sub" / "CLAUDE.md").write_text("sub memory")
+    nested = NestedMemory(proj, load_memory(proj, proj, None, {"HOME": str(setup["home"])}))
+    use = {"name": "Read", "input": {"file_path": str(proj / "sub" / "f.txt")}}
+    assert nested.reminder_blocks([use], lambda _name: NotAFileTool()) == []
+    use = {"name": Annotate.name, "input": {"file_path": str(proj / "sub" / "f.txt")}}
+    blocks = nested.reminder_blocks([use], lambda _name: Annotate())
+    assert len(blocks) == 1 and "sub memory" in blocks[0]["text"]

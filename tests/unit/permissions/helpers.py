@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from app.config.loader import CliOverrides
-from app.permissions import PermissionContext, RuleDecider, load_permission_context
+from app.permissions import PermissionContext, RuleDecider
+from tests.support.permission_context import load_permission_context
 from tools.base import Tool, ToolContext
 from tools.decisions import PermissionDecision
 from tools.registry import base_tool_classes

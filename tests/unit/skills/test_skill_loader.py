@@ -93,9 +93,9 @@ def test_commands_win_a_name_and_builtins_are_never_shadowed(tmp_path: Path) -> 
     root = tmp_path / ".claude" / "skills"
     _skill(root, "deploy", "---\ndescription: skill deploy\n---\nskill body")
     _skill(root, "help", "---\ndescription: not a builtin\n---\nx")
-    from app.commands.loader import load_for_session
+    from app.skills.session_load import load_for_session
 
-    commands = load_for_session(str(tmp_path), env={"HOME": str(tmp_path / "h")})
+    commands, _skills = load_for_session(str(tmp_path), env={"HOME": str(tmp_path / "h")})
     assert commands.commands["deploy"].body == "command body"
     assert commands.commands["deploy"].base_dir == ""
     assert any("custom command" in p and "deploy" in p for p in commands.problems)

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from app.config.loader import CliOverrides
-from app.permissions import RuleDecider, load_permission_context
+from app.permissions import RuleDecider
+from tests.support.permission_context import load_permission_context
 from tools.abort import AbortSignal
 from tools.base import ToolContext
 from tools.glob import GlobTool

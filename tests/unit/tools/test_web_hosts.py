@@ -13,7 +13,8 @@ import pytest
 
 from app.config.loader import CliOverrides
 from app.execution.pipeline import PipelineDeps, run_tool_use
-from app.permissions import RuleDecider, load_permission_context
+from app.permissions import RuleDecider
+from tests.support.permission_context import load_permission_context
 from tools.base import ToolContext, ToolOptions
 from tools.web.urls import UrlError, canonical_host, normalise_url
 from tools.web_fetch import WebFetchTool

@@ -1,24 +1,33 @@
 """The glue between a typed prompt and a turn: expand it, scope a command's (or a skill's) rules
-and model to the turn."""
+and model to the turn.
+
+The engine's side of the commands package (it was app/commands/turn_prompt.py): it emits the
+engine's events, so it lives in the engine and app.commands stays below it (pyproject.toml)."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from app.commands.loader import CommandSet
 from app.commands.prompt import expand_prompt, match_command
 from app.commands.scope import enter_command_scope
+from app.engine.events import Notice, TurnEnded
+
+if TYPE_CHECKING:
+    from app.engine.session import Session
+    from app.skills.catalog import SkillCatalog
+    from tools.abort import AbortController
 
 
-def model_only_skill(prompt: str, commands: Any) -> str:
+def model_only_skill(prompt: str, commands: CommandSet | None, skills: SkillCatalog | None) -> str:
     """The name of the skill `/name` names when only the model may invoke it
     (`user-invocable: false`), else "". Claude Code refuses such a `/name` locally."""
     text = prompt.strip()
     if commands is None or not text.startswith("/") or match_command(text, commands):
         return ""
     name = text[1:].partition(" ")[0].strip()
-    skills = getattr(commands, "skills", None)
-    skill = skills.get(name) if skills is not None and name else None
+    skill = skills.lookup(name) if skills is not None and name else None
     if skill is None or skill.user_invocable or skill.is_command:
         return ""
     return str(skill.name)
@@ -33,16 +42,15 @@ def model_only_text(name: str) -> str:
 
 
 async def run_expanded_turn(
-    session: Any,
+    session: Session,
     prompt: str,
-    abort: Any,
-    run_turn: Callable[..., Awaitable[Any]],
+    abort: AbortController,
+    run_turn: Callable[..., Awaitable[TurnEnded]],
     attachments: Sequence[Mapping[str, Any]] = (),
-) -> Any:
-    from app.engine.events import Notice, TurnEnded
-
+) -> TurnEnded:
     commands = session.parts.commands
-    refused = model_only_skill(prompt, commands)
+    skills = session.parts.skills
+    refused = model_only_skill(prompt, commands, skills)
     if refused:
         # Refused here, as Claude Code does: nothing reaches the model or the transcript.
         text = model_only_text(refused)
@@ -53,7 +61,6 @@ async def run_expanded_turn(
     hit = match_command(prompt.strip(), commands)
     notices: list[str] = []
     leave = enter_command_scope(hit[0], session, notices) if hit else None
-    skills = session.parts.skills
     if skills is not None:  # a Skill call during this turn scopes its rules to the turn
         skills.begin_turn(session, lambda text: session.emit(Notice(text, "warning")))
     try:
