@@ -327,6 +327,10 @@ def build_session(
         env=environ,
         env_file_dir=str(Path(context.session_dir or ".") / "session-env"),
     )
+    # A handler's `if` rule is matched by the permission layer's matchers (ext-r3 F6).
+    from app.execution.hook_conditions import condition_matcher
+
+    hooks.condition = condition_matcher(str(project), environ.get("HOME"))
     # The hooks' `effort` field names what the requests carry (`--effort`), nothing else.
     effort = getattr(getattr(options, "sdk", None), "effort", None)
     hooks.effort = str(effort) if effort else None

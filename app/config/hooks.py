@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from app.config.loader import PROJECT_SOURCES, SOURCE_LABELS, SettingsProblem
+from app.config.rules import RuleError, parse_rule
 
 HookEvent = Literal[
     "PreToolUse",
@@ -111,6 +112,10 @@ class HookHandler:
     headers: tuple[tuple[str, str], ...] = ()  # an http hook's headers
     allowed_env: tuple[str, ...] = ()  # the variables an http hook's headers may name
     env: tuple[tuple[str, str], ...] = ()  # set in a command hook's environment (plugins)
+    # Claude Code's handler `if`: a permission rule (`Bash(git commit:*)`); on a tool event the
+    # handler runs only for calls the rule matches, on any other event never (its docs, and
+    # 2.1.332 measured: ext-r3 F6). "": no condition.
+    condition: str = ""
 
     @property
     def url(self) -> str:
@@ -329,8 +334,29 @@ def _parse_handler(
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0:
         problem(f"{where}.timeout must be a positive number of seconds, not {timeout!r}")
         return None
+    condition = raw.get("if", "")
+    if not isinstance(condition, str):
+        problem(
+            f"{where}.if must be a permission rule such as Bash(git *); it never runs", "warning"
+        )
+        return None
+    if condition.strip():
+        try:
+            parse_rule(condition, "allow")
+        except RuleError as exc:
+            # Claude Code 2.1.332 starts, and never runs such a handler (measured).
+            problem(f"{where}.if is not a permission rule, the hook never runs: {exc}", "warning")
+            return None
     handler = HookHandler(
-        event, matcher, main, float(timeout), src.name, src.path, kind, env=src.env
+        event,
+        matcher,
+        main,
+        float(timeout),
+        src.name,
+        src.path,
+        kind,
+        env=src.env,
+        condition=condition.strip(),
     )
     if kind == "prompt":
         model = raw.get("model", "")

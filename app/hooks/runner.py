@@ -111,6 +111,11 @@ class CommandHookRunner:
         # Claude Code 2.1.332), and the `--effort` level the requests carry (None: none sent).
         self.prompt_id = ""
         self.effort: str | None = None
+        # Decides a handler's `if` rule against a tool call (app/execution/hook_conditions.py,
+        # set by the composition root: the rule matching lives in the permission layer, which
+        # this layer does not import). None: a handler with a condition runs for every call its
+        # matcher names, as before the condition was read.
+        self.condition: Callable[[str, HookToolCall], bool] | None = None
 
     def for_agent(
         self, agent_id: str, agent_type: str, transcript_path: str = ""
@@ -141,14 +146,14 @@ class CommandHookRunner:
     # --- the tool pipeline (HookRunner) ---------------------------------------------------------
 
     async def pre_tool_use(self, call: HookToolCall, context: Any) -> list[PreToolHookItem]:
-        outputs = await self._run("PreToolUse", call.tool_name, _tool_fields(call), context)
+        outputs = await self._run("PreToolUse", call.tool_name, _tool_fields(call), context, call)
         return translate_pre_tool_use(outputs, call.tool_name) if outputs else []
 
     async def post_tool_use(
         self, call: HookToolCall, response: Any, context: Any
     ) -> list[PostToolHookItem]:
         fields = {**_tool_fields(call), "tool_response": _hook_response(response)}
-        outputs = await self._run("PostToolUse", call.tool_name, fields, context)
+        outputs = await self._run("PostToolUse", call.tool_name, fields, context, call)
         return translate_post_tool_use(outputs, call.is_mcp) if outputs else []
 
     async def post_tool_use_failure(
@@ -160,7 +165,7 @@ class CommandHookRunner:
             "error": error,
             "is_interrupt": bool(aborted is not None and aborted.aborted),
         }
-        outputs = await self._run("PostToolUseFailure", call.tool_name, fields, context)
+        outputs = await self._run("PostToolUseFailure", call.tool_name, fields, context, call)
         return translate_post_tool_use(outputs, call.is_mcp) if outputs else []
 
     # --- the engine's events --------------------------------------------------------------------
@@ -231,7 +236,7 @@ class CommandHookRunner:
             "tool_input": dict(call.tool_input),
             "permission_suggestions": [_suggestion(s) for s in suggestions],
         }
-        outputs = await self._run("PermissionRequest", call.tool_name, fields, context)
+        outputs = await self._run("PermissionRequest", call.tool_name, fields, context, call)
         return translate_permission_request(outputs)
 
     async def notification(
@@ -272,8 +277,11 @@ class CommandHookRunner:
 
     # --- running --------------------------------------------------------------------------------
 
-    def matching(self, event: HookEvent, value: str | None) -> list[HookHandler]:
-        """The handlers to run; the same command configured twice runs once (as Claude Code)."""
+    def matching(
+        self, event: HookEvent, value: str | None, call: HookToolCall | None = None
+    ) -> list[HookHandler]:
+        """The handlers to run; the same command configured twice runs once (as Claude Code).
+        A handler with an `if` rule runs only for a tool `call` the rule matches."""
         seen: set[str] = set()
         out: list[HookHandler] = []
         # A tool is matched by its older names too (`"matcher": "Task"` fires for Agent), as in
@@ -284,6 +292,8 @@ class CommandHookRunner:
                 handler.matcher.matches(v) for v in values or (value,)
             ):
                 continue
+            if handler.condition and not self._condition_holds(handler.condition, call):
+                continue
             key = f"{handler.kind}:{handler.command}"
             if key in seen:
                 continue
@@ -291,10 +301,20 @@ class CommandHookRunner:
             out.append(handler)
         return out
 
+    def _condition_holds(self, condition: str, call: HookToolCall | None) -> bool:
+        if call is None:
+            return False  # not a tool event: Claude Code never runs a handler with an `if`
+        return self.condition is None or self.condition(condition, call)
+
     async def _run(
-        self, event: HookEvent, value: str | None, fields: Mapping[str, Any], context: Any
+        self,
+        event: HookEvent,
+        value: str | None,
+        fields: Mapping[str, Any],
+        context: Any,
+        call: HookToolCall | None = None,
     ) -> list[HookOutput]:
-        handlers = self.matching(event, value)
+        handlers = self.matching(event, value, call)
         if not handlers:
             return []
         return await self._run_handlers(event, handlers, fields, context, None)

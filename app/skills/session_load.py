@@ -46,13 +46,21 @@ def load_for_session(
 
 def _fill_plugin_bodies(commands: CommandSet, skills: SkillSet, plugins: Sequence[Any]) -> None:
     """Plugin commands' and skills' `${CLAUDE_PLUGIN_ROOT}`/`${CLAUDE_PLUGIN_DATA}`, filled in
-    once: they never change during a session."""
+    once: they never change during a session. Their `allowed-tools` too, as Claude Code 2.1.332
+    fills them (measured, ext-r3 F1: `Bash(${CLAUDE_PLUGIN_ROOT}/scripts/setup.sh:*)` of
+    Anthropic's ralph-wiggum covers the plugin's script); the rule names only the plugin's own
+    folder, which a literal path could name as well, so nothing is widened."""
     for plugin in plugins:
         prefix = f"{plugin.name}:"
+
+        def rules(item: Any, plugin: Any = plugin) -> tuple[str, ...]:
+            return tuple(fill_plugin_variables(rule, plugin) for rule in item.allowed_tools)
+
         for name, command in list(commands.commands.items()):
             if command.source == "plugin" and name.startswith(prefix):
                 filled = fill_plugin_variables(command.body, plugin)
-                commands.commands[name] = replace(command, body=filled)
+                commands.commands[name] = replace(command, body=filled, allowed_tools=rules(command))
         for name, skill in list(skills.skills.items()):
             if skill.source == "plugin" and name.startswith(prefix):
-                skills.skills[name] = replace(skill, body=fill_plugin_variables(skill.body, plugin))
+                body = fill_plugin_variables(skill.body, plugin)
+                skills.skills[name] = replace(skill, body=body, allowed_tools=rules(skill))
