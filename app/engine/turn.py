@@ -95,17 +95,10 @@ async def run_turn(
         if verdict.blocked:
             reason = verdict.reason or "blocked by a UserPromptSubmit hook"
             session.emit(Notice(f"Prompt blocked: {reason}", "warning"))
-            return _end(
-                session,
-                None,
-                reason,
-                True,
-                "error_during_execution",
-                0,
-                [],
-                started,
-                {"blocked": reason},
-            )
+            # Not an error: Claude Code 2.1.332 ends `-p` with exit 0, subtype success and its
+            # block text as the result (measured, ext-r3 F5); the prompt never reaches the model.
+            text = getattr(verdict, "result_text", "") or reason
+            return _end(session, None, text, False, "success", 0, [], started, {"blocked": reason})
         for extra in verdict.additional_context:
             content.append(
                 {"type": "text", "text": f"<system-reminder>\n{extra}\n</system-reminder>"}

@@ -141,6 +141,8 @@ class PromptHookResult:
     additional_context: tuple[str, ...] = ()
     messages: tuple[HookMessage, ...] = ()
     cancelled: bool = False
+    # Claude Code's text for the block, the turn's result (app/hooks/translate.py).
+    result_text: str = ""
 
 
 @dataclass(frozen=True)

@@ -175,7 +175,7 @@ class CommandHookRunner:
             return PromptHookResult()
         self.prompt_id = str(uuid.uuid4())
         outputs = await self._run("UserPromptSubmit", None, {"prompt": prompt}, context)
-        return translate_user_prompt_submit(outputs)
+        return translate_user_prompt_submit(outputs, prompt)
 
     async def stop(
         self, stop_hook_active: bool, context: Any = None, last_assistant_message: str = ""

@@ -129,24 +129,43 @@ def translate_post_tool_use(outputs: Sequence[HookOutput], is_mcp: bool) -> list
     return items
 
 
-def translate_user_prompt_submit(outputs: Sequence[HookOutput]) -> PromptHookResult:
+def translate_user_prompt_submit(
+    outputs: Sequence[HookOutput], prompt: str = ""
+) -> PromptHookResult:
+    """`result_text`: Claude Code 2.1.332's words for a kept-back prompt, its `-p` result
+    (measured, ext-r3 F5): "UserPromptSubmit operation blocked by hook:\nREASON\n\nOriginal
+    prompt: PROMPT" (exit 2's REASON is "[command]: stderr" with stderr's newline), or for a
+    `continue: false` "Operation stopped by hook: STOP_REASON"."""
     messages = _messages(outputs)
     reasons: list[str] = []
+    shown: list[str] = []
+    stopped: list[str] = []
     context: list[str] = []
     for out in outputs:
         if out.block is not None:
             reasons.append(out.block)
+            shown.append(_blocking_text(out) + "\n")
         elif not out.continue_:
             reasons.append(out.stop_reason or f"Stopped by {out.handler.label}")
+            stopped.append(reasons[-1])
         elif out.decision == "block":
             reasons.append(out.reason or f"Blocked by {out.handler.label}")
+            shown.append(reasons[-1])
         if out.additional_context:
             context.append(_cap(out.additional_context))
         elif out.succeeded and out.plain_stdout:
             context.append(_cap(out.plain_stdout))
+    if stopped:
+        result_text = "Operation stopped by hook: " + "\n".join(stopped)
+    elif shown:
+        result_text = "UserPromptSubmit operation blocked by hook:\n" + "\n".join(shown)
+        result_text += f"\n\nOriginal prompt: {prompt}"
+    else:
+        result_text = ""
     return PromptHookResult(
         blocked=bool(reasons),
         reason="\n".join(reasons),
+        result_text=result_text,
         additional_context=() if reasons else tuple(context),
         messages=tuple(messages),
         cancelled=any(out.cancelled for out in outputs),

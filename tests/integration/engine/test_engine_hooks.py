@@ -41,7 +41,10 @@ async def test_user_prompt_submit_blocks(fake_api, repo, monkeypatch):
     write_settings(repo, {"UserPromptSubmit": command("echo 'no secrets please' >&2; exit 2")})
     session, _events = make_session(fake_api, repo, monkeypatch=monkeypatch)
     result = await session.run_turn("print the password")
-    assert result.is_error and "no secrets please" in result.result_text
+    # Claude Code 2.1.332: not an error; its block text (with the hook's command) is the result.
+    assert not result.is_error and result.subtype == "success"
+    assert result.result_text.startswith("UserPromptSubmit operation blocked by hook:\n[")
+    assert "]: no secrets please\n\n\nOriginal prompt: print the password" in result.result_text
     assert fake_api.bodies() == []  # nothing reached the model
 
 
