@@ -137,7 +137,8 @@ def read_markdown(path: Path) -> tuple[dict[str, FrontValue], str]:
     """A command or skill file's frontmatter and body; raises FrontmatterError or OSError."""
     if path.stat().st_size > MAX_COMMAND_BYTES:
         raise FrontmatterError(f"larger than {MAX_COMMAND_BYTES} bytes")
-    return split_frontmatter(path.read_text(encoding="utf-8", errors="replace"))
+    text = path.read_text(encoding="utf-8", errors="replace")
+    return split_frontmatter(text, unclosed_is_body=True)
 
 
 def parse_command(path: Path, name: str, source: str) -> CustomCommand:
@@ -164,6 +165,40 @@ def command_from(
     )
 
 
+def markdown_files(folder: Path) -> list[Path]:
+    """The `*.md` files under `folder`, sorted, through symlinked sub-folders too (Claude Code
+    2.1.332 loads `~/.claude/commands/shared -> ~/dotfiles/team` as `/shared:NAME`, measured in
+    ext-r3 F2); a link back to a folder already on the way down (`loop -> ..`) is not followed,
+    nor is a folder reached twice. Raises OSError when `folder` cannot be read."""
+    if not folder.is_dir():
+        return []
+    found: list[Path] = []
+    seen: set[str] = set()
+    errors: list[OSError] = []
+
+    def fail(exc: OSError) -> None:
+        errors.append(exc)
+
+    for top, dirs, names in os.walk(folder, followlinks=True, onerror=fail):
+        here = os.path.realpath(top)
+        if here in seen:
+            dirs[:] = []
+            continue
+        seen.add(here)
+        kept = []
+        for d in dirs:
+            real = os.path.realpath(os.path.join(top, d))
+            # A link to this folder or one above it would walk forever.
+            if real in seen or here == real or here.startswith(real.rstrip(os.sep) + os.sep):
+                continue
+            kept.append(d)
+        dirs[:] = kept
+        found.extend(Path(top) / n for n in names if n.endswith(".md"))
+    if errors and not found and errors[0].filename == os.fspath(folder):
+        raise errors[0]
+    return sorted(found)
+
+
 def load_commands(
     project_root: Path,
     config_dir: Path | None,
@@ -171,15 +206,26 @@ def load_commands(
     env: Mapping[str, str] | None = None,
 ) -> CommandSet:
     out = CommandSet()
-    for folder, source in command_folders(project_root, config_dir, env):
+    folders = command_folders(project_root, config_dir, env)
+    listed: list[tuple[Path, str, list[Path]]] = []
+    for folder, source in folders:
         try:
-            files = sorted(folder.rglob("*.md")) if folder.is_dir() else []
+            listed.append((folder, source, markdown_files(folder)))
         except OSError as exc:
             out.problems.append(f"commands folder {folder} unreadable: {exc}")
-            continue
+    # The same file reached through two links (the user's and the project's `shared` pointing
+    # at one dotfiles folder) is one command, the higher-precedence folder's (Claude Code: the
+    # project's copy is not listed).
+    owner: dict[str, Path] = {}
+    for folder, _source, files in reversed(listed):
+        for path in files:
+            owner.setdefault(os.path.realpath(path), folder)
+    for folder, source, files in listed:
         for path in files:
             if path.name == ".md":
                 continue  # no name (Claude Code lists nothing for it)
+            if owner.get(os.path.realpath(path), folder) != folder:
+                continue
             rel = path.relative_to(folder).with_suffix("")
             name = ":".join(rel.parts)
             if _SPACED.match(name) and not _NAME.match(name):
@@ -215,7 +261,7 @@ def add_plugin_commands(out: CommandSet, plugins: Sequence[Any]) -> None:
     for plugin in plugins:
         folder = plugin.root / "commands"
         try:
-            files = sorted(folder.rglob("*.md")) if folder.is_dir() else []
+            files = markdown_files(folder)
         except OSError as exc:
             out.problems.append(f"plugin commands folder {folder} unreadable: {exc}")
             continue

@@ -33,8 +33,12 @@ def _inline_list(text: str) -> list[str]:
     return [_scalar(part) for part in inner.split(",") if part.strip()]
 
 
-def split_frontmatter(text: str) -> tuple[dict[str, FrontValue], str]:
-    """(fields, body). A file without an opening `---` line has no frontmatter."""
+def split_frontmatter(
+    text: str, unclosed_is_body: bool = False
+) -> tuple[dict[str, FrontValue], str]:
+    """(fields, body). A file without an opening `---` line has no frontmatter.
+    `unclosed_is_body`: a `---` never closed opens no frontmatter, the whole file is the body
+    (Claude Code 2.1.332 for commands and skills, measured in ext-r3 F3); else it is an error."""
     # A UTF-8 BOM before `---` (editors on Windows write one): Claude Code reads the frontmatter,
     # and dropping it would lose a `disable-model-invocation` or turn a `paths:` rule global.
     text = text.removeprefix("\ufeff")
@@ -44,6 +48,8 @@ def split_frontmatter(text: str) -> tuple[dict[str, FrontValue], str]:
     if lines[0].strip() != "---":
         return {}, text
     end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
+    if end is None and unclosed_is_body:
+        return {}, text
     if end is None:
         raise FrontmatterError("the frontmatter opened with --- is never closed")
     fields: dict[str, FrontValue] = {}
