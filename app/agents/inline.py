@@ -17,7 +17,9 @@ from typing import Any
 
 from app.agents.definitions import AgentDefinition
 
-_NAME = re.compile(r"^[\w.:-]+$")
+# Words joined by single spaces (`name: "spaced agent"`): Claude Code 2.1.332 lists and runs
+# such an agent (measured, ext-r3 F7).
+_NAME = re.compile(r"^[\w.:-]+(?: [\w.:-]+)*$")
 KNOWN_FIELDS = frozenset({"description", "prompt", "tools", "disallowedTools", "model"})
 
 

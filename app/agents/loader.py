@@ -30,7 +30,9 @@ from app.memory.frontmatter import FrontmatterError, as_list, as_text, split_fro
 from tools.subagent import AgentSummary
 
 MAX_AGENT_BYTES = 256_000
-_NAME = re.compile(r"^[\w.:-]+$")
+# Words joined by single spaces (`name: "spaced agent"`): Claude Code 2.1.332 lists and runs
+# such an agent (measured, ext-r3 F7).
+_NAME = re.compile(r"^[\w.:-]+(?: [\w.:-]+)*$")
 
 
 @dataclass
@@ -142,12 +144,45 @@ def add_plugin_agents(out: AgentSet, plugins: Sequence[Any]) -> None:
         for path in files:
             try:
                 definition = parse_agent(path, "plugin")
-            except (OSError, FrontmatterError) as exc:
+            except FrontmatterError as exc:
+                definition = _plugin_fallback(path, plugin.name)
+                if definition is None:
+                    out.problems.append(f"plugin agent {path} skipped: {exc}")
+                    continue
+                out.problems.append(
+                    f"plugin agent {path}: {exc}; loaded as {plugin.name}:{definition.name} "
+                    "with every tool and the session's model (as Claude Code loads it)"
+                )
+            except OSError as exc:
                 out.problems.append(f"plugin agent {path} skipped: {exc}")
                 continue
             if definition is not None:
                 name = f"{plugin.name}:{definition.name}"
                 out.agents[name] = replace(definition, name=name)
+
+
+def _plugin_fallback(path: Path, plugin_name: str) -> AgentDefinition | None:
+    """A plugin's agent whose frontmatter does not read (Anthropic's plugin-dev agents: a
+    `description:` running on over unindented `<example>` lines) is still an agent in Claude
+    Code 2.1.332 (measured, ext-r3 F9): named by its file, "Agent from PLUGIN plugin", every
+    tool, the session's model, the text after the closing `---` as its prompt. (A user's or
+    project's such file is not loaded, there as here.) The subagent's calls are checked by the
+    same rules as the parent's, so every tool widens no permission."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace").replace("\r\n", "\n")
+    except OSError:
+        return None
+    lines = text.lstrip("\ufeff").split("\n")
+    end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
+    if not lines or lines[0].strip() != "---" or end is None or not _NAME.match(path.stem):
+        return None
+    return AgentDefinition(
+        name=path.stem,
+        description=f"Agent from {plugin_name} plugin",
+        system_prompt="\n".join(lines[end + 1 :]).strip(),
+        source="plugin",
+        path=str(path),
+    )
 
 
 def load_for_session(
