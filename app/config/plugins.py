@@ -1,4 +1,5 @@
-"""Claude Code plugins: folders with a `.claude-plugin/plugin.json`, as Claude Code lays them out.
+"""Claude Code plugins: folders with an optional `.claude-plugin/plugin.json`, as Claude Code
+lays them out.
 
 A plugin comes from `--plugin-dir PATH` (the Agent SDK's flag, repeatable) or is installed under
 `~/.claude/plugins` (`$CLAUDE_CONFIG_DIR/plugins`): `installed_plugins.json` maps an id
@@ -71,9 +72,16 @@ def _read_json(path: Path) -> Any:
 
 def read_plugin(root: Path, source: str, problems: list[str]) -> Plugin | None:
     manifest = root / MANIFEST
-    if not manifest.is_file():
-        problems.append(f"plugin folder {root} skipped: no {MANIFEST}")
+    if not root.is_dir():
+        problems.append(f"plugin folder {root} skipped: not a folder")
         return None
+    if not manifest.exists():
+        # The manifest is optional: Claude Code 2.1.332 loads the folder under its own name
+        # (measured, ext-r3 F8: Anthropic's plugin-dev has none in its repository).
+        if ":" in root.name:
+            problems.append(f"plugin folder {root} skipped: {root.name!r} is not a plugin name")
+            return None
+        return Plugin(root.name, root, source)
     data = _read_json(manifest)
     if not isinstance(data, Mapping):
         problems.append(f"plugin {manifest} skipped: not a JSON object")
