@@ -26,7 +26,9 @@ from app.memory.frontmatter import (
     split_frontmatter,
 )
 
-MAX_COMMAND_BYTES = 256_000
+# Claude Code 2.1.332 lists a SKILL.md of 999,991 bytes, not one of 1,048,568 (measured, ext-r3
+# F12); it takes commands up to somewhere between 1.05 and 1.5 MB, lathe to the skills' limit.
+MAX_COMMAND_BYTES = 1_000_000
 # lathe's own slash commands (the TUI's list, app/tui/commands.py; a test keeps them equal):
 # a custom command of the same name is ignored, as Claude Code's built-ins win too.
 BUILTIN_COMMAND_NAMES = frozenset(

@@ -47,7 +47,7 @@ def split_frontmatter(
     lines = text.split("\n")
     if lines[0].strip() != "---":
         return {}, text
-    end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
+    end = next((i for i in range(1, len(lines)) if _closes(lines[i])), None)
     if end is None and unclosed_is_body:
         return {}, text
     if end is None:
@@ -96,7 +96,17 @@ def split_frontmatter(
         else:
             fields[key] = _scalar(value)
     body = "\n".join(lines[end + 1 :])
+    if lines[end].strip() != "---":
+        # A longer closer (`----------`): Claude Code closes at its first three dashes and the
+        # rest of the line starts the body (2.1.332 measured, ext-r3 F13).
+        body = lines[end].rstrip()[3:] + "\n" + body
     return fields, body
+
+
+def _closes(line: str) -> bool:
+    """`---`, or a line of more dashes (awesome-claude-agents closes with 56 of them)."""
+    text = line.strip()
+    return len(text) >= 3 and set(text) == {"-"} and line.startswith("---")
 
 
 def as_list(value: FrontValue | None) -> list[str]:

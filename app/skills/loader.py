@@ -136,7 +136,11 @@ def parse_skill(path: Path, name: str, source: str) -> Skill:
         description=shared.description,
         display_name=shown if shown and shown != name else "",
         argument_hint=shared.argument_hint,
-        allowed_tools=shared.allowed_tools,
+        # `${CLAUDE_SKILL_DIR}` in a rule is the skill's folder, as Claude Code 2.1.332 fills it
+        # (measured, ext-r3 F1b): `Bash(${CLAUDE_SKILL_DIR}/scripts/run.sh:*)` covers its script.
+        allowed_tools=tuple(
+            rule.replace("${CLAUDE_SKILL_DIR}", str(path.parent)) for rule in shared.allowed_tools
+        ),
         model=shared.model,
         model_invocable=not _flag(fields.get("disable-model-invocation"), False),
         user_invocable=_flag(fields.get("user-invocable"), True),
