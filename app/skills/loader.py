@@ -235,13 +235,15 @@ def add_skill_commands(commands: CommandSet, builtins: Collection[str] = ()) -> 
 
 def add_command_skills(commands: CommandSet) -> None:
     """Each custom command the model may invoke is offered through the Skill tool too, as in
-    Claude Code (`Skill {"skill": "name"}` runs it); a skill of the same name wins."""
+    Claude Code (`Skill {"skill": "name"}` runs it); a skill of the same name wins. One with
+    `disable-model-invocation: true` is not listed, and the tool refuses it in Claude Code's
+    words (ext-r3 F11), not as an unknown skill."""
     skills = commands.skills
     if not isinstance(skills, SkillSet):
         return
     every = {**commands.commands, **commands.skill_only}
     for name, command in sorted(every.items()):
-        if command.base_dir or not command.model_invocable or name in skills.skills:
+        if command.base_dir or name in skills.skills:
             continue
         skills.skills[name] = Skill(
             name=name,
@@ -252,6 +254,7 @@ def add_command_skills(commands: CommandSet) -> None:
             argument_hint=command.argument_hint,
             allowed_tools=command.allowed_tools,
             model=command.model,
+            model_invocable=command.model_invocable,
             user_invocable=False,  # `/name` is the command itself
             is_command=True,
         )
