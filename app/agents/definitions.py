@@ -43,6 +43,8 @@ class AgentDefinition:
     # Frontmatter `skills`: skills whose bodies start the subagent's first message.
     skills: tuple[str, ...] = ()
     path: str = ""
+    # Frontmatter `memory` (project, user, local): app/agents/memory.py reads its notes in.
+    memory: str | None = None
 
     def tools_text(self) -> str:
         """The model-facing summary of its tools, as Claude Code lists agent types."""

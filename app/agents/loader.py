@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from app.agents.definitions import BUILT_IN_AGENTS, AgentDefinition
+from app.agents.memory import SCOPES, with_memory
 from app.memory.files import claude_user_dir
 from app.memory.frontmatter import FrontmatterError, as_list, as_text, split_frontmatter
 from tools.subagent import AgentSummary
@@ -99,6 +100,7 @@ def parse_agent(path: Path, source: str) -> AgentDefinition | None:
         path=str(path),
         permission_mode=as_text(fields.get("permissionMode")).strip() or None,
         skills=tuple(as_list(fields.get("skills"))),
+        memory=as_text(fields.get("memory")).strip().lower() or None,
     )
 
 
@@ -193,4 +195,13 @@ def load_for_session(
     e = os.environ if env is None else env
     out = load_agents(Path(project_root), config_dir(e), e)
     add_plugin_agents(out, plugins)
+    for name, definition in list(out.agents.items()):
+        if definition.memory is None:
+            continue
+        if definition.memory not in SCOPES:
+            out.problems.append(
+                f"agent {name}: memory {definition.memory!r} is not one of {', '.join(SCOPES)}"
+            )
+            continue
+        out.agents[name] = with_memory(definition, Path(project_root), e)
     return out
