@@ -89,7 +89,10 @@ def _strings(tool_input: Mapping[str, Any], keys: tuple[str, ...]) -> list[str]:
 
 
 def _command_matches(spec: str, command: str, depth: int) -> bool:
-    analysis = analyze(command)
+    try:
+        analysis = analyze(command)
+    except ValueError:  # the strict lexer gives up on an unclosed quote
+        return True
     if not analysis.analysable:
         return True  # the parser cannot see every part: the guard runs
     pattern = bash_pattern(spec)

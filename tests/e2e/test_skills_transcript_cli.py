@@ -85,12 +85,12 @@ def test_slash_skill_headless_with_a_malformed_neighbour(fake_api, project: Path
     shutil.copytree(SETUPS / "anthropics-claude-plugins-official" / ".claude", project / ".claude")
     broken = project / ".claude" / "skills" / "broken" / "SKILL.md"
     broken.parent.mkdir()
-    broken.write_text("---\ndescription: [x\n  - : :\n")
+    broken.write_text("---\nname: broken\ndescription: [x\n  - x: : y\n---\nb\n")
     fake_api.load([text_turn("configured")])
     proc = lathe(["-p", "/configure 123:abc"], project, env_for(fake_api))
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "configured"
-    assert f"skill {broken} skipped: the frontmatter opened with --- is never closed" in proc.stderr
+    assert f"skill {broken} skipped: line 4" in proc.stderr
     sent = fake_api.bodies()[0]["messages"][-1]["content"]
     assert sent[0]["text"].startswith("<command-message>configure</command-message>")
     assert "Arguments passed: `123:abc`" in sent[1]["text"]

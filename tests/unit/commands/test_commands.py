@@ -49,14 +49,23 @@ def test_folders_namespaces_precedence_and_problems(tmp_path: Path) -> None:
     _write(proj / ".claude" / "commands" / "unclosed.md", "---\ndescription: x\n")
     _write(proj / ".claude" / "commands" / "help.md", "shadowing a built-in")
     found = load_commands(proj, lathe, BUILTIN_COMMAND_NAMES, {"HOME": str(home)})
-    assert sorted(found.commands) == ["frontend:test", "hello", "lathe-only", "mine", "x"]
+    assert sorted(found.commands) == [
+        "frontend:test",
+        "hello",
+        "lathe-only",
+        "mine",
+        "unclosed",
+        "x",
+    ]
+    # A frontmatter never closed is no frontmatter: the whole file is the body (ext-r3 F3).
+    assert found.commands["unclosed"].body == "---\ndescription: x\n"
     # The user's command wins, as in Claude Code 2.1.332 (ext-r2 F1): a clone cannot shadow it.
     assert found.commands["hello"].body == "user hello"
     assert found.commands["frontend:test"].help == "t [f] (project)"
     assert found.commands["mine"].help == "Mine (user)"
     problems = "\n".join(found.problems)
     assert "broken.md skipped: line 3" in problems
-    assert "unclosed.md skipped: the frontmatter opened with --- is never closed" in problems
+    assert "never closed" not in problems
     assert "/help" in problems and "built-in" in problems
 
 
