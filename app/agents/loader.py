@@ -174,6 +174,12 @@ def _plugin_fallback(path: Path, plugin_name: str) -> AgentDefinition | None:
         text = path.read_text(encoding="utf-8", errors="replace").replace("\r\n", "\n")
     except OSError:
         return None
+    try:
+        split_frontmatter(text.lstrip("\ufeff"))
+    except FrontmatterError:
+        pass  # the frontmatter itself does not read: Claude Code's fallback below
+    else:
+        return None  # it reads but lacks a field: skipped, its `tools:` never dropped
     lines = text.lstrip("\ufeff").split("\n")
     end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
     if not lines or lines[0].strip() != "---" or end is None or not _NAME.match(path.stem):
