@@ -11,6 +11,7 @@ that a built-in command has is skipped (the built-in wins) with a problem line.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field

@@ -59,7 +59,9 @@ def _fill_plugin_bodies(commands: CommandSet, skills: SkillSet, plugins: Sequenc
         for name, command in list(commands.commands.items()):
             if command.source == "plugin" and name.startswith(prefix):
                 filled = fill_plugin_variables(command.body, plugin)
-                commands.commands[name] = replace(command, body=filled, allowed_tools=rules(command))
+                commands.commands[name] = replace(
+                    command, body=filled, allowed_tools=rules(command)
+                )
         for name, skill in list(skills.skills.items()):
             if skill.source == "plugin" and name.startswith(prefix):
                 body = fill_plugin_variables(skill.body, plugin)
