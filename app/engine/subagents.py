@@ -317,7 +317,7 @@ class SessionSubagents:
         """The parent's decider, or (its `permissionMode` granted) one in the agent's own mode
         (app/permissions/subagent_mode.py), with the permission view its tools read."""
         from app.permissions.decider import RuleDecider
-        from app.permissions.subagent_mode import ModeDecider, subagent_mode
+        from app.permissions.subagent_mode import ModeDecider, subagent_mode, untrusted_carrier
 
         parts = self.parent.parts
         rules = parts.rules
@@ -325,7 +325,11 @@ class SessionSubagents:
             return parts.decider, None
         if parts.decider is not rules:  # a decider lathe did not build (benchmarks): as is
             return parts.decider, None
-        mode, warning = subagent_mode(definition.permission_mode, rules.context.mode)
+        mode, warning = subagent_mode(
+            definition.permission_mode,
+            rules.context.mode,
+            untrusted=untrusted_carrier(definition.source, rules.context),
+        )
         if warning:
             self.parent.emit(Notice(warning, "warning"))
         if mode is None:
