@@ -1,0 +1,133 @@
+"""The ninth black-box attack's classes (round 8), through the real loaders and decider.
+
+F1: a carrier checked into a folder nobody trusted -- here an agent file's `permissionMode`, and so
+every forked skill that names that agent -- must not widen the subagent's mode over its parent's,
+as a checked-in `defaultMode` may not (round 7's F3). The user's own agent files keep Claude
+Code's rule (the control), and a checked-in mode that is not wider still applies."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.agents.loader import load_agents
+from app.config.loader import load_settings
+from app.permissions.context import PermissionContext
+from app.permissions.decider import RuleDecider
+from app.permissions.load import context_from_settings
+from app.permissions.subagent_mode import ModeDecider, subagent_mode, untrusted_carrier
+from app.permissions.trust import set_trusted
+from tests.unit.permissions.helpers import make_env, make_project
+from tools.base import Tool, ToolContext
+from tools.bash import BashTool
+from tools.write import WriteTool
+
+# --- F1: a checked-in agent's permissionMode ---------------------------------------------------
+
+AGENT = "---\nname: {name}\ndescription: tidies files\npermissionMode: {mode}\n---\nYou tidy.\n"
+
+
+def _agent_file(folder: Path, name: str, mode: str) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{name}.md").write_text(AGENT.format(name=name, mode=mode))
+
+
+def _session(tmp: Path, mode: str, trusted: bool) -> tuple[PermissionContext, dict[str, str]]:
+    """The headless session's context, built as app/compose.py builds it."""
+    tmp.mkdir(parents=True, exist_ok=True)
+    env = make_env(tmp)
+    project = make_project(tmp)
+    if trusted:
+        set_trusted(project, env=env)
+    loaded = load_settings(project, env=env)
+    pc = context_from_settings(loaded, trusted=True, env=env, confine_untrusted=True)
+    return PermissionContext(**{**pc.__dict__, "mode": mode}), env
+
+
+def _child(pc: PermissionContext, env: dict[str, str], agent: str) -> tuple[Any, str]:
+    """The subagent's decider and warning, as app/engine/subagents.py picks them."""
+    project = Path(pc.project_dir)
+    definition = load_agents(project, Path(env["LATHE_CONFIG_DIR"]), env).get(agent)
+    assert definition is not None
+    base = RuleDecider(pc)
+    mode, warning = subagent_mode(
+        definition.permission_mode,
+        pc.mode,
+        untrusted=untrusted_carrier(definition.source, pc),
+    )
+    return (ModeDecider(base, mode) if mode else base), warning
+
+
+def _decide(decider: Any, pc: PermissionContext, tool: Tool[Any], raw: dict[str, Any]) -> str:
+    ctx = ToolContext(
+        cwd=pc.project_dir, project_dir=pc.project_dir, working_dirs=(pc.project_dir,)
+    )
+    obs = dict(raw)
+    if "file_path" in obs:
+        obs["file_path"] = ctx.resolve_path(obs["file_path"])
+    decision = asyncio.run(decider.decide(tool, tool.parse_input(raw), obs, ctx))
+    return str(decision.behavior)
+
+
+def _calls(pc: PermissionContext) -> list[tuple[Tool[Any], dict[str, Any]]]:
+    target = str(Path(pc.project_dir) / "src" / "main.py")
+    return [
+        (WriteTool(), {"file_path": target, "content": "planted\n"}),
+        (BashTool(), {"command": "mkdir planted_dir"}),
+        (BashTool(), {"command": "touch planted"}),
+    ]
+
+
+@pytest.mark.parametrize("parent", ["default", "dontAsk"])
+@pytest.mark.parametrize("folder", [".claude/agents", ".lathe/agents", ".claude/agents/nested"])
+def test_checked_in_agent_mode_does_not_widen_untrusted(
+    tmp_path: Path, parent: str, folder: str
+) -> None:
+    pc, env = _session(tmp_path, parent, trusted=False)
+    assert pc.confined
+    _agent_file(Path(pc.project_dir) / folder, "writer", "acceptEdits")
+    child, warning = _child(pc, env, "writer")
+    assert "permissionMode acceptEdits ignored: this folder is not trusted" in warning
+    assert child.context.mode == parent
+    for tool, raw in _calls(pc):
+        assert _decide(child, pc, tool, raw) != "allow", raw
+
+
+@pytest.mark.parametrize("parent", ["default", "dontAsk"])
+def test_trusted_folder_and_users_own_agent_keep_claude_codes_rule(
+    tmp_path: Path, parent: str
+) -> None:
+    # Control: the same file in a trusted folder, and in the user's own agents folder of an
+    # untrusted one, gives the subagent acceptEdits, so its Write is allowed (the test can fail).
+    pc, env = _session(tmp_path / "t", parent, trusted=True)
+    _agent_file(Path(pc.project_dir) / ".claude" / "agents", "writer", "acceptEdits")
+    child, warning = _child(pc, env, "writer")
+    assert warning == "" and child.context.mode == "acceptEdits"
+    assert [_decide(child, pc, t, r) for t, r in _calls(pc)] == ["allow"] * 3
+
+    pc, env = _session(tmp_path / "u", parent, trusted=False)
+    _agent_file(Path(env["LATHE_CONFIG_DIR"]) / "agents", "mine", "acceptEdits")
+    child, warning = _child(pc, env, "mine")
+    assert warning == "" and child.context.mode == "acceptEdits"
+
+
+@pytest.mark.parametrize(("declared", "expected"), [("plan", "plan"), ("dontAsk", "dontAsk")])
+def test_checked_in_narrower_mode_still_applies(
+    tmp_path: Path, declared: str, expected: str
+) -> None:
+    pc, env = _session(tmp_path, "default", trusted=False)
+    _agent_file(Path(pc.project_dir) / ".claude" / "agents", "looker", declared)
+    child, warning = _child(pc, env, "looker")
+    assert warning == "" and child.context.mode == expected
+
+
+def test_untrusted_tui_folder_is_an_untrusted_carrier_too(tmp_path: Path) -> None:
+    pc = PermissionContext(mode="default", trusted=False, confined=False)
+    assert untrusted_carrier("project", pc)
+    assert not untrusted_carrier("user", pc) and not untrusted_carrier("plugin", pc)
+    assert not untrusted_carrier("project", PermissionContext(mode="default"))
+    for declared in ("acceptEdits", "bypassPermissions", "auto"):
+        assert subagent_mode(declared, "default", untrusted=True)[0] is None
