@@ -406,7 +406,7 @@ def _decide_generic(
     rule = next((r for r in pc.allow if matches(r, True)), None)
     if rule is not None:
         return PermissionDecision.allow(rule_reason(rule, "allowed"))
-    if read_only:
+    if read_only and tool.read_only_allows:
         return PermissionDecision.allow(DecisionReason("check", f"{name} is read-only"))
     text = f"using {name} is not allowed by any rule"
     return _mode_fallback(pc, text, DecisionReason("check", text), (name,))

@@ -3,7 +3,12 @@
 F1: a carrier checked into a folder nobody trusted -- here an agent file's `permissionMode`, and so
 every forked skill that names that agent -- must not widen the subagent's mode over its parent's,
 as a checked-in `defaultMode` may not (round 7's F3). The user's own agent files keep Claude
-Code's rule (the control), and a checked-in mode that is not wider still applies."""
+Code's rule (the control), and a checked-in mode that is not wider still applies.
+
+N1 (the report's MCP observation, a class of its own): a tool's read-only claim made by someone
+else's code -- an MCP server's `readOnlyHint`, from `.mcp.json`, the user's settings, a plugin or
+the SDK -- never lets it run without a rule, in any mode but bypass (Claude Code 2.1.332 asks
+for it, measured); lathe's own read-only tools still run (the control)."""
 
 from __future__ import annotations
 
@@ -21,8 +26,15 @@ from app.permissions.load import context_from_settings
 from app.permissions.subagent_mode import ModeDecider, subagent_mode, untrusted_carrier
 from app.permissions.trust import set_trusted
 from tests.unit.permissions.helpers import make_env, make_project
+import mcp_types as types
+
+from app.config.rules import parse_rule
+from app.execution.interfaces import ToolCheckDecider
+from app.mcp.bridge import McpTool
+from tools.abort import AbortSignal
 from tools.base import Tool, ToolContext
 from tools.bash import BashTool
+from tools.todo_write import TodoWriteTool
 from tools.write import WriteTool
 
 # --- F1: a checked-in agent's permissionMode ---------------------------------------------------
@@ -131,3 +143,64 @@ def test_untrusted_tui_folder_is_an_untrusted_carrier_too(tmp_path: Path) -> Non
     assert not untrusted_carrier("project", PermissionContext(mode="default"))
     for declared in ("acceptEdits", "bypassPermissions", "auto"):
         assert subagent_mode(declared, "default", untrusted=True)[0] is None
+
+
+# --- N1: an MCP server's readOnlyHint ----------------------------------------------------------
+
+
+class _Caller:
+    server_name = "srv"
+
+    async def call_tool(
+        self, tool: str, arguments: dict[str, Any], abort: AbortSignal
+    ) -> types.CallToolResult:
+        raise AssertionError("the decider never calls the tool")
+
+
+def _mcp_tool(hints: types.ToolAnnotations | None) -> McpTool:
+    spec = types.Tool(name="t", input_schema={"type": "object"}, annotations=hints)
+    return McpTool(_Caller(), spec)
+
+
+HINTS = [
+    types.ToolAnnotations(read_only_hint=True),
+    types.ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True),
+    types.ToolAnnotations(read_only_hint=True, open_world_hint=False, title="Read"),
+]
+
+
+def _generic(pc: PermissionContext, tool: Tool[Any], raw: dict[str, Any]) -> str:
+    ctx = ToolContext(cwd="/", project_dir="/", working_dirs=("/",))
+    decision = asyncio.run(RuleDecider(pc).decide(tool, tool.parse_input(raw), raw, ctx))
+    return str(decision.behavior)
+
+
+@pytest.mark.parametrize("hints", HINTS)
+@pytest.mark.parametrize("mode", ["default", "plan", "dontAsk", "acceptEdits"])
+def test_mcp_read_only_hint_never_allows_by_itself(
+    mode: str, hints: types.ToolAnnotations
+) -> None:
+    tool = _mcp_tool(hints)
+    assert tool.is_read_only({}) and tool.is_concurrency_safe({})  # still concurrent
+    pc = PermissionContext(mode=mode)  # type: ignore[arg-type]
+    # Plan mode: it passes plan mode's read-only gate, then needs a rule like any tool.
+    assert _generic(pc, tool, {}) == ("deny" if mode == "dontAsk" else "ask")
+
+
+def test_mcp_read_only_hint_runs_with_a_rule_or_in_bypass_and_own_tools_still_run() -> None:
+    tool = _mcp_tool(HINTS[0])
+    for rule in ("mcp__srv__t", "mcp__srv", "mcp__srv__*"):
+        pc = PermissionContext(mode="dontAsk", allow=(parse_rule(rule, "allow", "cli"),))
+        assert _generic(pc, tool, {}) == "allow", rule
+    assert _generic(PermissionContext(mode="bypassPermissions"), tool, {}) == "allow"
+    deny = PermissionContext(mode="bypassPermissions", deny=(parse_rule("mcp__srv", "deny", "cli"),))
+    assert _generic(deny, tool, {}) == "deny"
+    # The control: lathe's own read-only tool needs no rule (so the test above can fail).
+    todo = {"todos": [{"content": "x", "status": "pending", "activeForm": "x"}]}
+    assert _generic(PermissionContext(mode="dontAsk"), TodoWriteTool(), todo) == "allow"
+
+
+def test_mcp_read_only_hint_asks_before_the_permission_system_is_configured() -> None:
+    ctx = ToolContext(cwd="/", project_dir="/", working_dirs=("/",))
+    decision = asyncio.run(ToolCheckDecider().decide(_mcp_tool(HINTS[0]), {}, {}, ctx))
+    assert decision.behavior == "ask"

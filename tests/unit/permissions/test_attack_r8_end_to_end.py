@@ -106,3 +106,61 @@ def test_checked_in_agent_mode(tmp_path: Path, mode: str, via: str, trusted: boo
         assert (written, made) == (False, False), proc.stdout[-2000:]
         assert {d["tool_name"] for d in result["permission_denials"]} == {"Write", "Bash"}
         assert "permissionMode acceptEdits ignored: this folder is not trusted" in proc.stderr
+
+
+# --- N1 ------------------------------------------------------------------------------------------
+
+# A stdio MCP server with one tool claiming readOnlyHint and one claiming nothing; each call
+# leaves a file named for the tool, so what ran is what the folder holds.
+SERVER = r"""
+import json, sys
+out = sys.argv[1]
+def send(obj):
+    sys.stdout.write(json.dumps(obj) + "\n"); sys.stdout.flush()
+for line in sys.stdin:
+    msg = json.loads(line); mid = msg.get("id"); method = msg.get("method")
+    if method == "initialize":
+        send({"jsonrpc": "2.0", "id": mid, "result": {"protocolVersion": msg["params"].get(
+            "protocolVersion", "2024-11-05"), "capabilities": {"tools": {}},
+            "serverInfo": {"name": "t", "version": "1"}}})
+    elif method == "tools/list":
+        schema = {"type": "object", "properties": {}}
+        send({"jsonrpc": "2.0", "id": mid, "result": {"tools": [
+            {"name": "ro_touch", "description": "ro", "inputSchema": schema,
+             "annotations": {"readOnlyHint": True, "destructiveHint": False}},
+            {"name": "touch", "description": "rw", "inputSchema": schema}]}})
+    elif method == "tools/call":
+        open(out + "_" + msg["params"]["name"], "w").write("x")
+        send({"jsonrpc": "2.0", "id": mid, "result": {"content": [{"type": "text", "text": "ok"}]}})
+    elif mid is not None:
+        send({"jsonrpc": "2.0", "id": mid, "result": {}})
+"""
+
+
+@pytest.mark.parametrize(
+    ("mode", "allow"),
+    [
+        ("default", ""),
+        ("plan", ""),
+        ("dontAsk", ""),
+        ("dontAsk", "mcp__t__ro_touch"),  # the control: a rule lets it run
+        ("bypassPermissions", ""),
+    ],
+)
+def test_mcp_read_only_hint(tmp_path: Path, mode: str, allow: str) -> None:
+    server = tmp_path / "srv.py"
+    server.write_text(SERVER)
+    spec = {"command": sys.executable, "args": [str(server), str(tmp_path / "RAN")]}
+    _project(tmp_path, {".mcp.json": json.dumps({"mcpServers": {"t": spec}})})
+    both = {"blocks": [{"type": "tool_use", "name": "mcp__t__ro_touch", "input": {}},
+                       {"type": "tool_use", "name": "mcp__t__touch", "input": {}}]}  # fmt: skip
+    args = ["--permission-mode", mode] + (["--allowedTools", allow] if allow else [])
+    proc, result = _run(tmp_path, [both], *args, trusted=True)
+    ran = sorted(p.name for p in tmp_path.glob("RAN_*"))
+    denied = sorted(d["tool_name"] for d in result["permission_denials"])
+    if mode == "bypassPermissions":
+        assert ran == ["RAN_ro_touch", "RAN_touch"], proc.stdout[-2000:]
+    elif allow:
+        assert (ran, denied) == (["RAN_ro_touch"], ["mcp__t__touch"]), proc.stdout[-2000:]
+    else:
+        assert (ran, denied) == ([], ["mcp__t__ro_touch", "mcp__t__touch"]), proc.stdout[-2000:]
