@@ -41,6 +41,7 @@ from app.permissions.messages import PLAN_MODE_MESSAGE, part_reason, rule_reason
 from app.permissions.pathprograms import renamed_denied
 from app.permissions.procpaths import bash_secret
 from app.permissions.scriptfiles import runs_scripts, scripts_changed
+from app.permissions.shell_state import state_change
 from app.permissions.shellpaths import has_glob
 from app.permissions.suggest import bash_suggestion, dedupe, runtime_words
 from tools.decisions import DecisionReason, PermissionDecision
@@ -187,6 +188,13 @@ def decide_bash(
         if why:
             text = f"the command cannot be checked against the Bash deny rules ({why})"
             return PermissionDecision.deny(text, DecisionReason("check", text, part=command[:200]))
+    if pc.mode == "bypassPermissions" and (deny_rules.rules or _has_path_deny(pc)):
+        # `for PATH in tools; do cat f; done`, `read HOME <<< $P; cat ~/.env`: what the later
+        # words run or name is not what they say, so no deny rule can be checked against them.
+        why = state_change(analysis) if analysis.analysable else ""
+        if why:
+            text = f"the command cannot be checked against the deny rules ({why})"
+            return PermissionDecision.deny(text, DecisionReason("check", text, part=command[:200]))
     if pc.mode == "bypassPermissions" and _has_read_deny(pc) and analysis.analysable:
         why = read_blind(analysis, pc, _cd_dirs(analysis, cwd, pc.home), _expand)
         why = why or unproven_program(f.words for f in forms)
@@ -308,7 +316,7 @@ def _unsafe(part: SimpleCommand, analysis: ShellAnalysis, form: tuple[str, ...] 
         return f"{why}, which no prefix rule covers"
     if arith_runs_code(analysis):
         return "evaluates a variable's value inside arithmetic, which can run commands"
-    return ""
+    return state_change(analysis)
 
 
 def _rule_blocker(
@@ -355,6 +363,11 @@ def _read_only_blocker(
 
 # Read-only commands that print the content of files named only at run time.
 _REVEALS_NAMES = frozenset({"xargs"})
+
+
+def _has_path_deny(pc: PermissionContext) -> bool:
+    paths = path_rule_tools("path_read") | path_rule_tools("path_write")
+    return any(r.specifier is not None and r.tool in paths for r in pc.deny)
 
 
 def _has_read_deny(pc: PermissionContext) -> bool:

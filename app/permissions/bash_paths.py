@@ -17,7 +17,7 @@ from app.permissions.pathprograms import path_write_reason
 from app.permissions.paths import DEVICE_PATHS, inside, protected_reason
 from app.permissions.shellpaths import Unknowable, expand_word, glob_may_be_protected, has_glob
 from app.permissions.treelinks import COPIERS, tree_reason
-from tools.decisions import PermissionDecision
+from tools.decisions import DecisionReason, PermissionDecision
 from tools.shell import (
     ShellAnalysis,
     SimpleCommand,
@@ -477,6 +477,16 @@ def pending_writes(
     return frozenset(out)
 
 
+def _unknowable(path: str, cwds: list[str], home: str) -> str:
+    for c in cwds:
+        if not _expand(path, c, home):
+            try:
+                expand_word(path, c, home)
+            except Unknowable as exc:
+                return str(exc)
+    return ""
+
+
 def path_denies(
     analysis: ShellAnalysis, pc: PermissionContext, cwd: str
 ) -> PermissionDecision | None:
@@ -501,6 +511,13 @@ def path_denies(
         if form and form[0] == "git":
             checks += [(f, "write") for c in cwds for f in git_config_writes(form, c, pc.home)]
         for path, access in checks:
+            unknown = _unknowable(path, cwds, pc.home) if pc.mode == "bypassPermissions" else ""
+            if unknown:
+                # `cd src && cat ~-/.env`: a path only the running shell knows may be a denied
+                # one; bypassPermissions has nothing else to stop it (the other modes ask, as
+                # such a path is never shown to be inside the working folders).
+                text = f"{part.text.strip()[:80]}: {unknown}, so the deny rules cannot be checked"
+                return PermissionDecision.deny(text, DecisionReason("check", text, part=part.text))
             cands = tuple(x for c in cwds for x in _expand(path, c, pc.home))
             # A folder argument (`grep -r k ~/.ssh`) reaches what a rule denies inside it.
             cands = cands + tuple(c.rstrip("/") + "/x" for c in cands)
