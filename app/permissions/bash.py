@@ -191,7 +191,9 @@ def decide_bash(
     if pc.mode == "bypassPermissions" and (deny_rules.rules or _has_path_deny(pc)):
         # `for PATH in tools; do cat f; done`, `read HOME <<< $P; cat ~/.env`: what the later
         # words run or name is not what they say, so no deny rule can be checked against them.
-        why = state_change(analysis) if analysis.analysable else ""
+        # A command the analysis cannot follow (`cat ${F:-.env}`, `case`, `[[`, `$'...'`) may
+        # name any file: with a path deny rule it is refused as with a Bash deny rule above.
+        why = state_change(analysis) if analysis.analysable else unknowable(analysis)
         if why:
             text = f"the command cannot be checked against the deny rules ({why})"
             return PermissionDecision.deny(text, DecisionReason("check", text, part=command[:200]))

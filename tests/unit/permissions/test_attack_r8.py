@@ -8,7 +8,14 @@ Code's rule (the control), and a checked-in mode that is not wider still applies
 N1 (the report's MCP observation, a class of its own): a tool's read-only claim made by someone
 else's code -- an MCP server's `readOnlyHint`, from `.mcp.json`, the user's settings, a plugin or
 the SDK -- never lets it run without a rule, in any mode but bypass (Claude Code 2.1.332 asks
-for it, measured); lathe's own read-only tools still run (the control)."""
+for it, measured); lathe's own read-only tools still run (the control).
+
+F3, F2 (shell state set without `NAME=`): a `for` loop's variable, `read`, `mapfile`, `getopts`,
+`wait -p`, `unset`, `let`, `export`/`declare` naming PATH, HOME, PWD, OLDPWD, CDPATH, IFS or a
+dangerous variable change what the later words run or name; such a command is never approved
+and not run in bypass while deny rules exist. The tilde forms only the shell knows (`~-`, `~N`,
+`~+N`) and any command the analysis cannot follow are refused in bypass under a path deny rule
+as under a Bash deny rule. Harmless loops and reads stay as they were (the controls)."""
 
 from __future__ import annotations
 
@@ -25,7 +32,7 @@ from app.permissions.decider import RuleDecider
 from app.permissions.load import context_from_settings
 from app.permissions.subagent_mode import ModeDecider, subagent_mode, untrusted_carrier
 from app.permissions.trust import set_trusted
-from tests.unit.permissions.helpers import make_env, make_project
+from tests.unit.permissions.helpers import bash, context, make_env, make_project
 import mcp_types as types
 
 from app.config.rules import parse_rule
@@ -204,3 +211,118 @@ def test_mcp_read_only_hint_asks_before_the_permission_system_is_configured() ->
     ctx = ToolContext(cwd="/", project_dir="/", working_dirs=("/",))
     decision = asyncio.run(ToolCheckDecider().decide(_mcp_tool(HINTS[0]), {}, {}, ctx))
     assert decision.behavior == "ask"
+
+
+# --- F3, F2: shell state set without NAME= ------------------------------------------------------
+
+STATE_SETTERS = [
+    "for {v} in tools; do {cmd}; done",
+    "for {v} in a b; do :; done; {cmd}",
+    "while read -r {v}; do {cmd}; done < README.md",
+    "read {v} <<< tools; {cmd}",
+    "read -ra {v} <<< tools; {cmd}",
+    "IFS=: read -r x {v} <<< a:tools; {cmd}",
+    "builtin read {v} <<< tools; {cmd}",
+    "mapfile -t {v} < README.md; {cmd}",
+    "readarray {v} < README.md; {cmd}",
+    "getopts ab {v}; {cmd}",
+    "wait -p {v}; {cmd}",
+    "unset {v}; {cmd}",
+    "let {v}=1; {cmd}",
+    "export {v}=tools; {cmd}",
+    "local {v}=tools; {cmd}",
+    "printf -v {v} %s tools; {cmd}",
+]
+STATE_VARS = ["PATH", "HOME", "PWD", "OLDPWD", "CDPATH", "IFS", "BASH_ENV"]
+CMD = {"PATH": "ls", "HOME": "cat ~/x", "PWD": "cat ~+/README.md", "OLDPWD": "ls",
+       "CDPATH": "cd src && ls", "IFS": "ls", "BASH_ENV": "ls"}  # fmt: skip
+
+
+@pytest.mark.parametrize("var", STATE_VARS)
+@pytest.mark.parametrize("setter", STATE_SETTERS)
+def test_state_set_without_assignment_is_never_approved(
+    tmp_path: Path, setter: str, var: str
+) -> None:
+    command = setter.format(v=var, cmd=CMD[var])
+    # Every part a rule could name is allowed, so only the state change can stop it.
+    allow = ("Bash(ls:*)", "Bash(cat:*)", "Bash(read:*)", "Bash(for:*)", "Bash(unset:*)",
+             "Bash(export:*)", "Bash(mapfile:*)", "Bash(cd:*)", "Bash(getopts:*)")  # fmt: skip
+    for mode in ("default", "plan", "dontAsk", "acceptEdits"):
+        pc = context(tmp_path / mode, allow=allow, mode=mode)
+        assert bash(pc, command).behavior != "allow", (mode, command)
+    pc = context(tmp_path / "bypass", deny=("Bash(rm:*)",), mode="bypassPermissions")
+    assert bash(pc, command).behavior == "deny", command
+    pc = context(tmp_path / "bypass-read", deny=("Read(./.env)",), mode="bypassPermissions")
+    assert bash(pc, command).behavior == "deny", command
+    # The control: no deny rule, nothing for bypass to keep (the test can fail).
+    pc = context(tmp_path / "bypass-none", mode="bypassPermissions")
+    assert bash(pc, command).behavior == "allow", command
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "for f in a b; do echo $f; done",
+        "for i in 1 2 3; do ls; done",
+        "while read -r line; do echo \"$line\"; done < README.md",
+        "read -r first < README.md; echo \"$first\"",
+        "unset x; ls",
+        "export FOO=1; ls",
+        "cat ~+/README.md",
+    ],
+)
+def test_harmless_loops_and_reads_are_unchanged(tmp_path: Path, command: str) -> None:
+    pc = context(tmp_path / "b", deny=("Bash(rm:*)", "Read(./.env)"), mode="bypassPermissions")
+    assert bash(pc, command).behavior == "allow", command
+    pc = context(tmp_path / "a", allow=("Bash(read:*)", "Bash(export:*)", "Bash(unset:*)"))
+    assert "sets" not in bash(pc, command).message, command
+
+
+TILDES = [
+    "cd src && cat ~-/.env",
+    "cd src && cat ~-/secrets/key.txt",
+    "pushd src >/dev/null; cat ~1/.env",
+    "pushd src >/dev/null; cat ~+1/.env",
+    "pushd src >/dev/null; cat ~-1/.env",
+    "cd src; cd ..; cat ~-/../.env",
+    "cd src && cp ~-/.env ./copy && cat copy",
+    "cd src && grep -r TOKEN ~-",
+    "cd src && head -c 99 < ~-/.env",
+    "OLDPWD=/x; cat ~-/.env",
+]
+
+
+@pytest.mark.parametrize("command", TILDES)
+def test_shell_only_tilde_paths_are_refused_in_bypass_under_path_denies(
+    tmp_path: Path, command: str
+) -> None:
+    for deny in (("Read(./.env)", "Read(./secrets/**)"), ("Edit(./src/**)",)):
+        pc = context(tmp_path / deny[0][:4], deny=deny, mode="bypassPermissions")
+        assert bash(pc, command).behavior == "deny", (deny, command)
+    pc = context(tmp_path / "none", mode="bypassPermissions")
+    assert bash(pc, command).behavior == "allow", command  # the control
+    pc = context(tmp_path / "default", allow=("Bash(cat:*)", "Bash(grep:*)", "Bash(cd:*)"))
+    assert bash(pc, command).behavior == "ask", command
+
+
+OPAQUE = [
+    "case x in *) cat .env;; esac",
+    ": ${F:=.env}; cat $F",
+    "cat ${F:-.env}",
+    "cat \"${F:-.env}\"",
+    "x=.env; cat ${x@Q}",
+    "[[ -f .env ]] && cat .env",
+    "select f in .env; do cat $f; break; done <<< 1",
+    "cat $'.env'",
+    'cat $".env"',
+]
+
+
+@pytest.mark.parametrize("command", OPAQUE)
+def test_unanalysable_commands_are_refused_in_bypass_under_a_read_deny(
+    tmp_path: Path, command: str
+) -> None:
+    pc = context(tmp_path / "r", deny=("Read(./.env)",), mode="bypassPermissions")
+    assert bash(pc, command).behavior == "deny", command
+    pc = context(tmp_path / "none", mode="bypassPermissions")
+    assert bash(pc, command).behavior == "allow", command  # the control

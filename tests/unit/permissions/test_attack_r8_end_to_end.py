@@ -3,7 +3,10 @@ has a control that shows the attack works when allowed (a trusted folder), so th
 
 F1: a checked-in agent file's `permissionMode: acceptEdits`, started directly by the model or
 through a checked-in forked skill, must not let the subagent write in a default or dontAsk
-session of a folder nobody trusted."""
+session of a folder nobody trusted. N1: an MCP tool's readOnlyHint allows nothing by itself.
+F3: `for PATH in tools; do ls; done` must not run the project's tools/ls in any mode. F2: a path
+only the shell knows (`~-`), or a command the analysis cannot follow, must not read a file a Read
+deny rule covers in bypassPermissions."""
 
 from __future__ import annotations
 
@@ -164,3 +167,60 @@ def test_mcp_read_only_hint(tmp_path: Path, mode: str, allow: str) -> None:
         assert (ran, denied) == (["RAN_ro_touch"], ["mcp__t__touch"]), proc.stdout[-2000:]
     else:
         assert (ran, denied) == ([], ["mcp__t__ro_touch", "mcp__t__touch"]), proc.stdout[-2000:]
+
+
+# --- F3 ------------------------------------------------------------------------------------------
+
+# Builtins only: with PATH=tools the planted program finds no other one.
+PLANTED = "#!/bin/sh\necho PLANTED-RAN-8 > {out}\n"
+
+
+@pytest.mark.parametrize(
+    ("mode", "args"),
+    [
+        ("plan", ()),
+        ("dontAsk", ("--allowedTools", "Bash(ls:*)")),
+        ("default", ()),
+        ("bypassPermissions", ("--disallowedTools", "Bash(rm:*)")),
+        ("default", ("--allowedTools", "Bash")),  # the control: the user allowed every command
+    ],
+)
+def test_for_loop_path(tmp_path: Path, mode: str, args: tuple[str, ...]) -> None:
+    planted_program = PLANTED.format(out=tmp_path / "proj" / "PLANTED")
+    project = _project(tmp_path, {"tools/ls": planted_program, "tools/cat": planted_program})
+    for name in ("ls", "cat"):
+        (project / "tools" / name).chmod(0o755)
+    calls = [
+        _tool("Bash", {"command": "for PATH in tools; do ls; done"}),
+        _tool("Bash", {"command": "read PATH <<< tools; cat README"}),
+    ]
+    proc, result = _run(tmp_path, calls, "--permission-mode", mode, *args)
+    planted = (project / "PLANTED").exists()
+    if args == ("--allowedTools", "Bash"):
+        assert planted, proc.stdout[-2000:]
+    else:
+        assert not planted, proc.stdout[-2000:]
+        assert len(result["permission_denials"]) == 2, proc.stdout[-2000:]
+
+
+# --- F2 ------------------------------------------------------------------------------------------
+
+SECRET = "SECRET-ENV-R8-4242"
+
+
+@pytest.mark.parametrize("denied", [True, False])
+def test_bypass_tilde_and_unanalysable_reads(tmp_path: Path, denied: bool) -> None:
+    _project(tmp_path, {".env": f"TOKEN={SECRET}\n", "src/a.txt": "a\n"})
+    # The `cd` last: the shell keeps its folder from one call to the next.
+    commands = ["read HOME <<< .; cat ~/.env", "cat ${F:-.env}", "cd src && cat ~-/.env"]
+    calls = [_tool("Bash", {"command": c}) for c in commands]
+    args = ["--permission-mode", "bypassPermissions"]
+    if denied:
+        args += ["--disallowedTools", "Read(./.env)"]
+    proc, result = _run(tmp_path, calls, *args)
+    text = "\n".join(p.read_text() for p in (tmp_path / "state").glob("projects/*/*.jsonl"))
+    if denied:
+        assert SECRET not in text, proc.stdout[-2000:]
+        assert len(result["permission_denials"]) == 3
+    else:
+        assert text.count(f"TOKEN={SECRET}") >= 3, proc.stdout[-2000:]  # the control
