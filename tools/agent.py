@@ -68,6 +68,8 @@ class AgentTool(Tool[AgentInput]):
     aliases = ("Task",)
     runs_subagents = True
     denied_subject_label = "Agent type"
+    # app/agents/loader.py AgentSet.get takes an unambiguous case-blind match of the type.
+    subject_case_blind = True
     search_hint = "delegate a task to a subagent with its own context"
     input_model = AgentInput
     # The subagent's report can be long; persisting it would make the model Read it back.

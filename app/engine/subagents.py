@@ -126,6 +126,14 @@ class SessionSubagents:
         if found is None:
             names = ", ".join(a.name for a in self.definitions.all())
             raise UnknownAgentType(f"Agent type '{name}' not found. Available agents: {names}")
+        # Every route to a subagent passes here (the Agent tool, a forked skill's `agent:`, a
+        # background launch): an `Agent(TYPE)` deny rule holds for all of them.
+        from app.permissions.subagent_mode import denied_agent_type
+
+        context = getattr(self.parent.parts.rules, "context", None)
+        denied = denied_agent_type(context, (name, found.name)) if context is not None else ""
+        if denied:
+            raise UnknownAgentType(denied)
         return found
 
     async def run(

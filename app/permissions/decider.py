@@ -385,6 +385,8 @@ def _decide_generic(
             )
         if strict:  # an allow holds only for the name the call used
             return bool(targets) and fnmatch.fnmatchcase(targets[0], spec)
+        if tool.subject_case_blind:  # `Agent(rev)` denies `Rev`, which finds the same agent
+            return any(fnmatch.fnmatchcase(t.casefold(), spec.casefold()) for t in targets)
         return any(fnmatch.fnmatchcase(t, spec) for t in targets)
 
     rule = next((r for r in pc.deny if matches(r, False)), None)

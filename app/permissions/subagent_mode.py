@@ -17,13 +17,15 @@ own agents, plugins they installed and `--agents` keep Claude Code's rule.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import fnmatch
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
 from app.config.models import PERMISSION_MODES, PermissionMode
 from app.permissions.context import PermissionContext
 from app.permissions.decider import RuleDecider
+from app.permissions.messages import source_label
 from app.permissions.view import ContextPermissionView
 from tools.base import Tool, ToolContext
 from tools.decisions import PermissionDecision
@@ -67,6 +69,25 @@ def subagent_mode(
         f"Subagent declared permissionMode {declared!r}, which lathe does not have; keeping "
         f"parent mode '{parent_mode}'."
     )
+
+
+def denied_agent_type(context: PermissionContext, names: Iterable[str]) -> str:
+    """Claude Code's text when a deny rule `Agent(TYPE)` (or `Task(TYPE)`, or a bare `Agent`)
+    holds for one of the names a subagent goes by (the type as asked and as found, compared
+    without case, as the session finds it), else "". Checked where every subagent starts, so
+    that a forked skill's `agent:` or a background launch reaches no type a rule denies."""
+    wanted = [n for n in names if n]
+    for rule in context.deny:
+        if rule.tool != "Agent":
+            continue
+        spec = rule.specifier
+        for name in wanted:
+            if spec is None or fnmatch.fnmatchcase(name.casefold(), spec.casefold()):
+                return (
+                    f"Agent type '{name}' has been denied by permission rule '{rule.display()}' "
+                    f"from {source_label(rule.source)}."
+                )
+    return ""
 
 
 class ModeDecider:

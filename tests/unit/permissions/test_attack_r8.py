@@ -15,7 +15,11 @@ F3, F2 (shell state set without `NAME=`): a `for` loop's variable, `read`, `mapf
 dangerous variable change what the later words run or name; such a command is never approved
 and not run in bypass while deny rules exist. The tilde forms only the shell knows (`~-`, `~N`,
 `~+N`) and any command the analysis cannot follow are refused in bypass under a path deny rule
-as under a Bash deny rule. Harmless loops and reads stay as they were (the controls)."""
+as under a Bash deny rule. Harmless loops and reads stay as they were (the controls).
+
+F4: a deny (or ask) rule naming an agent type holds for every spelling the session resolves to
+that type (`Rev`, `REV`, `explore`), and where every subagent starts (denied_agent_type), so a
+forked skill's `agent:` cannot reach it either; allow rules stay exact."""
 
 from __future__ import annotations
 
@@ -30,7 +34,12 @@ from app.config.loader import load_settings
 from app.permissions.context import PermissionContext
 from app.permissions.decider import RuleDecider
 from app.permissions.load import context_from_settings
-from app.permissions.subagent_mode import ModeDecider, subagent_mode, untrusted_carrier
+from app.permissions.subagent_mode import (
+    ModeDecider,
+    denied_agent_type,
+    subagent_mode,
+    untrusted_carrier,
+)
 from app.permissions.trust import set_trusted
 from tests.unit.permissions.helpers import bash, context, make_env, make_project
 import mcp_types as types
@@ -39,6 +48,7 @@ from app.config.rules import parse_rule
 from app.execution.interfaces import ToolCheckDecider
 from app.mcp.bridge import McpTool
 from tools.abort import AbortSignal
+from tools.agent import AgentTool
 from tools.base import Tool, ToolContext
 from tools.bash import BashTool
 from tools.todo_write import TodoWriteTool
@@ -326,3 +336,29 @@ def test_unanalysable_commands_are_refused_in_bypass_under_a_read_deny(
     assert bash(pc, command).behavior == "deny", command
     pc = context(tmp_path / "none", mode="bypassPermissions")
     assert bash(pc, command).behavior == "allow", command  # the control
+
+
+# --- F4: agent types and case -------------------------------------------------------------------
+
+
+def _agent_call(pc: PermissionContext, subagent_type: str) -> str:
+    raw = {"description": "d", "prompt": "p", "subagent_type": subagent_type}
+    return _generic(pc, AgentTool(), raw)
+
+
+@pytest.mark.parametrize("spelled", ["Rev", "REV", "rEv", "rev"])
+@pytest.mark.parametrize("rule", ["Agent(rev)", "Task(rev)", "Agent(r*)", "Agent(REV)"])
+def test_agent_type_rules_hold_case_blind(spelled: str, rule: str) -> None:
+    pc = PermissionContext(mode="bypassPermissions", deny=(parse_rule(rule, "deny", "user"),))
+    assert _agent_call(pc, spelled) == "deny"
+    assert "has been denied by permission rule" in denied_agent_type(pc, (spelled, "rev"))
+    ask = PermissionContext(mode="bypassPermissions", ask=(parse_rule(rule, "ask", "user"),))
+    assert _agent_call(ask, spelled) == "ask"
+
+
+def test_agent_type_allow_stays_exact_and_other_types_run() -> None:
+    deny = PermissionContext(mode="default", deny=(parse_rule("Agent(rev)", "deny", "user"),))
+    assert _agent_call(deny, "reviewer") == "allow"  # the control: another type
+    assert denied_agent_type(deny, ("reviewer",)) == ""
+    everything = PermissionContext(mode="default", deny=(parse_rule("Agent", "deny", "user"),))
+    assert denied_agent_type(everything, ("general-purpose",))

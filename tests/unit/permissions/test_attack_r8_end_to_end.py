@@ -224,3 +224,38 @@ def test_bypass_tilde_and_unanalysable_reads(tmp_path: Path, denied: bool) -> No
         assert len(result["permission_denials"]) == 3
     else:
         assert text.count(f"TOKEN={SECRET}") >= 3, proc.stdout[-2000:]  # the control
+
+
+# --- F4 ------------------------------------------------------------------------------------------
+
+REV = "---\nname: rev\ndescription: reviews\n---\nReview.\n"
+REV_SKILL = "---\nname: revskill\ndescription: r\ncontext: fork\nagent: rev\n---\nReview it.\n"
+
+
+@pytest.mark.parametrize(
+    ("start", "denied"),
+    [
+        (_tool("Agent", {"description": "d", "prompt": "p", "subagent_type": "Rev"}), True),
+        (_tool("Agent", {"description": "d", "prompt": "p", "subagent_type": "REV"}), True),
+        (_tool("Agent", {"description": "d", "prompt": "p", "subagent_type": "explore"}), True),
+        (_tool("Skill", {"skill": "revskill"}), True),
+        (_tool("Agent", {"description": "d", "prompt": "p", "subagent_type": "Rev"}), False),
+    ],
+)
+def test_agent_type_deny_holds_for_every_spelling_and_route(
+    tmp_path: Path, start: dict[str, Any], denied: bool
+) -> None:
+    files = {".claude/agents/rev.md": REV, ".claude/skills/revskill/SKILL.md": REV_SKILL}
+    _project(tmp_path, files)
+    turns = [start, _tool("Bash", {"command": "echo SUBAGENT-RAN-8"}), _text("sub"), _text("main")]
+    args = ["--permission-mode", "bypassPermissions", "--allowedTools", "Skill"]
+    if denied:
+        args += ["--disallowedTools", "Agent(rev)", "Agent(Explore)"]
+    proc, result = _run(tmp_path, turns, *args, trusted=True)
+    ran = list((tmp_path / "state").glob("projects/*/*/subagents/*.meta.json"))
+    if denied:
+        assert ran == [], proc.stdout[-2000:]
+        text = "\n".join(p.read_text() for p in (tmp_path / "state").glob("projects/*/*.jsonl"))
+        assert "has been denied by permission rule 'Agent(" in text
+    else:
+        assert len(ran) == 1, proc.stdout[-2000:]  # the control: no rule, the agent runs
