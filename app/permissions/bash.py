@@ -395,6 +395,7 @@ def _verdicts(
     # A part that may change what git runs (its config) makes every later git part unprovable:
     # the repository check reads the config as it stands before the command.
     git_taint = next((w for w in map(_nested_taint, analysis.nested) if w), "")
+    state = state_change(analysis)
     for part in analysis.parts:
         text = part.text
         form = allow_form(part.words)
@@ -402,7 +403,7 @@ def _verdicts(
         words = form if form is not None else part.words
         full = tuple(f"{k}={v}" for k, v in part.assignments) + part.words
         # 1. protected paths: never auto-approved (any mode).
-        prot = _protected(part, words, cwds, pc) or git_write_reason(
+        prot = _protected(part, words, cwds, pc, state) or git_write_reason(
             words, cwds, functools.partial(pending_writes, analysis, pc, cwd, part)
         )
         if prot:
@@ -460,7 +461,9 @@ def _verdicts(
                 whole_rule = True
                 allowed = rule_reason(rule, "allowed", text)
             elif pattern.kind == "exact":
-                if pattern.exact in exact_texts:
+                # A rule names the command's words; after `for HOME in tools` they do not say
+                # what runs (git reads tools/.gitconfig), so only `Bash` itself covers it.
+                if pattern.exact in exact_texts and not state:
                     allowed = rule_reason(rule, "allowed", text)
             elif not unsafe and bash_matches(pattern, words, words_text):
                 allowed = rule_reason(rule, "allowed", text)

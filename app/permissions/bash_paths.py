@@ -351,8 +351,14 @@ def _outside(
 
 
 def _protected(
-    part: SimpleCommand, words: tuple[str, ...], cwds: list[str], pc: PermissionContext
+    part: SimpleCommand,
+    words: tuple[str, ...],
+    cwds: list[str],
+    pc: PermissionContext,
+    state: str = "",
 ) -> str:
+    """Why this part writes a protected path (or may), or "". `state`: why the command changes
+    what its words name (shell_state.state_change), so that a `~` target is not where it says."""
     targets = [r.target for r in part.redirects if r.writes and r.target and not r.dynamic]
     read_only = is_read_only_part(part)
     if not read_only:
@@ -362,6 +368,12 @@ def _protected(
             continue
         if glob_may_be_protected(t):
             return f"writes to {t}, a pattern that can name a protected path"
+        if state and t.startswith("~"):
+            return f"writes to {t}, but {state}"
+        unknown = _unknowable(t, cwds, pc.home)
+        if unknown:
+            # `cd src && echo x > ~-/.git/config`: only the shell knows where it writes.
+            return f"writes to {t}: {unknown}, which may be a protected path"
         for c in cwds:
             # The expansion holds the literal path, every glob and brace reading, and link targets.
             why = next(

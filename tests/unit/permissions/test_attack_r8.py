@@ -309,8 +309,10 @@ def test_shell_only_tilde_paths_are_refused_in_bypass_under_path_denies(
     for deny in (("Read(./.env)", "Read(./secrets/**)"), ("Edit(./src/**)",)):
         pc = context(tmp_path / deny[0][:4], deny=deny, mode="bypassPermissions")
         assert bash(pc, command).behavior == "deny", (deny, command)
+    # The control: no deny rule, so nothing to check against (a `cp` whose operand only the
+    # shell knows still asks: it may write a protected path).
     pc = context(tmp_path / "none", mode="bypassPermissions")
-    assert bash(pc, command).behavior == "allow", command  # the control
+    assert bash(pc, command).behavior == ("ask" if " cp " in command else "allow"), command
     pc = context(tmp_path / "default", allow=("Bash(cat:*)", "Bash(grep:*)", "Bash(cd:*)"))
     assert bash(pc, command).behavior == "ask", command
 
@@ -362,3 +364,30 @@ def test_agent_type_allow_stays_exact_and_other_types_run() -> None:
     assert denied_agent_type(deny, ("reviewer",)) == ""
     everything = PermissionContext(mode="default", deny=(parse_rule("Agent", "deny", "user"),))
     assert denied_agent_type(everything, ("general-purpose",))
+
+
+def test_an_exact_rule_does_not_cover_a_command_after_a_state_change(tmp_path: Path) -> None:
+    pc = context(tmp_path, allow=("Bash(git status)", "Bash(git diff:*)"))
+    assert bash(pc, "git status").behavior == "allow"  # the control
+    for command in ("for HOME in tools; do git status; done",
+                    "read HOME <<< tools; git status", "for HOME in tools; do git diff HEAD; done"):  # fmt: skip
+        assert bash(pc, command).behavior == "ask", command
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cd src && printf x > ~-/.lathe/settings.local.toml",
+        "cd src && mkdir -p ~-/.lathe",
+        "cd src && cp /etc/hostname ~-/.git/hooks/pre-commit",
+        "pushd src >/dev/null; echo x >> ~1/.git/config",
+        "read HOME <<< .git; echo x > ~/config",
+        "for PWD in .git; do echo x >> ~+/config; done",
+    ],
+)
+def test_hidden_write_targets_are_protected_in_bypass_without_rules(
+    tmp_path: Path, command: str
+) -> None:
+    pc = context(tmp_path, mode="bypassPermissions")
+    assert bash(pc, command).behavior == "ask", command  # -p denies it; the TUI asks
+    assert bash(pc, "cd src && printf x > ../notes.txt").behavior == "allow"  # the control
