@@ -27,10 +27,14 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import mcp_types as types
 import pytest
 
 from app.agents.loader import load_agents
 from app.config.loader import load_settings
+from app.config.rules import parse_rule
+from app.execution.interfaces import ToolCheckDecider
+from app.mcp.bridge import McpTool
 from app.permissions.context import PermissionContext
 from app.permissions.decider import RuleDecider
 from app.permissions.load import context_from_settings
@@ -42,11 +46,6 @@ from app.permissions.subagent_mode import (
 )
 from app.permissions.trust import set_trusted
 from tests.unit.permissions.helpers import bash, context, make_env, make_project
-import mcp_types as types
-
-from app.config.rules import parse_rule
-from app.execution.interfaces import ToolCheckDecider
-from app.mcp.bridge import McpTool
 from tools.abort import AbortSignal
 from tools.agent import AgentTool
 from tools.base import Tool, ToolContext
@@ -194,9 +193,7 @@ def _generic(pc: PermissionContext, tool: Tool[Any], raw: dict[str, Any]) -> str
 
 @pytest.mark.parametrize("hints", HINTS)
 @pytest.mark.parametrize("mode", ["default", "plan", "dontAsk", "acceptEdits"])
-def test_mcp_read_only_hint_never_allows_by_itself(
-    mode: str, hints: types.ToolAnnotations
-) -> None:
+def test_mcp_read_only_hint_never_allows_by_itself(mode: str, hints: types.ToolAnnotations) -> None:
     tool = _mcp_tool(hints)
     assert tool.is_read_only({}) and tool.is_concurrency_safe({})  # still concurrent
     pc = PermissionContext(mode=mode)  # type: ignore[arg-type]
@@ -210,7 +207,9 @@ def test_mcp_read_only_hint_runs_with_a_rule_or_in_bypass_and_own_tools_still_ru
         pc = PermissionContext(mode="dontAsk", allow=(parse_rule(rule, "allow", "cli"),))
         assert _generic(pc, tool, {}) == "allow", rule
     assert _generic(PermissionContext(mode="bypassPermissions"), tool, {}) == "allow"
-    deny = PermissionContext(mode="bypassPermissions", deny=(parse_rule("mcp__srv", "deny", "cli"),))
+    deny = PermissionContext(
+        mode="bypassPermissions", deny=(parse_rule("mcp__srv", "deny", "cli"),)
+    )
     assert _generic(deny, tool, {}) == "deny"
     # The control: lathe's own read-only tool needs no rule (so the test above can fail).
     todo = {"todos": [{"content": "x", "status": "pending", "activeForm": "x"}]}
@@ -274,8 +273,8 @@ def test_state_set_without_assignment_is_never_approved(
     [
         "for f in a b; do echo $f; done",
         "for i in 1 2 3; do ls; done",
-        "while read -r line; do echo \"$line\"; done < README.md",
-        "read -r first < README.md; echo \"$first\"",
+        'while read -r line; do echo "$line"; done < README.md',
+        'read -r first < README.md; echo "$first"',
         "unset x; ls",
         "export FOO=1; ls",
         "cat ~+/README.md",
@@ -321,7 +320,7 @@ OPAQUE = [
     "case x in *) cat .env;; esac",
     ": ${F:=.env}; cat $F",
     "cat ${F:-.env}",
-    "cat \"${F:-.env}\"",
+    'cat "${F:-.env}"',
     "x=.env; cat ${x@Q}",
     "[[ -f .env ]] && cat .env",
     "select f in .env; do cat $f; break; done <<< 1",

@@ -251,7 +251,7 @@ def test_agent_type_deny_holds_for_every_spelling_and_route(
     args = ["--permission-mode", "bypassPermissions", "--allowedTools", "Skill"]
     if denied:
         args += ["--disallowedTools", "Agent(rev)", "Agent(Explore)"]
-    proc, result = _run(tmp_path, turns, *args, trusted=True)
+    proc, _ = _run(tmp_path, turns, *args, trusted=True)
     ran = list((tmp_path / "state").glob("projects/*/*/subagents/*.meta.json"))
     if denied:
         assert ran == [], proc.stdout[-2000:]
