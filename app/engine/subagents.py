@@ -131,7 +131,7 @@ class SessionSubagents:
         from app.permissions.subagent_mode import denied_agent_type
 
         context = getattr(self.parent.parts.rules, "context", None)
-        denied = denied_agent_type(context, (name, found.name)) if context is not None else ""
+        denied = denied_agent_type(context, (found.name, name)) if context is not None else ""
         if denied:
             raise UnknownAgentType(denied)
         return found

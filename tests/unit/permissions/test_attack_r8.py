@@ -50,6 +50,7 @@ from tools.abort import AbortSignal
 from tools.agent import AgentTool
 from tools.base import Tool, ToolContext
 from tools.bash import BashTool
+from tools.subagent import AgentSummary
 from tools.todo_write import TodoWriteTool
 from tools.write import WriteTool
 
@@ -390,3 +391,15 @@ def test_hidden_write_targets_are_protected_in_bypass_without_rules(
     pc = context(tmp_path, mode="bypassPermissions")
     assert bash(pc, command).behavior == "ask", command  # -p denies it; the TUI asks
     assert bash(pc, "cd src && printf x > ../notes.txt").behavior == "allow"  # the control
+
+
+def test_agent_type_denial_names_the_type_the_session_runs() -> None:
+    # Claude Code 2.1.332 (measured): `explore` under `Agent(Explore)` -> "Agent type 'Explore'
+    # has been denied by permission rule 'Agent(Explore)' ...".
+    tool = AgentTool((AgentSummary("Explore", "looks", "*"), AgentSummary("rev", "r", "*")))
+    pc = PermissionContext(mode="default", deny=(parse_rule("Agent(Explore)", "deny", "cli"),))
+    ctx = ToolContext(cwd="/", project_dir="/", working_dirs=("/",))
+    raw = {"description": "d", "prompt": "p", "subagent_type": "explore"}
+    decision = asyncio.run(RuleDecider(pc).decide(tool, tool.parse_input(raw), raw, ctx))
+    assert decision.behavior == "deny"
+    assert decision.message.startswith("Agent type 'Explore' has been denied by permission rule")
