@@ -99,7 +99,16 @@ def _part_names(part: SimpleCommand) -> list[tuple[str, str]]:
 
 
 def state_change(analysis: ShellAnalysis) -> str:
-    """Why the command may change what a later word of it runs or names, or ""."""
+    """Why the command may change what a later word of it runs or names, or "" (worked out
+    once per analysis: every part's verdict asks)."""
+    cached: str | None = analysis.__dict__.get("_state_change")
+    if cached is None:
+        cached = _state_change(analysis)
+        object.__setattr__(analysis, "_state_change", cached)
+    return cached
+
+
+def _state_change(analysis: ShellAnalysis) -> str:
     written = {k for p in (*analysis.parts, *analysis.nested) for k, _ in p.assignments}
     # The strict lexer's names not written as a part's assignment: a `for` loop's variable.
     for name in sorted(analysis.assigned - written):
