@@ -363,6 +363,8 @@ def _protected(
     read_only = is_read_only_part(part)
     if not read_only:
         targets += _path_args(words) if words and words[0] not in NO_PATH_ARGS else []
+    if state and words and words[0] == "history" and any(_writes_history(w) for w in words[1:]):
+        return f"writes the history file, but {state}"
     for t in targets:
         if t in HARMLESS_TARGETS:
             continue
@@ -487,6 +489,10 @@ def pending_writes(
             for c in cwds:
                 out.update(_expand(target, c, pc.home))
     return frozenset(out)
+
+
+def _writes_history(word: str) -> bool:
+    return word.startswith("-") and not word.startswith("--") and bool(set(word[1:]) & set("wa"))
 
 
 def _unknowable(path: str, cwds: list[str], home: str) -> str:

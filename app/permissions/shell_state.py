@@ -20,7 +20,8 @@ from tools.shell import ShellAnalysis, SimpleCommand
 from tools.shell.commands import base_name, is_dangerous_var
 
 # Beside is_dangerous_var: the ones tilde expansion and `cd` read.
-_PATH_VARS = frozenset({"PATH", "HOME", "PWD", "OLDPWD", "CDPATH", "IFS", "DIRSTACK"})
+# HISTFILE: `history -w` writes there (`history -s` puts any text in it first).
+_PATH_VARS = frozenset({"PATH", "HOME", "PWD", "OLDPWD", "CDPATH", "IFS", "DIRSTACK", "HISTFILE"})
 # Options of `read` and `mapfile` that take a value (the value of `read -a` is a name).
 _READ_VALUE = frozenset("adinNptu")
 _MAPFILE_VALUE = frozenset("dnOsuCc")

@@ -383,6 +383,10 @@ def test_an_exact_rule_does_not_cover_a_command_after_a_state_change(tmp_path: P
         "pushd src >/dev/null; echo x >> ~1/.git/config",
         "read HOME <<< .git; echo x > ~/config",
         "for PWD in .git; do echo x >> ~+/config; done",
+        # `history -w` writes $HISTFILE, and `history -s` chose its text first.
+        "HISTFILE=.git/config; history -s '[core]'; history -w",
+        "read HISTFILE <<< .git/config; history -w",
+        "for HISTFILE in .git/config; do history -a; done",
     ],
 )
 def test_hidden_write_targets_are_protected_in_bypass_without_rules(
