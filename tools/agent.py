@@ -68,6 +68,8 @@ class AgentTool(Tool[AgentInput]):
     aliases = ("Task",)
     runs_subagents = True
     denied_subject_label = "Agent type"
+    # app/agents/loader.py AgentSet.get takes an unambiguous case-blind match of the type.
+    subject_case_blind = True
     search_hint = "delegate a task to a subagent with its own context"
     input_model = AgentInput
     # The subagent's report can be long; persisting it would make the model Read it back.
@@ -99,8 +101,15 @@ class AgentTool(Tool[AgentInput]):
         return PermissionDecision.allow(DecisionReason("tool", "Agent runs without asking"))
 
     def permission_subject(self, input: AgentInput) -> str | None:
-        # `Agent(Explore)` / `Task(Explore)` rules name the agent type, as in Claude Code.
-        return input.subagent_type or DEFAULT_AGENT
+        # `Agent(Explore)` / `Task(Explore)` rules name the agent type, as in Claude Code: the
+        # type the session will run, so `explore` is judged (and named) as `Explore` (Claude
+        # Code 2.1.332: "Agent type 'Explore' has been denied ..." for `explore`, measured).
+        name = input.subagent_type or DEFAULT_AGENT
+        if all(a.name != name for a in self.agents):
+            folded = [a.name for a in self.agents if a.name.lower() == name.lower()]
+            if len(folded) == 1:
+                return folded[0]
+        return name
 
     def summary(self, input: AgentInput) -> str:
         return f"{input.subagent_type or DEFAULT_AGENT}: {input.description}"

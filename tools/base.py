@@ -236,6 +236,14 @@ class Tool(Generic[InputT]):
     # What a specifier rule's subject is called in its deny text ("Agent type" gives Claude
     # Code's "Agent type 'X' has been denied by permission rule ..."); None: the generic text.
     denied_subject_label: ClassVar[str | None] = None
+    # Whether `is_read_only` alone lets a call run without a rule. False where read-only is the
+    # claim of someone else's code (an MCP server's readOnlyHint): Claude Code 2.1.332 asks for
+    # such a tool in every mode but bypass, and so does lathe. Read by app/permissions/decider.py.
+    read_only_allows: ClassVar[bool] = True
+    # Whether the session finds the call's subject without regard to case (the Agent tool takes
+    # `explore` for `Explore`): deny and ask rules then match it case-blind too, so a changed
+    # case never reaches what a rule denies. Allow rules stay exact. Read by the decider.
+    subject_case_blind: ClassVar[bool] = False
 
     def touched_file(self, raw: Mapping[str, Any]) -> str | None:
         """The file a call of a `touches_file` tool works on, as the model wrote it; None when

@@ -126,6 +126,14 @@ class SessionSubagents:
         if found is None:
             names = ", ".join(a.name for a in self.definitions.all())
             raise UnknownAgentType(f"Agent type '{name}' not found. Available agents: {names}")
+        # Every route to a subagent passes here (the Agent tool, a forked skill's `agent:`, a
+        # background launch): an `Agent(TYPE)` deny rule holds for all of them.
+        from app.permissions.subagent_mode import denied_agent_type
+
+        context = getattr(self.parent.parts.rules, "context", None)
+        denied = denied_agent_type(context, (found.name, name)) if context is not None else ""
+        if denied:
+            raise UnknownAgentType(denied)
         return found
 
     async def run(
@@ -317,7 +325,7 @@ class SessionSubagents:
         """The parent's decider, or (its `permissionMode` granted) one in the agent's own mode
         (app/permissions/subagent_mode.py), with the permission view its tools read."""
         from app.permissions.decider import RuleDecider
-        from app.permissions.subagent_mode import ModeDecider, subagent_mode
+        from app.permissions.subagent_mode import ModeDecider, subagent_mode, untrusted_carrier
 
         parts = self.parent.parts
         rules = parts.rules
@@ -325,7 +333,11 @@ class SessionSubagents:
             return parts.decider, None
         if parts.decider is not rules:  # a decider lathe did not build (benchmarks): as is
             return parts.decider, None
-        mode, warning = subagent_mode(definition.permission_mode, rules.context.mode)
+        mode, warning = subagent_mode(
+            definition.permission_mode,
+            rules.context.mode,
+            untrusted=untrusted_carrier(definition.source, rules.context),
+        )
         if warning:
             self.parent.emit(Notice(warning, "warning"))
         if mode is None:

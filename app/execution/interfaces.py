@@ -152,7 +152,7 @@ class ToolCheckDecider:
         own = await tool.check_permissions(input, context)
         if own.behavior != "passthrough":
             return own
-        if tool.is_read_only(input):
+        if tool.is_read_only(input) and tool.read_only_allows:
             return PermissionDecision.allow(DecisionReason("check", "read-only tool"))
         return PermissionDecision.ask(
             f"{tool.name} needs permission",

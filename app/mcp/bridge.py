@@ -66,6 +66,8 @@ class McpTool(JsonSchemaTool):
     """One server tool. Its calls go through the server's connection, which owns the timeouts."""
 
     is_mcp = True
+    # readOnlyHint is the server's word: it makes calls concurrent, never allowed (a rule does).
+    read_only_allows = False
 
     def __init__(self, caller: ToolCaller, spec: types.Tool) -> None:
         server = caller.server_name

@@ -41,6 +41,7 @@ from app.permissions.messages import PLAN_MODE_MESSAGE, part_reason, rule_reason
 from app.permissions.pathprograms import renamed_denied
 from app.permissions.procpaths import bash_secret
 from app.permissions.scriptfiles import runs_scripts, scripts_changed
+from app.permissions.shell_state import state_change
 from app.permissions.shellpaths import has_glob
 from app.permissions.suggest import bash_suggestion, dedupe, runtime_words
 from tools.decisions import DecisionReason, PermissionDecision
@@ -187,6 +188,15 @@ def decide_bash(
         if why:
             text = f"the command cannot be checked against the Bash deny rules ({why})"
             return PermissionDecision.deny(text, DecisionReason("check", text, part=command[:200]))
+    if pc.mode == "bypassPermissions" and (deny_rules.rules or _has_path_deny(pc)):
+        # `for PATH in tools; do cat f; done`, `read HOME <<< $P; cat ~/.env`: what the later
+        # words run or name is not what they say, so no deny rule can be checked against them.
+        # A command the analysis cannot follow (`cat ${F:-.env}`, `case`, `[[`, `$'...'`) may
+        # name any file: with a path deny rule it is refused as with a Bash deny rule above.
+        why = state_change(analysis) if analysis.analysable else unknowable(analysis)
+        if why:
+            text = f"the command cannot be checked against the deny rules ({why})"
+            return PermissionDecision.deny(text, DecisionReason("check", text, part=command[:200]))
     if pc.mode == "bypassPermissions" and _has_read_deny(pc) and analysis.analysable:
         why = read_blind(analysis, pc, _cd_dirs(analysis, cwd, pc.home), _expand)
         why = why or unproven_program(f.words for f in forms)
@@ -308,7 +318,7 @@ def _unsafe(part: SimpleCommand, analysis: ShellAnalysis, form: tuple[str, ...] 
         return f"{why}, which no prefix rule covers"
     if arith_runs_code(analysis):
         return "evaluates a variable's value inside arithmetic, which can run commands"
-    return ""
+    return state_change(analysis)
 
 
 def _rule_blocker(
@@ -357,6 +367,11 @@ def _read_only_blocker(
 _REVEALS_NAMES = frozenset({"xargs"})
 
 
+def _has_path_deny(pc: PermissionContext) -> bool:
+    paths = path_rule_tools("path_read") | path_rule_tools("path_write")
+    return any(r.specifier is not None and r.tool in paths for r in pc.deny)
+
+
 def _has_read_deny(pc: PermissionContext) -> bool:
     cache: dict[str, bool] | None = pc.__dict__.get("_read_deny")
     if cache is None:
@@ -380,6 +395,7 @@ def _verdicts(
     # A part that may change what git runs (its config) makes every later git part unprovable:
     # the repository check reads the config as it stands before the command.
     git_taint = next((w for w in map(_nested_taint, analysis.nested) if w), "")
+    state = state_change(analysis)
     for part in analysis.parts:
         text = part.text
         form = allow_form(part.words)
@@ -387,7 +403,7 @@ def _verdicts(
         words = form if form is not None else part.words
         full = tuple(f"{k}={v}" for k, v in part.assignments) + part.words
         # 1. protected paths: never auto-approved (any mode).
-        prot = _protected(part, words, cwds, pc) or git_write_reason(
+        prot = _protected(part, words, cwds, pc, state) or git_write_reason(
             words, cwds, functools.partial(pending_writes, analysis, pc, cwd, part)
         )
         if prot:
@@ -445,7 +461,9 @@ def _verdicts(
                 whole_rule = True
                 allowed = rule_reason(rule, "allowed", text)
             elif pattern.kind == "exact":
-                if pattern.exact in exact_texts:
+                # A rule names the command's words; after `for HOME in tools` they do not say
+                # what runs (git reads tools/.gitconfig), so only `Bash` itself covers it.
+                if pattern.exact in exact_texts and not state:
                     allowed = rule_reason(rule, "allowed", text)
             elif not unsafe and bash_matches(pattern, words, words_text):
                 allowed = rule_reason(rule, "allowed", text)

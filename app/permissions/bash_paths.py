@@ -17,7 +17,7 @@ from app.permissions.pathprograms import path_write_reason
 from app.permissions.paths import DEVICE_PATHS, inside, protected_reason
 from app.permissions.shellpaths import Unknowable, expand_word, glob_may_be_protected, has_glob
 from app.permissions.treelinks import COPIERS, tree_reason
-from tools.decisions import PermissionDecision
+from tools.decisions import DecisionReason, PermissionDecision
 from tools.shell import (
     ShellAnalysis,
     SimpleCommand,
@@ -351,17 +351,31 @@ def _outside(
 
 
 def _protected(
-    part: SimpleCommand, words: tuple[str, ...], cwds: list[str], pc: PermissionContext
+    part: SimpleCommand,
+    words: tuple[str, ...],
+    cwds: list[str],
+    pc: PermissionContext,
+    state: str = "",
 ) -> str:
+    """Why this part writes a protected path (or may), or "". `state`: why the command changes
+    what its words name (shell_state.state_change), so that a `~` target is not where it says."""
     targets = [r.target for r in part.redirects if r.writes and r.target and not r.dynamic]
     read_only = is_read_only_part(part)
     if not read_only:
         targets += _path_args(words) if words and words[0] not in NO_PATH_ARGS else []
+    if state and words and words[0] == "history" and any(_writes_history(w) for w in words[1:]):
+        return f"writes the history file, but {state}"
     for t in targets:
         if t in HARMLESS_TARGETS:
             continue
         if glob_may_be_protected(t):
             return f"writes to {t}, a pattern that can name a protected path"
+        if state and t.startswith("~"):
+            return f"writes to {t}, but {state}"
+        unknown = _unknowable(t, cwds, pc.home)
+        if unknown:
+            # `cd src && echo x > ~-/.git/config`: only the shell knows where it writes.
+            return f"writes to {t}: {unknown}, which may be a protected path"
         for c in cwds:
             # The expansion holds the literal path, every glob and brace reading, and link targets.
             why = next(
@@ -477,6 +491,20 @@ def pending_writes(
     return frozenset(out)
 
 
+def _writes_history(word: str) -> bool:
+    return word.startswith("-") and not word.startswith("--") and bool(set(word[1:]) & set("wa"))
+
+
+def _unknowable(path: str, cwds: list[str], home: str) -> str:
+    for c in cwds:
+        if not _expand(path, c, home):
+            try:
+                expand_word(path, c, home)
+            except Unknowable as exc:
+                return str(exc)
+    return ""
+
+
 def path_denies(
     analysis: ShellAnalysis, pc: PermissionContext, cwd: str
 ) -> PermissionDecision | None:
@@ -501,6 +529,13 @@ def path_denies(
         if form and form[0] == "git":
             checks += [(f, "write") for c in cwds for f in git_config_writes(form, c, pc.home)]
         for path, access in checks:
+            unknown = _unknowable(path, cwds, pc.home) if pc.mode == "bypassPermissions" else ""
+            if unknown:
+                # `cd src && cat ~-/.env`: a path only the running shell knows may be a denied
+                # one; bypassPermissions has nothing else to stop it (the other modes ask, as
+                # such a path is never shown to be inside the working folders).
+                text = f"{part.text.strip()[:80]}: {unknown}, so the deny rules cannot be checked"
+                return PermissionDecision.deny(text, DecisionReason("check", text, part=part.text))
             cands = tuple(x for c in cwds for x in _expand(path, c, pc.home))
             # A folder argument (`grep -r k ~/.ssh`) reaches what a rule denies inside it.
             cands = cands + tuple(c.rstrip("/") + "/x" for c in cands)

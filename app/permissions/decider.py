@@ -385,6 +385,8 @@ def _decide_generic(
             )
         if strict:  # an allow holds only for the name the call used
             return bool(targets) and fnmatch.fnmatchcase(targets[0], spec)
+        if tool.subject_case_blind:  # `Agent(rev)` denies `Rev`, which finds the same agent
+            return any(fnmatch.fnmatchcase(t.casefold(), spec.casefold()) for t in targets)
         return any(fnmatch.fnmatchcase(t, spec) for t in targets)
 
     rule = next((r for r in pc.deny if matches(r, False)), None)
@@ -406,7 +408,7 @@ def _decide_generic(
     rule = next((r for r in pc.allow if matches(r, True)), None)
     if rule is not None:
         return PermissionDecision.allow(rule_reason(rule, "allowed"))
-    if read_only:
+    if read_only and tool.read_only_allows:
         return PermissionDecision.allow(DecisionReason("check", f"{name} is read-only"))
     text = f"using {name} is not allowed by any rule"
     return _mode_fallback(pc, text, DecisionReason("check", text), (name,))

@@ -7,28 +7,56 @@ plan mode keeps its own mode for the subagent. A declared bypassPermissions is n
 mode; both keep the parent's mode, with a warning. The subagent's decider reads the parent's
 rules live and only its mode differs, so `/permissions` changes still reach it, and the
 policy's disableBypassPermissionsMode can never be widened by an agent file.
+
+An agent file is a carrier like a settings file: one checked into a folder nobody trusted (a
+cloned repository's `.claude/agents/*.md` or `.lathe/agents/*.md`, and so every forked skill that
+names it) may not widen the mode either, as its checked-in `defaultMode` may not
+(app/permissions/load.py): a mode wider than the parent's is ignored with a warning. The user's
+own agents, plugins they installed and `--agents` keep Claude Code's rule.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import fnmatch
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
 from app.config.models import PERMISSION_MODES, PermissionMode
 from app.permissions.context import PermissionContext
 from app.permissions.decider import RuleDecider
+from app.permissions.messages import source_label
 from app.permissions.view import ContextPermissionView
 from tools.base import Tool, ToolContext
 from tools.decisions import PermissionDecision
 
 _PARENT_KEEPS = frozenset({"bypassPermissions", "acceptEdits", "auto", "plan"})
+# Modes that ask for or deny at least what the parent's default or dontAsk does (load.py's list).
+_NOT_WIDER = frozenset({"default", "plan", "dontAsk"})
+# Agent sources a cloned repository writes (app/agents/loader.py agent_folders).
+_CHECKED_IN_SOURCES = frozenset({"project"})
 
 
-def subagent_mode(declared: str | None, parent_mode: str) -> tuple[PermissionMode | None, str]:
-    """The subagent's own mode (None: the parent's) and a warning ("" when none)."""
+def untrusted_carrier(source: str, context: PermissionContext) -> bool:
+    """Whether an agent definition of this source is the words of a folder nobody trusted:
+    checked into the project, in a TUI folder not trusted or a headless run the trust records
+    do not name (`confined`)."""
+    return source in _CHECKED_IN_SOURCES and (context.confined or not context.trusted)
+
+
+def subagent_mode(
+    declared: str | None, parent_mode: str, *, untrusted: bool = False
+) -> tuple[PermissionMode | None, str]:
+    """The subagent's own mode (None: the parent's) and a warning ("" when none). `untrusted`:
+    the definition is a checked-in file of an untrusted folder (untrusted_carrier)."""
     if not declared or parent_mode in _PARENT_KEEPS:
         return None, ""
+    if untrusted and declared not in _NOT_WIDER:
+        return None, (
+            f"Subagent declared permissionMode {declared} ignored: this folder is not trusted "
+            f"(trust it in the TUI, or pass --permission-mode); keeping parent mode "
+            f"'{parent_mode}'."
+        )
     if declared == "bypassPermissions":
         return None, (
             "Subagent declared permissionMode bypassPermissions is not authorized by this "
@@ -41,6 +69,25 @@ def subagent_mode(declared: str | None, parent_mode: str) -> tuple[PermissionMod
         f"Subagent declared permissionMode {declared!r}, which lathe does not have; keeping "
         f"parent mode '{parent_mode}'."
     )
+
+
+def denied_agent_type(context: PermissionContext, names: Iterable[str]) -> str:
+    """Claude Code's text when a deny rule `Agent(TYPE)` (or `Task(TYPE)`, or a bare `Agent`)
+    holds for one of the names a subagent goes by (the type as asked and as found, compared
+    without case, as the session finds it), else "". Checked where every subagent starts, so
+    that a forked skill's `agent:` or a background launch reaches no type a rule denies."""
+    wanted = [n for n in names if n]
+    for rule in context.deny:
+        if rule.tool != "Agent":
+            continue
+        spec = rule.specifier
+        for name in wanted:
+            if spec is None or fnmatch.fnmatchcase(name.casefold(), spec.casefold()):
+                return (
+                    f"Agent type '{name}' has been denied by permission rule '{rule.display()}' "
+                    f"from {source_label(rule.source)}."
+                )
+    return ""
 
 
 class ModeDecider:

@@ -258,6 +258,11 @@ def _agent_writes(fake_api, project: Path, agent: str, *args: str) -> Path:
 
 
 def test_an_agents_accept_edits_mode_lets_its_writes_run(fake_api, project):
+    from app.permissions.trust import set_trusted
+
+    # In a trusted folder: an untrusted one's checked-in agent widens nothing (attack round 8,
+    # tests/unit/permissions/test_attack_r8_end_to_end.py).
+    set_trusted(project)
     _agent(project, "acc", "permissionMode: acceptEdits")
     assert _agent_writes(fake_api, project, "acc").is_file()
 

@@ -76,7 +76,11 @@ async def _run(
 
 
 async def test_read_only_tool_runs_and_returns_text(manager: McpManager, tmp_path: Path) -> None:
-    out = await _run("mcp__demo__echo", {"text": "hi"}, manager.tools(), tmp_path)
+    # readOnlyHint is the server's own word: it still asks (here: refused), as in Claude Code.
+    asked = await _run("mcp__demo__echo", {"text": "hi"}, manager.tools(), tmp_path)
+    assert asked.is_error and "echo: hi" not in str(asked.result_block)
+    allow = _decider(tmp_path, allow=("mcp__demo__echo",))
+    out = await _run("mcp__demo__echo", {"text": "hi"}, manager.tools(), tmp_path, allow)
     assert not out.is_error, out.result_block
     assert out.result_block["content"] == [{"type": "text", "text": "echo: hi"}]
 
@@ -175,7 +179,10 @@ async def test_post_hook_rewrites_output_before_it_is_recorded(
     manager: McpManager, tmp_path: Path
 ) -> None:
     hooks = _RewritingHooks()
-    out = await _run("mcp__demo__echo", {"text": "secret"}, manager.tools(), tmp_path, hooks=hooks)
+    allow = _decider(tmp_path, allow=("mcp__demo__echo",))
+    out = await _run(
+        "mcp__demo__echo", {"text": "secret"}, manager.tools(), tmp_path, allow, hooks=hooks
+    )
     assert hooks.seen == [("mcp__demo__echo", True, [{"type": "text", "text": "echo: secret"}])]
     assert out.result_block["content"] == "[redacted by hook]"
     assert "secret" not in json.dumps(out.result_block)
@@ -228,7 +235,8 @@ async def test_abort_cancels_a_running_call(tmp_path: Path) -> None:
         out = await asyncio.wait_for(task, 10)
         assert out.is_error and "interrupted" in out.result_block["content"]
         echo = next(t for t in manager.tools() if t.name == "mcp__demo__echo")
-        ok = await _run(echo.name, {"text": "after"}, [echo], tmp_path)
+        allow = _decider(tmp_path, allow=("mcp__demo",))
+        ok = await _run(echo.name, {"text": "after"}, [echo], tmp_path, allow)
         assert ok.result_block["content"] == [{"type": "text", "text": "echo: after"}]
     assert server_pids(marker) == []
 
@@ -247,8 +255,8 @@ async def test_http_tools_run_through_the_pipeline(http_server: str, tmp_path: P
     async with McpManager([spec], McpOptions(connect_timeout=8, call_timeout=1.5)) as manager:
         await manager.start()
         tools = manager.tools()
-        out = await _run("mcp__remote__echo", {"text": "over http"}, tools, tmp_path)
+        allow = _decider(tmp_path, allow=("mcp__remote__echo", "mcp__remote__hang"))
+        out = await _run("mcp__remote__echo", {"text": "over http"}, tools, tmp_path, allow)
         assert out.result_block["content"] == [{"type": "text", "text": "echo: over http"}]
-        allow = _decider(tmp_path, allow=("mcp__remote__hang",))
         hung = await _run("mcp__remote__hang", {}, tools, tmp_path, allow)
         assert hung.is_error and "did not answer" in hung.result_block["content"]
