@@ -95,13 +95,13 @@ async def _progress() -> tuple[float, float]:
         panel = app.main.progress
         shown = [-1]  # the newest tick the panel has rendered
         sent = [-1]
-        render = panel.render
+        render_line = panel.render_line  # the panel draws line by line (Textual's Line API)
 
-        def tracked_render() -> Any:
+        def tracked_render(y: int) -> Any:
             shown[0] = sent[0]
-            return render()
+            return render_line(y)
 
-        panel.render = tracked_render  # type: ignore[method-assign]
+        panel.render_line = tracked_render  # type: ignore[method-assign]
         cpu0, wall0 = time.process_time(), time.perf_counter()
         pending: list[tuple[float, asyncio.Future[float]]] = []
         for tick in range(250):  # 5 s at 50 events/s per tool
