@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Any
 
 from textual.app import App
 from textual.timer import Timer
@@ -25,7 +26,7 @@ FRAME_S = 1 / 60
 class TailRepaints:
     def __init__(
         self,
-        app: App[object],
+        app: App[Any],
         repaint: Callable[[str], None],
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
