@@ -9,8 +9,11 @@ Clocks:
   changing, to the last word on screen;
 - request to last word (the +4 s run): the fake receiving the request to the last word on screen,
   which is the rendering of the stream once the request is out;
-- paced: a stream of one chunk a millisecond, its last byte written to the last word on screen
-  (the target is one frame, 16.7 ms; the screen is polled, so this reads a few ms high).
+- paced: a stream of one chunk a millisecond, its last text delta written to the last word on
+  screen (the target is one frame, 16.7 ms). The screen is read by a tmux control-mode client
+  (bench/pane_watch.py), and a floor client that writes each delta as it arrives
+  (bench/instant_client.py) shows what the measurement itself costs (LATHE_BENCH_FLOOR=0: not run;
+  LATHE_BENCH_POLL=capture: the old `capture-pane` poll every 3 ms, to compare).
 
 lathe and Claude Code (when its binary is there: see bench/startup_clients.py) run alternately,
 round after round, so the machine's load falls on both alike; the table shows medians, and with
@@ -63,7 +66,7 @@ CLOCKS = (
     ("enter_0_5", "Enter 0.5 s after the screen settles: to last word"),
     ("enter_4", "Enter 4 s after the screen settles: to last word"),
     ("request_to_last", "  the same: request received to last word"),
-    ("paced", "paced 1 ms/chunk: last byte sent to last word"),
+    ("paced", "paced 1 ms/chunk: last delta sent to last word"),
 )
 
 
@@ -133,7 +136,7 @@ class Bench:
 
     def enter_clock(self, client: Client, after: float, delay: float = 0.0) -> tuple[float, float]:
         """(Enter to last word, request received to last word), or for a paced stream the
-        second figure is last byte sent to last word."""
+        second figure is last text delta sent to last word."""
         self.fake.load(_words(delay))
         pane = self._pane(client, [])
         try:
@@ -146,14 +149,18 @@ class Bench:
             pane.send("Enter")
             seen = _wait(pane, LAST)
             request = self._answered(since) if delay else self.fake.main_requests(since)[-1]
-            mark = request["finished"] if delay else request["received"]
+            # Paced: from the last text delta written (the stream's closing events come after).
+            mark = (
+                (request.get("last_text") or request["finished"]) if delay else request["received"]
+            )
             return seen - t0, seen - float(mark)
         finally:
             pane.kill()
 
     def _answered(self, since: int) -> dict[str, object]:
         """The request once the fake has written its answer's last byte: a client that shows
-        words as they come (the floor) shows the last one before the stream's closing events."""
+        words as they come (the floor) shows the last one before the stream's closing events,
+        and its record is complete only then."""
         deadline = time.monotonic() + 10
         while True:
             request = self.fake.main_requests(since)[-1]
@@ -261,7 +268,7 @@ def run() -> list[Row]:
         rows.append(
             Row(
                 "startup",
-                "Claude Code: paced, last byte to last word",
+                "Claude Code: paced, last delta to last word",
                 f"{paced * 1000:.0f} ms",
                 "-",
                 None,
