@@ -164,3 +164,47 @@ async def test_while_streaming_the_parser_only_sees_the_last_block() -> None:
             # By the end the answer has seven blocks; a parse sees the last one and what came.
             assert len([b for b in src.split("\n\n") if b.strip()]) <= 2, src[:80]
         assert any("Paragraph 5" in src for src in sources)
+
+
+async def test_a_streaming_paragraph_grows_in_steps_so_most_new_lines_need_no_layout(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from widgets.stream_tail import RESERVE_LINES
+
+    passes: list[int] = []
+    original = textual.screen.Screen._refresh_layout
+
+    def counting(self: Any, *args: Any, **kw: Any) -> Any:
+        passes.append(1)
+        return original(self, *args, **kw)
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.handle_engine_event(TurnStarted("go"))
+        app.handle_engine_event(TextDelta("w ", 0))
+        await pilot.pause()
+        block = app.router.assistant
+        assert block is not None and block._tail is not None
+        tail = block._tail
+        monkeypatch.setattr(textual.screen.Screen, "_refresh_layout", counting)
+        grown = 0
+        for i in range(400):  # ~30 wrapped lines at this width, each delta its own frame
+            before = tail._lines
+            app.handle_engine_event(TextDelta(f"word{i} ", 0))
+            await pilot.pause()
+            grown += max(0, tail._lines - before)
+            # The widget is never shorter than its text: no line is cut off.
+            assert tail._reserved == 0 or tail._lines <= tail._reserved
+        monkeypatch.setattr(textual.screen.Screen, "_refresh_layout", original)
+        freezes = len(tail.chunks) + (tail.live is not None)
+        assert grown >= 20
+        # A layout pass per RESERVE_LINES new lines and one at each freeze, not one per line.
+        # Growing line by line costs two passes a line (the layout, the scroll to the end);
+        # in steps, about two a step and a few at each freeze.
+        assert len(passes) <= 2 * (grown // RESERVE_LINES + freezes) + 3
+        assert len(passes) < grown
+        block.finish()
+        await block.settle()
+        await pilot.pause()
+        for child in block.children:
+            assert child.styles.min_height is None  # the reserve goes with the stream
