@@ -9,8 +9,11 @@ Clocks:
   changing, to the last word on screen;
 - request to last word (the +4 s run): the fake receiving the request to the last word on screen,
   which is the rendering of the stream once the request is out;
-- paced: a stream of one chunk a millisecond, its last byte written to the last word on screen
-  (the target is one frame, 16.7 ms; the screen is polled, so this reads a few ms high).
+- paced: a stream of one chunk a millisecond, its last text delta written to the last word on
+  screen (the target is one frame, 16.7 ms). The screen is read by a tmux control-mode client
+  (bench/pane_watch.py), and a floor client that writes each delta as it arrives
+  (bench/instant_client.py) shows what the measurement itself costs (LATHE_BENCH_FLOOR=0: not run;
+  LATHE_BENCH_POLL=capture: the old `capture-pane` poll every 3 ms, to compare).
 
 lathe and Claude Code (when its binary is there: see bench/startup_clients.py) run alternately,
 round after round, so the machine's load falls on both alike; the table shows medians, and with
@@ -37,6 +40,7 @@ from bench.startup_clients import (
     claude_binary,
     claude_client,
     install_lathe,
+    instant_client,
     lathe_client,
     scratch,
 )
@@ -44,6 +48,9 @@ from bench.table import Row
 
 WORDS = [f"w{i} " for i in range(2000)]
 LAST = "w1999"
+# The client that shows each delta the moment it arrives: what the clocks read for it is the
+# measurement's own cost (bench/instant_client.py).
+FLOOR = "floor (instant printer)"
 PROMPT = "qx7"  # typed into the input; a string no screen shows by itself
 # Claude Code 2.1.332 on this machine, from issue 18 (used when its binary is absent).
 ISSUE_FIGURES = {
@@ -59,7 +66,7 @@ CLOCKS = (
     ("enter_0_5", "Enter 0.5 s after the screen settles: to last word"),
     ("enter_4", "Enter 4 s after the screen settles: to last word"),
     ("request_to_last", "  the same: request received to last word"),
-    ("paced", "paced 1 ms/chunk: last byte sent to last word"),
+    ("paced", "paced 1 ms/chunk: last delta sent to last word"),
 )
 
 
@@ -70,14 +77,9 @@ def _words(delay: float = 0.0) -> dict[str, object]:
     return {"turns": [turn]}
 
 
-def _wait(pane: Pane, text: str, timeout: float = 60.0, interval: float = 0.003) -> float:
-    """The moment `text` is first seen on the screen."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if text in pane.screen():
-            return time.monotonic()
-        time.sleep(interval)
-    raise AssertionError(f"timed out waiting for {text!r}; the screen was:\n{pane.screen()}")
+def _wait(pane: Pane, text: str, timeout: float = 60.0) -> float:
+    """The moment `text` is first seen on the screen (bench/pane_watch.py: to a fraction of a ms)."""
+    return pane.seen(text, timeout)
 
 
 def _settled(pane: Pane, ready: str, quiet: float = 0.3, timeout: float = 20.0) -> float:
@@ -134,7 +136,7 @@ class Bench:
 
     def enter_clock(self, client: Client, after: float, delay: float = 0.0) -> tuple[float, float]:
         """(Enter to last word, request received to last word), or for a paced stream the
-        second figure is last byte sent to last word."""
+        second figure is last text delta sent to last word."""
         self.fake.load(_words(delay))
         pane = self._pane(client, [])
         try:
@@ -146,13 +148,32 @@ class Bench:
             t0 = time.monotonic()
             pane.send("Enter")
             seen = _wait(pane, LAST)
-            request = self.fake.main_requests(since)[-1]
-            mark = request["finished"] if delay else request["received"]
-            return seen - t0, max(0.0, seen - float(mark))
+            request = self._answered(since) if delay else self.fake.main_requests(since)[-1]
+            # Paced: from the last text delta written (the stream's closing events come after).
+            mark = (
+                (request.get("last_text") or request["finished"]) if delay else request["received"]
+            )
+            return seen - t0, seen - float(mark)
         finally:
             pane.kill()
 
+    def _answered(self, since: int) -> dict[str, object]:
+        """The request once the fake has written its answer's last byte: a client that shows
+        words as they come (the floor) shows the last one before the stream's closing events,
+        and its record is complete only then."""
+        deadline = time.monotonic() + 10
+        while True:
+            request = self.fake.main_requests(since)[-1]
+            if request["finished"] or time.monotonic() > deadline:
+                return request
+            time.sleep(0.01)
+
     def round(self, client: Client) -> dict[str, float]:
+        if client.name == FLOOR:
+            # It has no -p and no prompt argument: only the clocks that time the stream.
+            _, request_to_last = self.enter_clock(client, 1.0)
+            _, paced = self.enter_clock(client, 1.0, delay=0.001)
+            return {"request_to_last": request_to_last, "paced": paced}
         figures = {"print": self.print_clock(client), "prompt_arg": self.prompt_arg_clock(client)}
         figures["enter_0_5"], _ = self.enter_clock(client, 0.5)
         figures["enter_4"], figures["request_to_last"] = self.enter_clock(client, 4.0)
@@ -175,6 +196,8 @@ def _clients(bench: Bench) -> list[Client]:
     binary = claude_binary()
     if binary is not None:
         clients.append(claude_client(bench.root, bench.fake, binary))
+    if os.environ.get("LATHE_BENCH_FLOOR", "1") != "0":
+        clients.append(instant_client(bench.root, bench.fake))
     return clients
 
 
@@ -189,7 +212,8 @@ def measure(log: Callable[[str], None] | None = None) -> dict[str, dict[str, lis
             bench = Bench(Path(tmp), fake)
             clients = _clients(bench)
             for client in clients:  # warm-up: writes the bytecode, fills the OS file cache
-                bench.print_clock(client)
+                if client.name != FLOOR:
+                    bench.print_clock(client)
             for n in range(rounds):
                 for client in clients if n % 2 == 0 else reversed(clients):
                     figures = bench.round(client)
@@ -215,8 +239,9 @@ def run() -> list[Row]:
     results = measure()
     claude = results.get("Claude Code")
     rows: list[Row] = []
+    floor = results.get(FLOOR)
     for name, figures in results.items():
-        if name == "Claude Code":
+        if name in ("Claude Code", FLOOR):
             continue
         for key, label in CLOCKS:
             mine = statistics.median(figures[key])
@@ -233,12 +258,17 @@ def run() -> list[Row]:
                 ref = ISSUE_FIGURES[key]
                 shown, ok = f"<= {ref * 1000:.0f} ms (CC in issue 18)", mine <= ref
             rows.append(Row("startup", f"{name}: {label}", measured, shown, ok))
+    if floor:
+        for key in ("request_to_last", "paced"):
+            label = dict(CLOCKS)[key].strip()
+            value = statistics.median(floor[key])
+            rows.append(Row("startup", f"{FLOOR}: {label}", f"{value * 1000:.1f} ms", "-", None))
     if claude:
         paced = statistics.median(claude["paced"])
         rows.append(
             Row(
                 "startup",
-                "Claude Code: paced, last byte to last word",
+                "Claude Code: paced, last delta to last word",
                 f"{paced * 1000:.0f} ms",
                 "-",
                 None,

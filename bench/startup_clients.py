@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench.pane_watch import PaneWatch
 from tests.tui.tmux_driver import HEIGHT, ROOT, WIDTH, Tmux
 
 MODEL = "claude-sonnet-4-6"
@@ -122,6 +123,30 @@ class Pane(Tmux):
         self._tmux(
             "new-session", "-d", "-s", "main", "-x", str(WIDTH), "-y", str(HEIGHT), str(script)
         )
+        self._watch: PaneWatch | None = None
+
+    def seen(self, text: str, timeout: float = 60.0) -> float:
+        """When `text` first showed, read by a control-mode client (bench/pane_watch.py); with
+        LATHE_BENCH_POLL=capture by the old `capture-pane` poll every 3 ms (to compare the two)."""
+        if os.environ.get("LATHE_BENCH_POLL") == "capture":
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline:
+                if text in self.screen():
+                    return time.monotonic()
+                time.sleep(0.003)
+            raise AssertionError(
+                f"timed out waiting for {text!r}; the screen was:\n{self.screen()}"
+            )
+        if self._watch is None:
+            self._watch = PaneWatch(self.socket, self.target)
+        return self._watch.wait_for(text, timeout)
+
+    def kill(self) -> None:
+        if getattr(self, "_watch", None) is not None:
+            assert self._watch is not None
+            self._watch.close()
+            self._watch = None
+        super().kill()
 
 
 def _base_env(home: Path, fake: Fake) -> dict[str, str]:
@@ -189,6 +214,15 @@ def claude_client(root: Path, fake: Fake, binary: str) -> Client:
         "DISABLE_AUTOUPDATER": "1",
     }
     return Client("Claude Code", [binary], env, home, repo, "❯")
+
+
+def instant_client(root: Path, fake: Fake) -> Client:
+    """The floor of the streaming clocks: bench/instant_client.py writes each delta as it comes."""
+    home = root / "instant"
+    home.mkdir(exist_ok=True)
+    env = _base_env(home, fake) | {"ANTHROPIC_API_KEY": "bench", "PYTHONPATH": str(ROOT)}
+    argv = [sys.executable, "-m", "bench.instant_client"]
+    return Client("floor (instant printer)", argv, env, home, home, "ready>")
 
 
 def install_lathe(root: Path) -> str | None:

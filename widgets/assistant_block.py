@@ -11,6 +11,7 @@ from textual.widgets._markdown import MarkdownParagraph
 
 from widgets.frozen_markdown import FrozenMarkdown
 from widgets.markdown_render import MARKDOWN_LAYOUT_CSS, parser_factory
+from widgets.paint_now import paint_now
 from widgets.stream_tail import StreamTail
 
 
@@ -65,6 +66,10 @@ class AssistantBlock(Markdown):
                 continue
             await self._hand_back(chunk)
             self._start_tail()
+        if self.finished:
+            # No delta will follow: the frame with the last words goes out now, not at the
+            # next tick of the screen's update timer (widgets/paint_now.py).
+            paint_now(self)
         if self.finished and self._tail is not None:
             # The tail shows the last words: let that frame out first, then render the
             # paragraph exactly (a full parse, off the path to the last word on screen).
@@ -100,8 +105,11 @@ class AssistantBlock(Markdown):
         """The message is complete; `full_text`, if given, replaces what the deltas built."""
         self.finished = True
         if full_text is None or full_text == self.markdown_text:
-            if self._tail is not None and (self._flusher is None or self._flusher.done()):
-                self._flusher = asyncio.get_running_loop().create_task(self._flush())
+            if self._flusher is None or self._flusher.done():
+                if self._tail is not None:
+                    self._flusher = asyncio.get_running_loop().create_task(self._flush())
+                else:
+                    paint_now(self)
             return
         self._pending.clear()
         self.markdown_text = full_text

@@ -15,6 +15,7 @@ from typing import Literal
 from rich.console import RenderableType
 from rich.text import Text
 from textual.geometry import Size
+from textual.strip import Strip
 from textual.widget import Widget
 
 from widgets.tool_block import format_elapsed
@@ -184,43 +185,69 @@ class ProgressPanel(Widget):
         # render the whole panel just to measure it on every layout.
         return 1 + len(self.rows)
 
+    def render_line(self, y: int) -> Strip:
+        """One line of the panel: the header, then a row per tool. Textual's Line API: while
+        tools report, every frame repaints the panel, and building each line's segments directly
+        costs a fifth of rendering one 17-line Text (which Textual wraps and splits whole)."""
+        width = self.content_size.width
+        base = self.rich_style
+        if y == 0:
+            line = self._header()
+        else:
+            rows = list(self.rows.values())
+            if y > len(rows):
+                return Strip.blank(width, base)
+            line = self._row(rows[y - 1], self.clock(), max(width, 40))
+        line.stylize_before(base)
+        strip = Strip(line.render(self.app.console, end=""), line.cell_len)
+        return strip.crop_extend(0, width, base)
+
     def render(self) -> RenderableType:
-        """Plain lines of fixed columns: far cheaper than a rich Table, re-rendered each frame
-        while tools report."""
+        """The whole panel as one Text (what `render_line` draws line by line)."""
         now = self.clock()
         width = max(self.content_size.width, 40)
+        out = Text(no_wrap=True, overflow="crop")
+        out.append_text(self._header())
+        for row in self.rows.values():
+            out.append("\n")
+            out.append_text(self._row(row, now, width))
+        return out
+
+    def _header(self) -> Text:
+        return Text(f"Tools: {self.counts()}", style="bold")
+
+    def _row(self, row: ProgressRow, now: float, width: int) -> Text:
+        """Plain fixed columns: far cheaper than a rich Table, drawn each frame while tools
+        report."""
         flexible = width - FIXED_COLUMNS
         label_width = max(8, flexible * 2 // 5)
         line_width = max(0, flexible - label_width)
+        icon, style = ROW_ICONS[row.state]
+        if row.finished_at is not None:
+            elapsed = format_elapsed(row.elapsed) if row.elapsed is not None else ""
+        elif row.state == "awaiting":
+            elapsed = "waiting"
+        elif row.started_at is not None:
+            elapsed = format_elapsed(max(0.0, now - row.started_at))
+        else:
+            elapsed = ""
         out = Text(no_wrap=True, overflow="crop")
-        out.append(f"Tools: {self.counts()}", style="bold")
-        for row in self.rows.values():
-            icon, style = ROW_ICONS[row.state]
-            if row.finished_at is not None:
-                elapsed = format_elapsed(row.elapsed) if row.elapsed is not None else ""
-            elif row.state == "awaiting":
-                elapsed = "waiting"
-            elif row.started_at is not None:
-                elapsed = format_elapsed(max(0.0, now - row.started_at))
-            else:
-                elapsed = ""
-            out.append("\n")
-            out.append(icon, style=style)
-            out.append(" ")
-            label = Text(row.name, style="bold")
-            if row.summary:
-                label.append(f" {row.summary}")
-            label.truncate(label_width, overflow="ellipsis", pad=True)
-            out.append_text(label)
-            out.append(f" {elapsed:>7} ", style="dim")
-            if row.fraction is not None:
-                out.append_text(bar(row.fraction))
-            else:
-                out.append(" " * (BAR_WIDTH + 5))
-            out.append(" ")
-            last = Text(row.last_line, style="dim")
-            last.truncate(line_width, overflow="ellipsis")
-            out.append_text(last)
+        out.append(icon, style=style)
+        out.append(" ")
+        label = Text(row.name, style="bold")
+        if row.summary:
+            label.append(f" {row.summary}")
+        label.truncate(label_width, overflow="ellipsis", pad=True)
+        out.append_text(label)
+        out.append(f" {elapsed:>7} ", style="dim")
+        if row.fraction is not None:
+            out.append_text(bar(row.fraction))
+        else:
+            out.append(" " * (BAR_WIDTH + 5))
+        out.append(" ")
+        last = Text(row.last_line, style="dim")
+        last.truncate(line_width, overflow="ellipsis")
+        out.append_text(last)
         return out
 
 

@@ -28,6 +28,10 @@ from textual.widgets._markdown import MarkdownParagraph
 
 # Lines kept live below the frozen ones; freezing happens when twice as many have built up.
 LIVE_LINES = 12
+# The live widget's height grows this many lines at a time: a new line inside the reserved ones
+# repaints that widget alone; only a step is a layout pass (and a repaint of the whole screen,
+# which scrolls), the costly part of a frame while an answer streams.
+RESERVE_LINES = 4
 _PAIRS = {"[": "]", "(": ")", "<": ">"}
 _CLOSERS = {v: k for k, v in _PAIRS.items()}
 _RUNS = "`*_~"
@@ -89,6 +93,7 @@ class StreamTail:
         self.unstable = source.lstrip()  # source not yet cut off
         self.live: LiveParagraph | None = None
         self._lines = 0  # wrapped lines the widget being extended had at its last update
+        self._reserved = 0  # the height the widget being extended was given (0: its own)
         self._last_start = 0  # where its last line starts in its text
 
     def _inline(self, src: str) -> Content:
@@ -118,9 +123,13 @@ class StreamTail:
             self._last_start = offsets[-1] if offsets else 0
         target = self.live if self.live is not None else self.head
         target._content = tail
-        # Most deltas do not start a line: then only this widget is repainted, with no layout
-        # pass over the screen.
-        target.update(tail, layout=lines != self._lines or lines == 0)
+        # Most deltas do not start a line, and most new lines fit the reserved height: then only
+        # this widget is repainted, with no layout pass over the screen.
+        relayout = lines == 0 or (lines != self._lines and lines > self._reserved)
+        if relayout and lines > 0:
+            self._reserved = lines + RESERVE_LINES - 1
+            target.styles.min_height = self._reserved
+        target.update(tail, layout=relayout)
         self._lines = lines
 
     def _freeze(self, offsets: list[int]) -> bool:
@@ -136,6 +145,7 @@ class StreamTail:
         cut = starts[-1]
         piece, self.stable = self.stable[:cut], self.stable[cut:]
         self._lines = -1  # the live widget changes height
+        self._unreserve()
         if self.live is None:
             self.head.set_content(piece)
             self.head.add_class("-stream-head")
@@ -152,8 +162,14 @@ class StreamTail:
     def _paragraph(self) -> LiveParagraph:
         return LiveParagraph(self.block, Token("paragraph_open", "p", 1))
 
+    def _unreserve(self) -> None:
+        target = self.live if self.live is not None else self.head
+        target.styles.min_height = None
+        self._reserved = 0
+
     def close(self) -> None:
         """Hand the paragraph back to the Markdown widget (it re-renders it exactly)."""
+        self._unreserve()
         self.head.remove_class("-stream-head")
         for widget in [*self.chunks, self.live]:
             if widget is not None:

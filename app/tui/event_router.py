@@ -11,7 +11,6 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from textual.content import Content
-from textual.timer import Timer
 
 from app.engine.api import (
     MAX_TAIL_CHARS,
@@ -42,6 +41,7 @@ from app.engine.api import (
 )
 from app.tui.attempts import AttemptBlocks
 from app.tui.history import ReplayedHistory, archived_renderables
+from app.tui.tail_repaint import TailRepaints
 from app.tui.translate import finished_fields, plan_items, queued_state, waiting_fields
 from widgets.message_blocks import NoticeBlock, NoticeLevel, UserBlock
 from widgets.thinking_block import ThinkingBlock, thinking_blocks
@@ -56,7 +56,6 @@ INTERRUPTED_TEXT = "Interrupted · tell lathe what to do instead"
 DENIED_TEXT = "Denied · tell lathe what to do instead"
 
 
-TAIL_HZ = 10
 # A resumed conversation keeps only its last few blocks as widgets (what fits on a screen); the
 # rest is archived data. Every live widget is layout work on each later append.
 REPLAY_LIVE_EVENTS = 12
@@ -67,8 +66,8 @@ class EventRouter:
         self.app = app
         self.assistant: AssistantBlock | None = None
         self.tool_blocks: dict[str, ToolBlock] = {}
-        self._dirty_tails: set[str] = set()
-        self._tail_timer: Timer | None = None
+        # Running blocks' output tails, repainted a few per frame (app/tui/tail_repaint.py).
+        self.tails = TailRepaints(app, self._repaint_tail)
         # Whether this response's text arrived as deltas: then AssistantMessage adds nothing (its
         # text is already on screen, possibly split around tool blocks); else it is shown whole.
         self._streamed = False
@@ -233,16 +232,15 @@ class EventRouter:
                 block = self.tool_blocks.get(tool_use_id)
                 if block is not None and event.output:
                     # The panel shows the newest line at once; the block's tail in the
-                    # conversation is repainted at most TAIL_HZ times a second, so 16 busy tools
-                    # do not make every frame redraw 16 blocks.
+                    # conversation is repainted at most TAIL_HZ times a second, and only a couple
+                    # of blocks in one frame, so 16 busy tools never make one frame redraw 16.
                     block.state.output_tail = (block.state.output_tail + event.output)[
                         -MAX_TAIL_CHARS:
                     ]
-                    self._dirty_tails.add(tool_use_id)
-                    if self._tail_timer is None:
-                        self._tail_timer = self.app.set_timer(1 / TAIL_HZ, self._flush_tails)
+                    self.tails.mark(tool_use_id)
             case "finished":
                 done = self.tool_blocks.pop(tool_use_id, None)
+                self.tails.forget(tool_use_id)
                 if done is not None:
                     done.update_state(**finished_fields(view))
                 screen.progress.finished(
@@ -282,13 +280,10 @@ class EventRouter:
                 self.tool_blocks.pop(block.state.tool_use_id, None)
         self.attempt.abandon(event, conversation)
 
-    def _flush_tails(self) -> None:
-        self._tail_timer = None
-        dirty, self._dirty_tails = self._dirty_tails, set()
-        for tool_use_id in dirty:
-            block = self.tool_blocks.get(tool_use_id)
-            if block is not None:
-                block.update_state(output_tail=block.state.output_tail)
+    def _repaint_tail(self, tool_use_id: str) -> None:
+        block = self.tool_blocks.get(tool_use_id)
+        if block is not None:
+            block.update_state(output_tail=block.state.output_tail)
 
     def _load_history(self, events: tuple[EngineEvent, ...]) -> None:
         """Old blocks go to the archive as renderables; the newest are shown as live blocks."""

@@ -44,6 +44,9 @@ class RecordedRequest:
     # start-up bench times a client's start to its first request with it.
     received: float = 0.0
     finished: float = 0.0  # when the answer's last byte was written (same clock)
+    # When the last text delta was written: how far a client's screen is behind the stream
+    # (its closing events come after it, each paced too).
+    last_text: float = 0.0
 
 
 class _QuietServer(ThreadingHTTPServer):
@@ -266,7 +269,7 @@ class _Handler(BaseHTTPRequestHandler):
                 time.sleep(turn.delay)  # a slow non-streamed answer (e.g. a summary request)
             self._json(200, sse.turn_message(turn, model=body["model"], input_tokens=input_tokens))
             return
-        self._stream(turn, body["model"], input_tokens)
+        self._stream(turn, body["model"], input_tokens, rec)
         rec.finished = time.monotonic()
 
     def _check(self, path: str, headers: dict[str, str], body: Any) -> tuple[int, str]:
@@ -288,7 +291,9 @@ class _Handler(BaseHTTPRequestHandler):
             return 400, str(exc)
         return 200, ""
 
-    def _stream(self, turn: Turn, model: str, input_tokens: int) -> None:
+    def _stream(
+        self, turn: Turn, model: str, input_tokens: int, rec: RecordedRequest | None = None
+    ) -> None:
         self.send_response(200)
         self.send_header("content-type", "text/event-stream")
         self.send_header("cache-control", "no-cache")
@@ -315,6 +320,9 @@ class _Handler(BaseHTTPRequestHandler):
                 if turn.delay and n:
                     time.sleep(turn.delay)
                 self._chunk(sse.encode(name, data))
+                text_delta = data.get("delta", {}).get("type") == "text_delta"
+                if rec is not None and name == "content_block_delta" and text_delta:
+                    rec.last_text = time.monotonic()
             self.wfile.write(b"0\r\n\r\n")
         except (BrokenPipeError, ConnectionResetError):
             # The client closed the stream (an interrupt); nothing left to answer.
