@@ -48,6 +48,9 @@ NOT_BEFORE_FIRST_REQUEST = (
     ("textual", "the TUI"),
     ("httpx", "the older HTTP library: HTTP hooks and WebFetch import it where they run"),
     ("anthropic.types.beta", "the SDK's beta types: only an error response loads them"),
+    ("app.permissions.bash", "the shell analysis: loads with the first command judged"),
+    ("app.permissions.bash_bypass", "the shell analysis' bypass checks"),
+    ("pathspec", "gitignore matching: the first path rule or ignore file judged loads it"),
 )
 
 
