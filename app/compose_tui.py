@@ -7,22 +7,24 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from app.cli import CliOptions
-from app.compose import cli_overrides, engine_options
+from app.compose_options import cli_overrides, engine_options
 from app.config.paths import config_dir, home_dir, project_dir
 from app.config.ui_settings import user_settings_path
 from app.config.watch import keymap_from, watch_settings
-from app.engine.api import Notice, SessionPort
-from app.permissions.reload import SettingsChange, SettingsReloader
+from app.engine.api import EngineEvent, Notice, SessionPort
 from app.tui.ports import EventSink, SessionSummary, SettingsReport, TuiConfig
 
 if TYPE_CHECKING:
     from app.config.loader import CliOverrides, LoadedSettings
+    from app.permissions.reload import SettingsChange, SettingsReloader
     from app.tui.app import LatheApp
+    from app.tui.history import ReplayedHistory
+    from app.tui.ports import EarlyTurn
 
 
 def git_branch(folder: Path) -> str:
@@ -170,11 +172,18 @@ def make_config(
         keymap=keymap,
         progress_placement=placement,
         settings_watch=FileSettingsWatch(
-            SettingsReloader(project, cli, trusted=lambda: is_trusted(project)), files
+            lambda: _reloader(project, cli, lambda: is_trusted(project)), files
         ),
         settings_problems=problems,
         check_settings=check,
     )
+
+
+def _reloader(project: Path, cli: CliOverrides, trusted: Callable[[], bool]) -> SettingsReloader:
+    # The permission system loads with the watch, after the first frame, not before it.
+    from app.permissions.reload import SettingsReloader
+
+    return SettingsReloader(project, cli, trusted=trusted)
 
 
 def save_ui_choice(key: str, value: str | bool) -> str | None:
@@ -204,8 +213,11 @@ def settings_report(loaded: LoadedSettings) -> list[str]:
 
 
 def run_tui(opts: CliOptions) -> int:
-    app = make_app(opts)
-    result = app.run()
+    if may_start_early(opts):
+        app, result = asyncio.run(_run_early(opts))
+    else:
+        app = make_app(opts)
+        result = app.run()
     if app.exit_signal is not None:
         # The terminal may be gone: the final flush of stdout must not turn 129 into 120.
         from app.exit_signals import exit_code, silence_stdio
@@ -215,19 +227,124 @@ def run_tui(opts: CliOptions) -> int:
     return result if isinstance(result, int) else 0
 
 
-def make_app(opts: CliOptions, cwd: Path | None = None) -> LatheApp:
-    """The App as `lathe` runs it: its config, the session factory, the resume picker's seams."""
+# -- `lathe PROMPT`: the first request before the first frame ----------------------------------
+
+
+def may_start_early(opts: CliOptions, env: Mapping[str, str] | None = None) -> bool:
+    """Whether the TUI's first turn may start before Textual loads: a prompt (not a slash
+    command) for the API, no session to choose or resume. LATHE_TUI_EARLY_TURN=0 turns it off.
+    Whether the folder is trusted and the settings sound is known only from the files
+    (`_early_app`)."""
+    environ = os.environ if env is None else env
+    if environ.get("LATHE_TUI_EARLY_TURN", "").strip().lower() in ("0", "false", "no", "off"):
+        return False
+    prompt = (opts.prompt or "").strip()
+    return bool(
+        prompt
+        and not prompt.startswith("/")
+        and has_credentials()
+        and not (opts.resume or opts.resume_picker or opts.continue_session)
+    )
+
+
+class HeldEvents:
+    """The sink of a session built before the App exists: events are held, in order, until
+    `attach` gives the App's sink, then passed straight through."""
+
+    def __init__(self) -> None:
+        self._held: list[EngineEvent | ReplayedHistory] = []
+        self._sink: EventSink | None = None
+
+    def __call__(self, event: EngineEvent | ReplayedHistory) -> None:
+        if self._sink is None:
+            self._held.append(event)
+        else:
+            self._sink(event)
+
+    def attach(self, sink: EventSink) -> None:
+        held, self._held = self._held, []
+        for event in held:
+            sink(event)
+        self._sink = sink
+
+
+async def _run_early(opts: CliOptions) -> tuple[LatheApp, object]:
+    """The TUI on this loop, its first turn started before the App (see `_early_app`)."""
+    app, started = await _early_app(opts)
+    try:
+        result = await app.run_async()
+    finally:
+        if app.early_turn is not None and started is not None:
+            # Quit before the first frame took the turn over: end it as the App would.
+            session, turn = started
+            turn.cancel()
+            try:
+                await asyncio.wait_for(session.close(), 5)
+            except Exception as exc:
+                from app import debuglog
+
+                debuglog.record("tui", "the early session's close raised or timed out", exc)
+    return app, result
+
+
+async def _early_app(
+    opts: CliOptions,
+) -> tuple[LatheApp, tuple[SessionPort, asyncio.Future[object]] | None]:
+    """`lathe PROMPT` in a trusted folder with sound settings: the session is built and its
+    first request sent as `lathe -p` does, then Textual and the App's modules load on a thread
+    while this loop sends the request and reads the answer (held for the App). On the API the
+    model's first token takes longer than the whole UI's start, which it now overlaps. Anything
+    else (a trust question, broken settings, the offline demo, a session that fails to build)
+    starts as before: the App builds the session after its first paint and says what failed."""
+    from app.tui.ports import EarlyTurn
+
+    start = Path.cwd().resolve()
+    settings = TuiSettings(start, cli_overrides(engine_options(opts), strict=False))
+    config = make_config(opts, start, settings)
+    early: EarlyTurn | None = None
+    started: tuple[SessionPort, asyncio.Future[object]] | None = None
+    if config.ask_trust_for is None and not config.settings_problems and not config.offline_demo:
+        events = HeldEvents()
+        try:
+            session = await build_session(opts, events, settings)
+        except Exception as exc:  # the App builds it again after its first frame and says why
+            from app import debuglog
+
+            debuglog.record("tui", "the early session did not build", exc)
+        else:
+            turn: asyncio.Future[object] = asyncio.ensure_future(
+                session.run_turn(opts.prompt or "")
+            )
+            early = EarlyTurn(session, turn, events.attach)
+            started = (session, turn)
+    import importlib
+
+    await asyncio.to_thread(importlib.import_module, "app.tui.app")
+    return make_app(opts, start, settings=settings, config=config, early_turn=early), started
+
+
+def make_app(
+    opts: CliOptions,
+    cwd: Path | None = None,
+    *,
+    settings: TuiSettings | None = None,
+    config: TuiConfig | None = None,
+    early_turn: EarlyTurn | None = None,
+) -> LatheApp:
+    """The App as `lathe` runs it: its config, the session factory, the resume picker's seams.
+    `settings` and `config` as `_early_app` made them (None: made here); `early_turn`: the
+    first turn, already running."""
     from app.tui.app import LatheApp
 
     start = (cwd or Path.cwd()).resolve()
-    settings = TuiSettings(start, cli_overrides(engine_options(opts), strict=False))
-    config = make_config(opts, start, settings)
+    settings = settings or TuiSettings(start, cli_overrides(engine_options(opts), strict=False))
+    config = config or make_config(opts, start, settings)
     project = project_dir(start)
 
     async def factory(sink: EventSink) -> SessionPort:
         return await build_session(opts, sink, settings)
 
-    app = LatheApp(config, session_factory=factory)
+    app = LatheApp(config, session_factory=factory, early_turn=early_turn)
 
     def list_saved() -> list[SessionSummary]:
         from app.transcript import list_sessions
@@ -288,10 +405,24 @@ def report_of(change: SettingsChange) -> SettingsReport:
 class FileSettingsWatch:
     """The TUI's SettingsWatch on the real files (app/tui/ports.py has the protocol)."""
 
-    def __init__(self, reloader: SettingsReloader, files: TuiSettings | None = None) -> None:
-        self.reloader = reloader
+    def __init__(
+        self,
+        reloader: SettingsReloader | Callable[[], SettingsReloader],
+        files: TuiSettings | None = None,
+    ) -> None:
+        # A factory is called when the watch starts (after the first frame): the reloader's
+        # module imports the whole permission system.
+        self._reloader = reloader
         # The start-up load: the baseline (not read again), and kept current for a /resume.
         self.files = files
+
+    @property
+    def reloader(self) -> SettingsReloader:
+        from app.permissions.reload import SettingsReloader
+
+        if not isinstance(self._reloader, SettingsReloader):
+            self._reloader = self._reloader()
+        return self._reloader
 
     async def run(
         self,
