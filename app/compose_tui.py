@@ -16,7 +16,7 @@ from app.compose_options import cli_overrides, engine_options
 from app.config.paths import config_dir, home_dir, project_dir
 from app.config.ui_settings import user_settings_path
 from app.config.watch import keymap_from, watch_settings
-from app.engine.api import EngineEvent, Notice, SessionPort
+from app.engine.api import EngineEvent, Notice, RequestStarted, SessionPort
 from app.tui.ports import EventSink, SessionSummary, SettingsReport, TuiConfig
 
 if TYPE_CHECKING:
@@ -71,7 +71,11 @@ class TuiSettings:
 
 
 async def build_session(
-    opts: CliOptions, sink: EventSink, settings: TuiSettings | None = None
+    opts: CliOptions,
+    sink: EventSink,
+    settings: TuiSettings | None = None,
+    *,
+    preload_rendering: bool = True,
 ) -> SessionPort:
     """Build the engine's Session for the TUI. Called on the App's loop after the first paint
     (and after the trust question), so importing the anthropic SDK does not delay the first frame.
@@ -84,7 +88,8 @@ async def build_session(
     def make() -> SessionSetup:
         loaded = settings.loaded if settings is not None else None
         setup = build(opts, interactive=True, sink=sink, settings=loaded)
-        _preload_answer_rendering()
+        if preload_rendering:  # (the early turn's preloads after its request left: Textual)
+            _preload_answer_rendering()
         return setup
 
     # Building imports the SDK and reads settings: off the UI thread, so the screen stays live.
@@ -254,8 +259,11 @@ class HeldEvents:
     def __init__(self) -> None:
         self._held: list[EngineEvent | ReplayedHistory] = []
         self._sink: EventSink | None = None
+        self.request_started = False
 
     def __call__(self, event: EngineEvent | ReplayedHistory) -> None:
+        if isinstance(event, RequestStarted):
+            self.request_started = True
         if self._sink is None:
             self._held.append(event)
         else:
@@ -266,6 +274,23 @@ class HeldEvents:
         for event in held:
             sink(event)
         self._sink = sink
+
+
+async def until_request_left(
+    events: HeldEvents, turn: asyncio.Future[object], limit: float = 0.5
+) -> None:
+    """Until the turn waits on the network with its request built (or ended, or `limit`
+    seconds): Textual's import, which comes next on another thread, then takes no CPU from the
+    request's building. Waiting shows as rounds of the loop in which this thread does nothing:
+    three in a row once the request started (an SDK checkpoint between two steps of work is
+    one round)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + limit
+    idle = 0
+    while idle < 3 and not turn.done() and loop.time() < deadline:
+        before = time.thread_time()
+        await asyncio.sleep(0)
+        idle = idle + 1 if events.request_started and time.thread_time() - before < 5e-4 else 0
 
 
 async def _run_early(opts: CliOptions) -> tuple[LatheApp, object]:
@@ -306,7 +331,7 @@ async def _early_app(
     if config.ask_trust_for is None and not config.settings_problems and not config.offline_demo:
         events = HeldEvents()
         try:
-            session = await build_session(opts, events, settings)
+            session = await build_session(opts, events, settings, preload_rendering=False)
         except Exception as exc:  # the App builds it again after its first frame and says why
             from app import debuglog
 
@@ -317,10 +342,16 @@ async def _early_app(
             )
             early = EarlyTurn(session, turn, events.attach)
             started = (session, turn)
-    import importlib
-
-    await asyncio.to_thread(importlib.import_module, "app.tui.app")
+            await until_request_left(events, turn)
+    await asyncio.to_thread(_load_ui)
     return make_app(opts, start, settings=settings, config=config, early_turn=early), started
+
+
+def _load_ui() -> None:
+    """Textual, the App's modules and the markdown stack (on a thread: see `_early_app`)."""
+    import app.tui.app  # noqa: F401
+
+    _preload_answer_rendering()
 
 
 def make_app(

@@ -1,8 +1,8 @@
 """What `lathe -p hi` has imported when its first API request leaves (issue 18).
 
-The real `python -m app -p hi` runs against the HTTP fake of the API; a wrapper records
-`sys.modules` at the first `connect()` of a socket (the API request's) and lets the run go on
-to its end. Each module named here was once on that path and is not needed for it: a change that
+The real `python -m app -p hi` runs against the HTTP fake of the API; a sitecustomize hook
+records `sys.modules` at the first `connect()` of a socket (the API request's) and lets the run
+go on to its end. Each module named here was once on that path and is not needed for it: a change that
 brings one back fails here instead of slowing every start silently. Structural, never timed.
 """
 
@@ -21,24 +21,33 @@ from tests.fakeapi.server import FakeAPI
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# Runs lathe's own entry point (as `lathe` and `python -m app` do) with a hook on the first
-# socket connect: what is loaded then goes to the file named by argv[1].
-WRAPPER = r"""
-import json, socket, sys
-out = sys.argv[1]
-connect = socket.socket.connect
+# Installed through a sitecustomize module on PYTHONPATH, so the real `python -m app` runs as a
+# user starts it: at the first socket connect (the API request's) the loaded modules go to the
+# file named by LATHE_TEST_MODULES_OUT.
+SITECUSTOMIZE = r"""
+import json, os, socket, sys
+_connect = socket.socket.connect
 
-def first_connect(self, address):
-    socket.socket.connect = connect
-    with open(out, "w") as f:
+def _first_connect(self, address):
+    socket.socket.connect = _connect
+    with open(os.environ["LATHE_TEST_MODULES_OUT"], "w") as f:
         json.dump(sorted(sys.modules), f)
-    return connect(self, address)
+    return _connect(self, address)
 
-socket.socket.connect = first_connect
-sys.argv = ["lathe", *sys.argv[2:]]
-from app.cli import main
-sys.exit(main())
+socket.socket.connect = _first_connect
 """
+
+
+def recording_env(tmp_path: Path, record: Path, base: dict[str, str]) -> dict[str, str]:
+    """`base` with the connect hook installed for `python -m app`; `record` gets the modules."""
+    hook = tmp_path / "hook"
+    hook.mkdir(exist_ok=True)
+    (hook / "sitecustomize.py").write_text(SITECUSTOMIZE)
+    env = {**base, "PYTHONPATH": f"{hook}{os.pathsep}{ROOT}"}
+    env["LATHE_TEST_MODULES_OUT"] = str(record)
+    env.pop("LATHE_EAGER_SDK", None)
+    return env
+
 
 # (module, why it is not needed before the first request)
 NOT_BEFORE_FIRST_REQUEST = (
@@ -58,17 +67,11 @@ def _modules_at_first_request(tmp_path: Path, fake: FakeAPI, *args: str) -> set[
     repo = tmp_path / "repo"
     (repo / ".git").mkdir(parents=True)
     record = tmp_path / "modules.json"
-    env = {
-        **os.environ,
-        "ANTHROPIC_API_KEY": "k",
-        "ANTHROPIC_BASE_URL": fake.url,
-        "PYTHONPATH": str(ROOT),
-    }
-    env.pop("LATHE_EAGER_SDK", None)
+    base = {**os.environ, "ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": fake.url}
     proc = subprocess.run(
-        [sys.executable, "-c", WRAPPER, str(record), *args],
+        [sys.executable, "-m", "app", *args],
         cwd=repo,
-        env=env,
+        env=recording_env(tmp_path, record, base),
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
@@ -107,3 +110,25 @@ def test_the_engine_port_names_mcp_servers_without_the_mcp_sdk(name: str) -> Non
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "False"
+
+
+def test_the_tuis_first_frame_needs_neither_the_composition_root_nor_the_reloader() -> None:
+    # What make_config and the App's module import before the first paint (no prompt given).
+    code = (
+        "import sys\n"
+        "from app.cli import CliOptions\n"
+        "from app.compose_tui import make_config\n"
+        "import app.tui.app\n"
+        "make_config(CliOptions())\n"
+        "print([m for m in ('app.compose', 'app.permissions.reload') if m in sys.modules])\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"
