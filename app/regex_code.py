@@ -14,15 +14,14 @@ seen. A cache file that cannot be read is ignored and rewritten, never trusted i
 
 from __future__ import annotations
 
+import _sre  # type: ignore[import-not-found]  # the regex engine `re` itself builds on
 import atexit
 import importlib.util
 import marshal
 import os
 import sys
-from typing import Any
-
-import _sre  # type: ignore[import-not-found]  # the regex engine `re` itself builds on
 from re import _compiler  # type: ignore[attr-defined]
+from typing import Any
 
 _FORMAT = 1
 _MAX_ENTRIES = 4000

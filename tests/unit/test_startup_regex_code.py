@@ -25,7 +25,13 @@ PATTERNS: list[tuple[str | bytes, int]] = [
     (r"\bw\d{1,4}\b", re.ASCII),
     (r"[^\W\d_]+(?:-[^\W\d_]+)*", re.UNICODE | re.VERBOSE),
 ]
-SAMPLES = ["Key = some value  \nother=x", "BASH(ls -la \\) x)", "  ```py", "a ``b`` c", "w12 w99999"]
+SAMPLES = [
+    "Key = some value  \nother=x",
+    "BASH(ls -la \\) x)",
+    "  ```py",
+    "a ``b`` c",
+    "w12 w99999",
+]
 
 
 def _describe(compiled: re.Pattern[str] | re.Pattern[bytes]) -> list[object]:
