@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -16,14 +16,13 @@ from app.compose_options import cli_overrides, engine_options
 from app.config.paths import config_dir, home_dir, project_dir
 from app.config.ui_settings import user_settings_path
 from app.config.watch import keymap_from, watch_settings
-from app.engine.api import EngineEvent, Notice, RequestStarted, SessionPort
+from app.engine.api import Notice, SessionPort
 from app.tui.ports import EventSink, SessionSummary, SettingsReport, TuiConfig
 
 if TYPE_CHECKING:
     from app.config.loader import CliOverrides, LoadedSettings
     from app.permissions.reload import SettingsChange, SettingsReloader
     from app.tui.app import LatheApp
-    from app.tui.history import ReplayedHistory
     from app.tui.ports import EarlyTurn
 
 
@@ -89,7 +88,7 @@ async def build_session(
         loaded = settings.loaded if settings is not None else None
         setup = build(opts, interactive=True, sink=sink, settings=loaded)
         if preload_rendering:  # (the early turn's preloads after its request left: Textual)
-            _preload_answer_rendering()
+            preload_answer_rendering()
         return setup
 
     # Building imports the SDK and reads settings: off the UI thread, so the screen stays live.
@@ -115,7 +114,7 @@ async def build_session(
 _BACKGROUND: set[asyncio.Task[None]] = set()
 
 
-def _preload_answer_rendering() -> None:
+def preload_answer_rendering() -> None:
     """Import the markdown stack and build its parser (regexes compiled) here, off the UI thread,
     rather than when the first text delta of the first answer arrives: ~60 ms with bytecode
     cached, all of it between the request and the first word on screen."""
@@ -218,8 +217,10 @@ def settings_report(loaded: LoadedSettings) -> list[str]:
 
 
 def run_tui(opts: CliOptions) -> int:
+    from app.compose_tui_early import may_start_early, run_early
+
     if may_start_early(opts):
-        app, result = asyncio.run(_run_early(opts))
+        app, result = asyncio.run(run_early(opts))
     else:
         app = make_app(opts)
         result = app.run()
@@ -230,128 +231,6 @@ def run_tui(opts: CliOptions) -> int:
         silence_stdio()
         return exit_code(app.exit_signal)
     return result if isinstance(result, int) else 0
-
-
-# -- `lathe PROMPT`: the first request before the first frame ----------------------------------
-
-
-def may_start_early(opts: CliOptions, env: Mapping[str, str] | None = None) -> bool:
-    """Whether the TUI's first turn may start before Textual loads: a prompt (not a slash
-    command) for the API, no session to choose or resume. LATHE_TUI_EARLY_TURN=0 turns it off.
-    Whether the folder is trusted and the settings sound is known only from the files
-    (`_early_app`)."""
-    environ = os.environ if env is None else env
-    if environ.get("LATHE_TUI_EARLY_TURN", "").strip().lower() in ("0", "false", "no", "off"):
-        return False
-    prompt = (opts.prompt or "").strip()
-    return bool(
-        prompt
-        and not prompt.startswith("/")
-        and has_credentials()
-        and not (opts.resume or opts.resume_picker or opts.continue_session)
-    )
-
-
-class HeldEvents:
-    """The sink of a session built before the App exists: events are held, in order, until
-    `attach` gives the App's sink, then passed straight through."""
-
-    def __init__(self) -> None:
-        self._held: list[EngineEvent | ReplayedHistory] = []
-        self._sink: EventSink | None = None
-        self.request_started = False
-
-    def __call__(self, event: EngineEvent | ReplayedHistory) -> None:
-        if isinstance(event, RequestStarted):
-            self.request_started = True
-        if self._sink is None:
-            self._held.append(event)
-        else:
-            self._sink(event)
-
-    def attach(self, sink: EventSink) -> None:
-        held, self._held = self._held, []
-        for event in held:
-            sink(event)
-        self._sink = sink
-
-
-async def until_request_left(
-    events: HeldEvents, turn: asyncio.Future[object], limit: float = 0.5
-) -> None:
-    """Until the turn waits on the network with its request built (or ended, or `limit`
-    seconds): Textual's import, which comes next on another thread, then takes no CPU from the
-    request's building. Waiting shows as rounds of the loop in which this thread does nothing:
-    three in a row once the request started (an SDK checkpoint between two steps of work is
-    one round)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + limit
-    idle = 0
-    while idle < 3 and not turn.done() and loop.time() < deadline:
-        before = time.thread_time()
-        await asyncio.sleep(0)
-        idle = idle + 1 if events.request_started and time.thread_time() - before < 5e-4 else 0
-
-
-async def _run_early(opts: CliOptions) -> tuple[LatheApp, object]:
-    """The TUI on this loop, its first turn started before the App (see `_early_app`)."""
-    app, started = await _early_app(opts)
-    try:
-        result = await app.run_async()
-    finally:
-        if app.early_turn is not None and started is not None:
-            # Quit before the first frame took the turn over: end it as the App would.
-            session, turn = started
-            turn.cancel()
-            try:
-                await asyncio.wait_for(session.close(), 5)
-            except Exception as exc:
-                from app import debuglog
-
-                debuglog.record("tui", "the early session's close raised or timed out", exc)
-    return app, result
-
-
-async def _early_app(
-    opts: CliOptions,
-) -> tuple[LatheApp, tuple[SessionPort, asyncio.Future[object]] | None]:
-    """`lathe PROMPT` in a trusted folder with sound settings: the session is built and its
-    first request sent as `lathe -p` does, then Textual and the App's modules load on a thread
-    while this loop sends the request and reads the answer (held for the App). On the API the
-    model's first token takes longer than the whole UI's start, which it now overlaps. Anything
-    else (a trust question, broken settings, the offline demo, a session that fails to build)
-    starts as before: the App builds the session after its first paint and says what failed."""
-    from app.tui.ports import EarlyTurn
-
-    start = Path.cwd().resolve()
-    settings = TuiSettings(start, cli_overrides(engine_options(opts), strict=False))
-    config = make_config(opts, start, settings)
-    early: EarlyTurn | None = None
-    started: tuple[SessionPort, asyncio.Future[object]] | None = None
-    if config.ask_trust_for is None and not config.settings_problems and not config.offline_demo:
-        events = HeldEvents()
-        try:
-            session = await build_session(opts, events, settings, preload_rendering=False)
-        except Exception as exc:  # the App builds it again after its first frame and says why
-            from app import debuglog
-
-            debuglog.record("tui", "the early session did not build", exc)
-        else:
-            turn: asyncio.Future[object] = asyncio.ensure_future(
-                session.run_turn(opts.prompt or "")
-            )
-            early = EarlyTurn(session, turn, events.attach)
-            started = (session, turn)
-            await until_request_left(events, turn)
-    await asyncio.to_thread(_load_ui)
-    return make_app(opts, start, settings=settings, config=config, early_turn=early), started
-
-
-def _load_ui() -> None:
-    """Textual, the App's modules and the markdown stack (on a thread: see `_early_app`)."""
-    import app.tui.app  # noqa: F401
-
-    _preload_answer_rendering()
 
 
 def make_app(
