@@ -240,8 +240,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = exc.code
         return code if isinstance(code, int) else (0 if code is None else 2)
     if argv is None:
-        # A real run (not a test calling main): programs lathe starts cannot read its
-        # credentials out of /proc/PID/environ or its memory.
+        # A real run (not a test calling main): dataclasses' generated methods and regular
+        # expressions come compiled from the last run (app/dataclass_code.py,
+        # app/regex_code.py), before the modules that define them load.
+        from app import dataclass_code, regex_code
+
+        dataclass_code.install()
+        regex_code.install()
+        # Programs lathe starts cannot read its credentials out of /proc/PID/environ or its
+        # memory.
         from tools.process.child_env import protect_own_process
 
         protect_own_process()

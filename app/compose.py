@@ -14,7 +14,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from app.config import CliOverrides, load_settings
+from app.compose_options import cli_overrides, engine_options
+from app.config import load_settings
 from app.config.hooks import (
     drop_disabled_hooks,
     hook_sources_from_settings,
@@ -39,55 +40,17 @@ from app.model.client import MissingCredentials, open_backend
 from app.model.request import INTRO, build_system
 from app.model.scenario import ScenarioError
 from app.permissions import RuleDecider, context_from_settings, is_trusted
-from app.permissions.modes import parse_mode
 from app.state_cleanup import clean_state_at_start
 from tools.base import Terminals, TextFiles, Tool, ToolContext
 from tools.process.child_env import clear_env_files, set_passthrough, set_session_env
 from tools.registry import assemble_tool_pool, get_all_base_tools, get_tools
 
+__all__ = ["build_session", "cli_overrides", "engine_options"]
+
 if TYPE_CHECKING:
-    # The command line's parsed options, for annotations only: engine_options reads them.
+    # The command line's parsed options, for annotations only.
     from app.cli import CliOptions
     from app.config.loader import LoadedSettings
-
-
-def engine_options(opts: CliOptions | EngineOptions) -> EngineOptions:
-    """The command line's options in the engine's terms."""
-    if isinstance(opts, EngineOptions):
-        return opts
-    return EngineOptions(
-        model=opts.model,
-        model_script=opts.model_script,
-        permission_mode=opts.permission_mode,
-        allowed_tools=tuple(opts.allowed_tools),
-        disallowed_tools=tuple(opts.disallowed_tools),
-        settings=opts.settings,
-        add_dirs=tuple(opts.add_dirs),
-        max_turns=opts.max_turns,
-        continue_session=opts.continue_session,
-        resume=opts.resume,
-        bare=opts.bare,
-        include_partial_messages=opts.include_partial_messages,
-    )
-
-
-def cli_overrides(opts: EngineOptions, *, strict: bool = True) -> CliOverrides:
-    """The options' part of the settings (the highest source but policy). Not `strict`: a bad
-    --permission-mode is left out (it is reported when the session is built)."""
-    try:
-        mode = parse_mode(opts.permission_mode) if opts.permission_mode else None
-    except Exception:
-        if strict:
-            raise
-        mode = None
-    return CliOverrides(
-        settings_file=opts.settings,
-        allowed_tools=opts.allowed_tools,
-        disallowed_tools=opts.disallowed_tools,
-        permission_mode=mode,
-        add_dirs=tuple(str(Path(d).expanduser().resolve()) for d in opts.add_dirs),
-        setting_sources=opts.setting_sources,
-    )
 
 
 def build_session(

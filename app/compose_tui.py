@@ -12,17 +12,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from app.cli import CliOptions
-from app.compose import cli_overrides, engine_options
+from app.compose_options import cli_overrides, engine_options
 from app.config.paths import config_dir, home_dir, project_dir
 from app.config.ui_settings import user_settings_path
 from app.config.watch import keymap_from, watch_settings
 from app.engine.api import Notice, SessionPort
-from app.permissions.reload import SettingsChange, SettingsReloader
 from app.tui.ports import EventSink, SessionSummary, SettingsReport, TuiConfig
 
 if TYPE_CHECKING:
     from app.config.loader import CliOverrides, LoadedSettings
+    from app.permissions.reload import SettingsChange, SettingsReloader
     from app.tui.app import LatheApp
+    from app.tui.ports import EarlyTurn
 
 
 def git_branch(folder: Path) -> str:
@@ -69,7 +70,11 @@ class TuiSettings:
 
 
 async def build_session(
-    opts: CliOptions, sink: EventSink, settings: TuiSettings | None = None
+    opts: CliOptions,
+    sink: EventSink,
+    settings: TuiSettings | None = None,
+    *,
+    preload_rendering: bool = True,
 ) -> SessionPort:
     """Build the engine's Session for the TUI. Called on the App's loop after the first paint
     (and after the trust question), so importing the anthropic SDK does not delay the first frame.
@@ -84,7 +89,8 @@ async def build_session(
         loaded = settings.loaded if settings is not None else None
         start = settings.start if settings is not None else None
         setup = build(opts, interactive=True, cwd=start, sink=sink, settings=loaded)
-        _preload_answer_rendering()
+        if preload_rendering:  # (the early turn's preloads after its request left: Textual)
+            preload_answer_rendering()
         return setup
 
     # Building imports the SDK and reads settings: off the UI thread, so the screen stays live.
@@ -110,7 +116,7 @@ async def build_session(
 _BACKGROUND: set[asyncio.Task[None]] = set()
 
 
-def _preload_answer_rendering() -> None:
+def preload_answer_rendering() -> None:
     """Import the markdown stack and build its parser (regexes compiled) here, off the UI thread,
     rather than when the first text delta of the first answer arrives: ~60 ms with bytecode
     cached, all of it between the request and the first word on screen."""
@@ -172,11 +178,18 @@ def make_config(
         keymap=keymap,
         progress_placement=placement,
         settings_watch=FileSettingsWatch(
-            SettingsReloader(project, cli, trusted=lambda: is_trusted(project)), files
+            lambda: _reloader(project, cli, lambda: is_trusted(project)), files
         ),
         settings_problems=problems,
         check_settings=check,
     )
+
+
+def _reloader(project: Path, cli: CliOverrides, trusted: Callable[[], bool]) -> SettingsReloader:
+    # The permission system loads with the watch, after the first frame, not before it.
+    from app.permissions.reload import SettingsReloader
+
+    return SettingsReloader(project, cli, trusted=trusted)
 
 
 def save_ui_choice(key: str, value: str | bool) -> str | None:
@@ -206,8 +219,13 @@ def settings_report(loaded: LoadedSettings) -> list[str]:
 
 
 def run_tui(opts: CliOptions) -> int:
-    app = make_app(opts)
-    result = app.run()
+    from app.compose_tui_early import may_start_early, run_early
+
+    if may_start_early(opts):
+        app, result = asyncio.run(run_early(opts))
+    else:
+        app = make_app(opts)
+        result = app.run()
     if app.exit_signal is not None:
         # The terminal may be gone: the final flush of stdout must not turn 129 into 120.
         from app.exit_signals import exit_code, silence_stdio
@@ -217,19 +235,28 @@ def run_tui(opts: CliOptions) -> int:
     return result if isinstance(result, int) else 0
 
 
-def make_app(opts: CliOptions, cwd: Path | None = None) -> LatheApp:
-    """The App as `lathe` runs it: its config, the session factory, the resume picker's seams."""
+def make_app(
+    opts: CliOptions,
+    cwd: Path | None = None,
+    *,
+    settings: TuiSettings | None = None,
+    config: TuiConfig | None = None,
+    early_turn: EarlyTurn | None = None,
+) -> LatheApp:
+    """The App as `lathe` runs it: its config, the session factory, the resume picker's seams.
+    `settings` and `config` as `_early_app` made them (None: made here); `early_turn`: the
+    first turn, already running."""
     from app.tui.app import LatheApp
 
     start = (cwd or Path.cwd()).resolve()
-    settings = TuiSettings(start, cli_overrides(engine_options(opts), strict=False))
-    config = make_config(opts, start, settings)
+    settings = settings or TuiSettings(start, cli_overrides(engine_options(opts), strict=False))
+    config = config or make_config(opts, start, settings)
     project = project_dir(start)
 
     async def factory(sink: EventSink) -> SessionPort:
         return await build_session(opts, sink, settings)
 
-    app = LatheApp(config, session_factory=factory)
+    app = LatheApp(config, session_factory=factory, early_turn=early_turn)
 
     def list_saved() -> list[SessionSummary]:
         from app.transcript import list_sessions
@@ -290,10 +317,24 @@ def report_of(change: SettingsChange) -> SettingsReport:
 class FileSettingsWatch:
     """The TUI's SettingsWatch on the real files (app/tui/ports.py has the protocol)."""
 
-    def __init__(self, reloader: SettingsReloader, files: TuiSettings | None = None) -> None:
-        self.reloader = reloader
+    def __init__(
+        self,
+        reloader: SettingsReloader | Callable[[], SettingsReloader],
+        files: TuiSettings | None = None,
+    ) -> None:
+        # A factory is called when the watch starts (after the first frame): the reloader's
+        # module imports the whole permission system.
+        self._reloader = reloader
         # The start-up load: the baseline (not read again), and kept current for a /resume.
         self.files = files
+
+    @property
+    def reloader(self) -> SettingsReloader:
+        from app.permissions.reload import SettingsReloader
+
+        if not isinstance(self._reloader, SettingsReloader):
+            self._reloader = self._reloader()
+        return self._reloader
 
     async def run(
         self,

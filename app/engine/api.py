@@ -73,7 +73,7 @@ from app.engine.views import ToolCallUpdated as ToolCallUpdated
 from app.engine.views import ToolCallView as ToolCallView
 from app.engine.views import ToolPreview as ToolPreview
 from app.hooks.process import RawHookRun
-from app.mcp.manager import ServerInfo
+from app.mcp.info import ServerInfo
 from app.model.request import INTRO
 from app.model.usage import ModelUsage as ModelUsage
 from tools.decisions import PermissionDecision

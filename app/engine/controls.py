@@ -16,7 +16,7 @@ from app.config.hooks import HOOK_EVENTS, HookHandler, Matcher
 from app.engine.context import Breakdown
 from app.hooks.process import RawHookRun
 from app.hooks.runner import CommandHookRunner
-from app.mcp.manager import ServerInfo
+from app.mcp.info import ServerInfo
 from app.model.usage import ModelUsage
 from tools.abort import AbortSignal
 

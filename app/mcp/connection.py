@@ -16,7 +16,7 @@ import tempfile
 from collections.abc import Callable, Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
-from typing import IO, Any, Literal
+from typing import IO, Any
 
 import anyio
 import mcp_types as types
@@ -30,12 +30,11 @@ from mcp.shared.exceptions import MCPError
 from app import debuglog
 from app.mcp.bridge import McpTool, bridge_tools
 from app.mcp.config import ServerSpec
+from app.mcp.info import ServerStatus
 from tools.abort import AbortSignal
 from tools.base import ToolError
 from tools.process.child_env import child_env
 from tools.process.owner import mark_env
-
-ServerStatus = Literal["pending", "connected", "failed", "disconnected"]
 
 _CLOSED_CODE = -32000  # the SDK's "Connection closed"
 

@@ -10,28 +10,16 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from app import debuglog
 from app.mcp.bridge import McpTool
 from app.mcp.config import McpConfig, ServerSpec
-from app.mcp.connection import McpOptions, ServerConnection, ServerStatus, quiet_sdk_logging
+from app.mcp.connection import McpOptions, ServerConnection, quiet_sdk_logging
+from app.mcp.info import ServerInfo, ServerStatus
 from tools.base import Tool
 
-
-@dataclass(frozen=True)
-class ServerInfo:
-    """One server as `/mcp` shows it."""
-
-    name: str
-    status: ServerStatus
-    transport: str
-    source: str
-    error: str
-    tools: tuple[str, ...]
-    warnings: tuple[str, ...]
-    target: str
+__all__ = ["McpManager", "ServerInfo", "ServerStatus", "describe_servers"]
 
 
 class McpManager:

@@ -14,7 +14,6 @@ from typing import Any, Literal
 
 from app import debuglog
 from app.config.rules import Rule
-from app.permissions.bash import decide_bash
 from app.permissions.context import PermissionContext
 from app.permissions.load import working_dir_forms
 from app.permissions.matching import (
@@ -150,6 +149,10 @@ def decide_call(
     # which allows only what a rule allows or what the tool declares read-only.
     kind = tool.permission_kind
     if kind == "shell":
+        # The shell analysis (its parser, git and path checks) loads with the first command it
+        # judges, not before a session's first request (issue 18).
+        from app.permissions.bash import decide_bash
+
         return decide_bash(_subject(tool, input, observable) or "", pc, cwd, dirs)
     if kind in ("path_read", "path_write"):
         return _decide_path(tool, input, observable, pc, cwd, dirs)

@@ -10,8 +10,6 @@ from functools import lru_cache
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-import pathspec
-
 from app.config.rules import Rule
 from tools.web.urls import UrlError, canonical_host, host_of
 
@@ -88,7 +86,10 @@ def bash_matches(pattern: BashPattern, words: tuple[str, ...], text: str) -> boo
 
 @lru_cache(maxsize=4096)
 def _spec(pattern: str) -> tuple[tuple[re.Pattern[str], bool], ...]:
-    """The pattern compiled once by pathspec (gitignore semantics), kept as bare regexes."""
+    """The pattern compiled once by pathspec (gitignore semantics), kept as bare regexes.
+    pathspec loads with the first path rule judged, not before a session's first request."""
+    import pathspec
+
     spec: Any = pathspec.PathSpec.from_lines("gitignore", [pattern])
     return tuple((p.regex, bool(p.include)) for p in spec.patterns if p.include is not None)
 

@@ -26,7 +26,7 @@ from app.tui.exit_watch import ExitWatch
 from app.tui.history import ReplayedHistory
 from app.tui.live_settings import LiveSettings
 from app.tui.permission_queue import Dialog, PermissionQueue
-from app.tui.ports import SessionFactory, TuiConfig
+from app.tui.ports import EarlyTurn, SessionFactory, TuiConfig
 from app.tui.screens.main import MainScreen
 from app.tui.screens.settings_error import SettingsAnswer, SettingsErrorScreen
 from app.tui.screens.trust import TrustScreen
@@ -69,12 +69,14 @@ class LatheApp(App[int]):
         *,
         session_factory: SessionFactory | None = None,
         session: SessionPort | None = None,
+        early_turn: EarlyTurn | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         self.config = config or TuiConfig()
         self.session_factory = session_factory
         self.session: SessionPort | None = session
+        self.early_turn = early_turn
         self.usage: UsageUpdated | None = None
         self.status_line: StatusLineCommand | None = None
         self.main = MainScreen(self.config, COMMANDS)
@@ -239,6 +241,10 @@ class LatheApp(App[int]):
                 clock=self.config.clock,
             )
             self.push_screen(trust, self._trust_answered)
+        elif self.early_turn is not None:
+            # `lathe PROMPT`: the session exists and its first request left before Textual
+            # loaded; after the first paint the screen takes both over.
+            self.call_after_refresh(self._adopt_early_turn)
         elif self.session is None and self.session_factory is not None:
             # After the first paint: building the session imports the anthropic SDK (~1 s).
             self.call_after_refresh(self._start_session)
@@ -261,11 +267,30 @@ class LatheApp(App[int]):
         except Exception as exc:
             self.notice(f"Could not start the session: {type(exc).__name__}: {exc}", "error")
             return
+        self._session_ready(self.session)
+        if self.config.initial_prompt:
+            self.submit_prompt(self.config.initial_prompt)
+        self.turns.send_queued()
+        await asyncio.sleep(0)
+
+    def _adopt_early_turn(self) -> None:
+        early = self.early_turn
+        if early is None:
+            return
+        self.early_turn = None
+        self.session = early.session
+        self._session_ready(early.session)
+        early.attach(self.handle_engine_event)  # what the turn said so far, then live
+        self.config.initial_prompt = None  # sent: a later session (/resume) does not resend it
+        self.turns.adopt(early.session, early.turn)
+
+    def _session_ready(self, session: SessionPort) -> None:
+        """The screen's side of a new session: its model and mode, its commands, the status
+        line, the context meter, the settings watch."""
         # What is alive now (Textual, the SDK, pydantic's schemas) lives as long as the process.
         # A full collection walks all of it (~90 ms on 2 cores), and one landing mid-stream holds
         # back the frame with the answer's last words; frozen objects are never scanned again.
         gc.freeze()
-        session = self.session
         self.main.status_bar.set(model=session.model, permission_mode=session.permission_mode)
         self.main.show_model(session.model)
         self.commands.add_custom(session)
@@ -274,10 +299,6 @@ class LatheApp(App[int]):
         self.status_line = attach_status_line(self.main.status_bar, session)
         session.report_context()  # the meter shows from the start (a resumed one may be full)
         self.settings.start()
-        if self.config.initial_prompt:
-            self.submit_prompt(self.config.initial_prompt)
-        self.turns.send_queued()
-        await asyncio.sleep(0)
 
     async def on_unmount(self) -> None:
         """Quitting ends the session properly: SessionEnd hooks run, background shells and MCP

@@ -23,6 +23,17 @@ SessionFactory = Callable[[EventSink], Awaitable[SessionPort]]
 
 
 @dataclass(frozen=True)
+class EarlyTurn:
+    """The first turn, started before the App ran (`lathe PROMPT`: app/compose_tui.py sends the
+    request before Textual is imported). The App takes the session as built, hands `attach` its
+    sink (the events held so far come first, in order) and drives `turn` as if it sent it."""
+
+    session: SessionPort
+    turn: Awaitable[object]
+    attach: Callable[[EventSink], None]
+
+
+@dataclass(frozen=True)
 class SettingsReport:
     """What a reload of the settings files found, for the screen (the rules went to the session
     already): a theme or keymap to apply (None: unchanged), what changed, what is broken."""

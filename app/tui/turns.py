@@ -7,6 +7,7 @@ The App owns one TurnControl; its bindings' actions call in here. The App's reac
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Awaitable
 from typing import TYPE_CHECKING
 
 from textual.timer import Timer
@@ -68,13 +69,18 @@ class TurnControl:
         self._start(session, text)
 
     def _start(self, session: SessionPort, text: str) -> None:
-        self.app.turn_running = True
-        self.app.run_worker(self._drive(session, text), group="turn", exit_on_error=False)
+        self.adopt(session, session.run_turn(text))
 
-    async def _drive(self, session: SessionPort, text: str) -> None:
+    def adopt(self, session: SessionPort, turn: Awaitable[object]) -> None:
+        """Drive a turn: one sent here, or the first turn the composition started before the
+        App ran (app/tui/ports.py's EarlyTurn)."""
+        self.app.turn_running = True
+        self.app.run_worker(self._drive(session, turn), group="turn", exit_on_error=False)
+
+    async def _drive(self, session: SessionPort, turn: Awaitable[object]) -> None:
         app = self.app
         try:
-            await session.run_turn(text)
+            await turn
         except Exception as exc:  # the engine should report errors as events; never crash the UI
             app.handle_engine_event(ErrorOccurred(f"{type(exc).__name__}: {exc}"))
         finally:

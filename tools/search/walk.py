@@ -11,10 +11,12 @@ import os
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-
-import pathspec
+from typing import TYPE_CHECKING
 
 from tools.search.globs import Overrides
+
+if TYPE_CHECKING:
+    import pathspec
 
 VCS_DIRS = (".git", ".svn", ".hg", ".bzr", ".jj")
 _IGNORE_FILES = (".gitignore", ".ignore", ".rgignore")
@@ -40,6 +42,10 @@ def _load_spec(folder: str) -> _Spec | None:
             continue
     if not lines:
         return None
+    # pathspec (33 modules) loads with the first ignore file read, not with the Glob and Grep
+    # tools' modules before a session's first request (issue 18).
+    import pathspec
+
     return _Spec(folder, pathspec.GitIgnoreSpec.from_lines(lines))
 
 
