@@ -17,7 +17,7 @@ at the app. A binding of a parent (a dialog's Enter, the app's Esc) still runs a
 from __future__ import annotations
 
 from collections import deque
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual import events
 from textual.widget import Widget
@@ -36,7 +36,7 @@ _REMEMBERED = 64
 class KeyOrder:
     """The app's half: queue the in-order step after each key it forwards to a text field."""
 
-    def __init__(self, app: App[object]) -> None:
+    def __init__(self, app: App[Any]) -> None:
         self.app = app
         self._at_app: deque[events.Key] = deque(maxlen=_REMEMBERED)
 
