@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import Static
 
@@ -14,6 +15,7 @@ from app.tui.screens.questions import QuestionsScreen
 from app.tui.screens.settings_error import SettingsErrorScreen
 from app.tui.screens.trust import TrustScreen
 from app.tui.screens.typed_ahead import TypedAhead
+from tests.tui import scenes
 from tests.tui.conftest import SIZE, make_app
 from tests.tui.test_interaction_dialogs import ask_prompt
 
@@ -79,3 +81,32 @@ async def test_the_questions_hint_counts_the_rows_and_a_digit_with_no_row_is_kep
         await _type(pilot, "5")
         assert _kept(app) == "Kept for your prompt: 45 x5"
         assert app.main.prompt.text == "45 x5"
+
+
+SIZES = [(120, 40), (80, 24), (60, 20)]
+DIALOGS: dict[str, dict[str, Any]] = {
+    "trust": {"ask_trust_for": "/home/me/work/demo"},
+    "settings_error": {
+        "settings_problems": ("settings.toml:1:1: invalid TOML",),
+        "check_settings": list,
+    },
+    "questions": {},
+}
+
+
+@pytest.mark.parametrize("name", list(DIALOGS))
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_snapshot_kept_for_your_prompt(snap_compare: Any, name: str, size: tuple[int, int]) -> None:
+    """Each dialog shows what it kept, inside the dialog, at every size."""
+    app = make_app(**DIALOGS[name])
+
+    async def before(pilot: Pilot[int]) -> None:
+        if name == "questions":
+            app.enqueue_permission(ask_prompt())
+        await scenes.settle(app, pilot)
+        await _type(pilot, "fix it 5")
+        await scenes.settle(app, pilot)
+        kept = app.screen.query_one(TypedAhead)
+        assert app.screen.query_one("#dialog").content_region.contains_region(kept.region)
+
+    assert snap_compare(app, terminal_size=size, run_before=before)
