@@ -338,6 +338,12 @@ class LatheApp(App[int]):
         self.turns.quit_twice()
 
     def action_cycle_mode(self) -> None:
+        if self.open_dialog is not None:
+            # Not under an open question: its answer was asked for in the mode shown.
+            mode_key = getattr(self.screen, "mode_key", None)
+            if callable(mode_key):
+                mode_key()
+            return
         self.turns.cycle_mode()
 
     def action_toggle_mouse(self) -> None:

@@ -343,6 +343,12 @@ class PermissionScreen(GuardedQuestionScreen):
     def action_allow_once(self) -> None:
         self.action_key("1")
 
+    def mode_key(self) -> None:
+        """Shift+Tab while this dialog is open: where it offers "accept all edits" it selects it
+        (Enter confirms and switches to acceptEdits, as Claude Code's Shift+Tab does); elsewhere
+        nothing, so the mode never changes under an open question."""
+        self.action_key("4")
+
     def action_select_always(self) -> None:
         self.action_key("2")
 
