@@ -77,7 +77,7 @@ async def test_the_questions_hint_counts_the_rows_and_a_digit_with_no_row_is_kep
         await pilot.pause()
         # The 2nd question (multi-select, 3 options + Other): its own count.
         hint = str(screen.query_one("#hint", Static).render())
-        assert hint.startswith("1-4 or ↑↓ move  Space tick")
+        assert hint.startswith("1-4 or ↑↓ move  Space tick  Enter send")  # the last question
         await _type(pilot, "5")
         assert _kept(app) == "Kept for your prompt: 45 x5"
         assert app.main.prompt.text == "45 x5"

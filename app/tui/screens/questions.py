@@ -144,8 +144,10 @@ class QuestionsScreen(GuardedQuestionScreen):
         for button in self.query(Button):
             button.refresh(layout=True)
         digits = f"1-{self._rows()}"
+        # Enter moves on to the next question, or sends the answers after the last one.
+        then = "next" if self.index + 1 < len(self.request.questions) else "send"
         hint = (
-            f"{digits} or ↑↓ move  Space tick  Enter next  Esc don't answer"
+            f"{digits} or ↑↓ move  Space tick  Enter {then}  Esc don't answer"
             if q.multi_select
             else f"{digits} or ↑↓ Enter choose  Esc don't answer"
         )
