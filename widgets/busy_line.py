@@ -42,6 +42,11 @@ def short_elapsed(seconds: float) -> str:
     return f"{hours}h {minutes:02d}m"
 
 
+def seconds_left(seconds: float) -> str:
+    """ "0.4s", "2.5s", "12s": a short wait must not read as "0s"."""
+    return f"{seconds:.1f}s" if seconds < 10 else f"{seconds:.0f}s"
+
+
 def render_busy(
     label: str,
     elapsed: float,
@@ -49,12 +54,15 @@ def render_busy(
     output_tokens: int,
     hint: str = "",
     width: int | None = None,
+    apart: bool = False,
 ) -> Text:
     """The line, fitted to `width` cells (None: whole): the least useful parts go first — the
     request's input tokens (the context meter has them), then the Esc hint (the welcome line
-    names the key), then the tokens, then the time; only then is the label cut, with "…"."""
+    names the key), then the tokens, then the time; only then is the label cut, with "…".
+    `apart`: the label ends with a time of its own (a retry's countdown), so the elapsed time is
+    set apart and named ("Retrying in 0.4s · 3s elapsed"), never glued on ("0.4s 3s")."""
     frame = SPINNER[int(max(0.0, elapsed) / FRAME_S) % len(SPINNER)]
-    time_part = f" {short_elapsed(elapsed)}"
+    time_part = f" · {short_elapsed(elapsed)} elapsed" if apart else f" {short_elapsed(elapsed)}"
     tokens = ""
     fewer = ""
     if input_tokens or output_tokens:
@@ -114,6 +122,8 @@ class BusyLine(Widget):
         self.started_at: float | None = None
         self.input_tokens = 0
         self.output_tokens = 0
+        # A wait with a known end (a retry's backoff): the label counts down to it.
+        self.until: float | None = None
         self._ticker: Timer | None = None
 
     @property
@@ -135,7 +145,14 @@ class BusyLine(Widget):
             self.start(label)
             return
         self.label = label
+        self.until = None
         self.refresh()
+
+    def count_down(self, label: str, delay_s: float) -> None:
+        """`label` with the time left to a wait of `delay_s` ("Retrying in 0.4s"), counting down
+        on each repaint, then "Retrying now"; the next label ends it."""
+        self.set_label(label)
+        self.until = self.clock() + delay_s
 
     def set_tokens(self, input_tokens: int, output_tokens: int) -> None:
         self.input_tokens, self.output_tokens = input_tokens, output_tokens
@@ -145,6 +162,7 @@ class BusyLine(Widget):
         """Done, interrupted or failed: the line goes, and so does its ticker."""
         self.started_at = None
         self.label = ""
+        self.until = None
         if self._ticker is not None:
             self._ticker.stop()
             self._ticker = None
@@ -153,8 +171,19 @@ class BusyLine(Widget):
     def render(self) -> Text:
         if self.started_at is None:
             return Text()
-        elapsed = self.clock() - self.started_at
+        now = self.clock()
+        elapsed = now - self.started_at
         width = self.content_size.width or None
+        label = self.label
+        if self.until is not None:
+            left = self.until - now
+            label = f"{label} in {seconds_left(left)}" if left > 0 else f"{label} now"
         return render_busy(
-            self.label, elapsed, self.input_tokens, self.output_tokens, self.hint, width
+            label,
+            elapsed,
+            self.input_tokens,
+            self.output_tokens,
+            self.hint,
+            width,
+            apart=self.until is not None,
         )

@@ -251,8 +251,6 @@ class PromptInput(TextArea):
             self.post_message(self.ScrollRequested(self, SCROLL_KEYS[key]))
         elif key in ("home", "end") and not self.text:
             self.post_message(self.ScrollRequested(self, "home" if key == "home" else "end"))
-        elif await self._own_binding(key):
-            pass
         else:
             handled = False
         if handled:
@@ -260,15 +258,6 @@ class PromptInput(TextArea):
             event.prevent_default()
             return
         await super()._on_key(event)
-
-    async def _own_binding(self, key: str) -> bool:
-        """Run the prompt's own binding for `key` (Left, Backspace, Ctrl+W...) here, in arrival
-        order. Left to bubble, it would run from the app's queue after the letters that arrived
-        with it in one read were already inserted: `abc` Left `Z` gave "abcZ"."""
-        for binding in self._bindings.key_to_bindings.get(key, ()):
-            if not binding.priority and await self.app.run_action(binding.action, self):
-                return True
-        return False
 
     def _popup_key(self, key: str) -> bool:
         """The popup's keys while it is open: True when the key was the popup's."""

@@ -21,6 +21,7 @@ from textual.widget import Widget
 from widgets.code_label import highlighted
 from widgets.counts import more_lines
 from widgets.diff_view import diff_stat, render_diff
+from widgets.tool_head import ToolHead
 
 ToolStatus = Literal["queued", "awaiting", "running", "done", "error", "denied", "interrupted"]
 
@@ -130,11 +131,17 @@ def render_tool(state: ToolCallState, expanded: bool) -> RenderableType:
         head.append(f"  {stat}", style="dim")
     if state.result_summary and state.status == "done" and not state.diff:
         head.append(f"  {state.result_summary}", style="dim")
+    word = Text(style="dim")
     if state.elapsed is not None and state.finished:
-        head.append(f"  {format_elapsed(state.elapsed)}", style="dim")
+        word.append(f"  {format_elapsed(state.elapsed)}")
     elif state.status in STATE_WORDS:
-        head.append(f"  {STATE_WORDS[state.status]}", style="dim")
-    parts: list[RenderableType] = [head]
+        word.append(f"  {STATE_WORDS[state.status]}")
+    parts: list[RenderableType] = []
+    if expanded:
+        head.append_text(word)
+        parts.append(head)
+    else:
+        parts.append(ToolHead(head, word))  # the state is the last thing cut
     body = _body(state, expanded)
     if body is not None:
         parts.append(body)

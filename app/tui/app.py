@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from textual import on
+from textual import events, on
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.driver import Driver
@@ -24,6 +24,7 @@ from app.tui.commands import COMMANDS, SlashCommands
 from app.tui.event_router import EventRouter
 from app.tui.exit_watch import ExitWatch
 from app.tui.history import ReplayedHistory
+from app.tui.key_order import KeyOrder
 from app.tui.live_settings import LiveSettings
 from app.tui.permission_queue import Dialog, PermissionQueue
 from app.tui.ports import EarlyTurn, SessionFactory, TuiConfig
@@ -87,6 +88,7 @@ class LatheApp(App[int]):
         self.settings = LiveSettings(self)
         self.exit_watch = ExitWatch(self)
         self.choices = UiChoices(self)
+        self.key_order = KeyOrder(self)
         self.themes = self._load_themes()
         # Rich renderables name style roles; their colours come from the theme (on every change).
         self.theme_styles = ThemeStyles(self)
@@ -171,6 +173,16 @@ class LatheApp(App[int]):
 
             return LatheDriver
         return base
+
+    async def on_event(self, event: events.Event) -> None:
+        # A key just read (not one bubbling back): text fields apply it in order (key_order.py).
+        fresh_key = isinstance(event, events.Key) and not event.is_forwarded
+        await super().on_event(event)
+        if fresh_key and isinstance(event, events.Key):
+            self.key_order.forwarded(event)
+
+    async def _on_key(self, event: events.Key) -> None:
+        self.key_order.reached_app(event)  # before App's own _on_key runs the bindings
 
     # -- lifecycle ----------------------------------------------------------------------------
 
@@ -347,6 +359,12 @@ class LatheApp(App[int]):
         self.turns.quit_twice()
 
     def action_cycle_mode(self) -> None:
+        if self.open_dialog is not None:
+            # Not under an open question: its answer was asked for in the mode shown.
+            mode_key = getattr(self.screen, "mode_key", None)
+            if callable(mode_key):
+                mode_key()
+            return
         self.turns.cycle_mode()
 
     def action_toggle_mouse(self) -> None:

@@ -146,7 +146,8 @@ class EventRouter:
                     f"Retrying in {_seconds(event.delay_s)} (attempt {event.attempt}): {event.reason}",
                     "retry",
                 )
-                self.set_activity(f"Retrying in {_seconds(event.delay_s)}")
+                # The countdown apart from the turn's time: "Retrying in 0.4s · 3s elapsed".
+                self.app.main.busy.count_down("Retrying", event.delay_s)
             case UsageUpdated():
                 screen.status_bar.set(
                     input_tokens=event.input_tokens,

@@ -210,3 +210,39 @@ async def test_failing_session_factory_is_reported_not_crashed() -> None:
         await pilot.pause()
         texts = [n.text for n in app.main.conversation.query(NoticeBlock)]
         assert any("no credentials" in t for t in texts)
+
+
+async def test_shift_tab_under_a_dialog_never_changes_the_mode_behind_it() -> None:
+    """Shift+Tab with a dialog open (black-box round 3, C64): at an edit it selects "accept all
+    edits" (Enter confirms it, and that switches the mode); at any other dialog it does nothing.
+    The mode never changes under a question asked in the mode shown."""
+    from app.tui.screens.permission import PermissionScreen
+    from tests.tui import scenes, tool_scenes
+
+    app = make_app()
+    session = ScriptedSession(app)
+    app.session = session
+    async with app.run_test(size=SIZE) as pilot:
+        bash = scenes.bash_prompt()
+        app.enqueue_permission(bash)
+        await pilot.pause()
+        assert isinstance(app.screen, PermissionScreen)
+        await pilot.press("shift+tab")
+        await pilot.pause()
+        assert session.permission_mode == "default" and not bash.answered
+        assert app.screen.selected is None
+        await pilot.press("3")
+        await pilot.pause()
+        edit = tool_scenes.edit_question()
+        app.enqueue_permission(edit)
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, PermissionScreen)
+        await pilot.press("shift+tab")
+        await pilot.pause()
+        assert session.permission_mode == "default" and not edit.answered
+        assert screen.selected == "accept-edits"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert edit.resolver.value is not None and edit.resolver.value.behavior == "allow"
+        assert not isinstance(app.screen, PermissionScreen)

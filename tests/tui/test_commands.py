@@ -105,9 +105,7 @@ async def test_model_switch_needs_a_session_that_can() -> None:
         assert any("needs a running session" in t for t in notices(app))
 
 
-@pytest.mark.parametrize(
-    ("key", "trusted"), [("y", True), ("1", True), ("n", False), ("escape", False)]
-)
+@pytest.mark.parametrize(("key", "trusted"), [("1", True), ("2", False), ("escape", False)])
 async def test_trust_dialog(key: str, trusted: bool) -> None:
     answers: list[tuple[str, bool]] = []
     app = make_app(ask_trust_for="/srv/project", on_trust=lambda f, t: answers.append((f, t)))

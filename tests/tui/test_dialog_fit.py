@@ -290,3 +290,69 @@ def test_question_option_descriptions_wrap(snap_compare: Any, size: tuple[int, i
             assert len(label.rstrip()) <= room, (size, label, button.content_size)
 
     assert snap_compare(app, terminal_size=size, run_before=before)
+
+
+def _two_questions_prompt() -> Any:
+    """The 1st question's descriptions wrap to several lines; the 2nd (multi-select) has short
+    ones and one that wraps at a small size (black-box round 3, F3)."""
+    from tests.tui.test_interaction_dialogs import prompt_for
+    from tools.ask_user_question import AskUserQuestionTool
+
+    first = [
+        {
+            "label": "PostgreSQL",
+            "description": "A robust relational database with strong "
+            "consistency guarantees, rich SQL, JSONB columns and excellent tooling",
+        },
+        {
+            "label": "SQLite",
+            "description": "Embedded, zero configuration, a single file on "
+            "disk; good for small deployments and tests but limited concurrency for writers",
+        },
+        {"label": "MongoDB", "description": "Document store"},
+    ]
+    second = [
+        {"label": "Caching", "description": "Add a cache layer"},
+        {"label": "Metrics", "description": "Prometheus metrics"},
+        {"label": "Tracing", "description": "OpenTelemetry tracing for every request across END"},
+    ]
+    questions = [
+        {
+            "question": "Which database should the service use for its persistent storage layer?",
+            "header": "Database",
+            "options": first,
+            "multiSelect": False,
+        },
+        {
+            "question": "Which features do you want?",
+            "header": "Features",
+            "options": second,
+            "multiSelect": True,
+        },
+    ]
+    return prompt_for(AskUserQuestionTool(), {"questions": questions})
+
+
+@pytest.mark.parametrize("size", ALL, ids=_size_id)
+def test_each_question_measures_its_own_rows(snap_compare: Any, size: tuple[int, int]) -> None:
+    """The 2nd question is laid out for its own options: no blank rows kept from the 1st
+    question's taller rows, and a description that wraps is shown whole."""
+    app = make_app()
+
+    async def before(pilot: Pilot[int]) -> None:
+        app.enqueue_permission(_two_questions_prompt())
+        await scenes.settle(app, pilot)
+        await pilot.press("1")
+        await scenes.settle(app, pilot)
+        _assert_fits(app, ("#options", "#hint"))
+        buttons = [b for b in app.screen.query("#options Button") if b.display]
+        assert len(buttons) == 4
+        for button in buttons:
+            label = str(button.label).rstrip()
+            width, height = button.content_size
+            assert len(label) <= width * height, (size, label, button.content_size)
+            if len(label) <= width:
+                assert height == 1, (size, label, button.content_size)
+        assert "END" in str(buttons[2].label)
+
+    assert snap_compare(app, terminal_size=size, run_before=before)

@@ -39,3 +39,67 @@ async def test_a_burst_of_keys_is_applied_in_order(keys: list[str], expected: st
         await pilot.pause()
         await pilot.pause()
         assert app.main.prompt.text == expected
+
+
+# The same burst in every other text field (black-box round 3, F8): the deny feedback field,
+# AskUserQuestion's "Other" field, the resume picker's search and the full view's search. One
+# mechanism serves them all (app/tui/key_order.py), so a field added later gets it too.
+BURST = ["a", "b", "c", "left", "left", "Z", "backspace", "Y", "home", "Q", "end", "E"]
+
+
+async def _field_after_burst(app: Any, pilot: Any, selector: str) -> str:
+    from textual.widgets import Input
+
+    field = app.screen.query_one(selector, Input)
+    assert field.has_focus
+    _burst(app, BURST)
+    for _ in range(4):
+        await pilot.pause()
+    return str(field.value)
+
+
+async def test_a_burst_in_the_deny_feedback_field() -> None:
+    from tests.tui import scenes
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.enqueue_permission(scenes.bash_prompt())
+        await pilot.pause()
+        await pilot.press("tab")
+        assert await _field_after_burst(app, pilot, "#feedback") == "QaYbcE"
+
+
+async def test_a_burst_in_the_questions_other_field() -> None:
+    from tests.tui.test_interaction_dialogs import ask_prompt
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.enqueue_permission(ask_prompt())
+        await pilot.pause()
+        await pilot.press("3")  # "Other" (2 options + Other)
+        await pilot.pause()
+        assert await _field_after_burst(app, pilot, "#other") == "QaYbcE"
+
+
+async def test_a_burst_in_the_resume_search() -> None:
+    from app.tui.screens.resume import ResumeScreen
+    from tests.tui.test_resume_picker import SESSIONS
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.push_screen(ResumeScreen(SESSIONS))
+        await pilot.pause()
+        assert await _field_after_burst(app, pilot, "#search") == "QaYbcE"
+
+
+async def test_a_burst_in_the_full_view_search() -> None:
+    from app.tui.screens.full_view import open_full_view
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        open_full_view(app, app.main.conversation)
+        await pilot.pause()
+        await pilot.press("slash")
+        await pilot.pause()
+        assert await _field_after_burst(app, pilot, "#full-search") == "QaYbcE"

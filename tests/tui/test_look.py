@@ -180,11 +180,21 @@ async def test_welcome_line_names_model_folder_and_keys() -> None:
         line = app.main.welcome.line(118).plain
         assert line.startswith("Welcome to lathe · claude-sonnet-4-5 · ~/work/demo")
         assert "/ commands · Shift+Tab mode · Ctrl+G interrupt · Ctrl+Q quit" in line
-        # Narrow: keys that do not fit are left out, the line stays one line.
-        narrow = app.main.welcome.line(78).plain  # 80 columns, less the padding
-        assert narrow == "lathe · claude-sonnet-4-5 · ~/work/demo · / commands · Shift+Tab mode"
-        tiny = app.main.welcome.line(40).plain
-        assert len(tiny) <= 40 and tiny.startswith("lathe · claude-sonnet-4-5")
+        # 80 columns (less the padding): the first three keys stay, with shorter names and the
+        # folder's last part (black-box round 3, F9).
+        narrow = app.main.welcome.line(78).plain
+        assert (
+            narrow == "lathe · claude-sonnet-4-5 · …/demo · / commands · ⇧Tab mode · ^G interrupt"
+        )
+        # 60 columns: the keys wrap to a second line, the folder whole.
+        small = app.main.welcome.line(58).plain.split("\n")
+        assert small == [
+            "lathe · claude-sonnet-4-5 · ~/work/demo",
+            "/ commands · Shift+Tab mode · Ctrl+G interrupt",
+        ]
+        tiny = app.main.welcome.line(40).plain.split("\n")
+        assert all(len(line) <= 40 for line in tiny) and len(tiny) == 2
+        assert tiny[0].startswith("lathe · claude-sonnet-4-5") and "⇧Tab mode" in tiny[1]
         app.main.show_model("claude-opus-4-1")
         assert "claude-opus-4-1" in app.main.welcome.line(118).plain
 

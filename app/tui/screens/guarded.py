@@ -6,12 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from textual import events
 from textual.screen import ModalScreen
 from textual.widgets import Button
 
 from app.engine.api import PermissionQuestion
-from app.tui.screens.key_guard import KeyGuard, hold_early_key
+from app.tui.screens.key_guard import KeyGuard
 from tools.decisions import PermissionDecision
 
 
@@ -46,8 +45,3 @@ class GuardedQuestionScreen(ModalScreen[PermissionDecision | None]):
 
     def _guarded(self) -> bool:
         return self.guard.guarded()
-
-    def _early(self, event: events.Key) -> bool:
-        """Call first in on_key: True when `event` came too early and was taken (to the prompt
-        if printable): no key read before the dialog was shown, or in its guard, answers it."""
-        return hold_early_key(self, self.guard, event)

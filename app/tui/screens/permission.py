@@ -39,7 +39,7 @@ from textual.widgets.button import ButtonVariant
 
 from app.engine.api import PermissionChoice, PermissionQuestion, answers
 from app.tui.screens.guarded import GuardedQuestionScreen
-from app.tui.screens.typed_ahead import TypedAhead, for_prompt, keep_for_prompt
+from app.tui.screens.typed_ahead import TypedAhead, take_typed_key
 from tools.decisions import PermissionDecision
 from widgets.counts import more_lines
 from widgets.diff_view import DiffView
@@ -289,16 +289,14 @@ class PermissionScreen(GuardedQuestionScreen):
             self.query_one("#choices", Static).update(self._choices())
 
     def on_key(self, event: events.Key) -> None:
-        if self._early(event):
-            return
-        if self.query_one("#feedback", Input).has_focus:
-            return  # the feedback field takes what is typed
+        typing = self.query_one("#feedback", Input).has_focus  # the field takes what is typed
         # Typing meant for the prompt (letters, spaces, other digits) clears a selection, so a
         # `2` inside a sentence never stays armed for the Enter that ends it.
-        if event.key not in self._DIALOG_KEYS and self.selected is not None:
+        prompt_key = event.key not in self._DIALOG_KEYS and not self.guard.early(event)
+        if not typing and prompt_key and self.selected is not None:
             self._select(None)
-        if for_prompt(event, self._guarded(), self._answers_key(event.key)):
-            keep_for_prompt(self, event, self.query_one("#typed", TypedAhead))
+        answers = self._answers_key(event.key)
+        if take_typed_key(self, self.guard, event, dialog_key=answers, typing=typing):
             self.call_after_refresh(self._fit_preview)
 
     def _answers_key(self, key: str) -> bool:
@@ -344,6 +342,12 @@ class PermissionScreen(GuardedQuestionScreen):
 
     def action_allow_once(self) -> None:
         self.action_key("1")
+
+    def mode_key(self) -> None:
+        """Shift+Tab while this dialog is open: where it offers "accept all edits" it selects it
+        (Enter confirms and switches to acceptEdits, as Claude Code's Shift+Tab does); elsewhere
+        nothing, so the mode never changes under an open question."""
+        self.action_key("4")
 
     def action_select_always(self) -> None:
         self.action_key("2")

@@ -20,7 +20,7 @@ from textual.widgets import Button, Footer, Input, Markdown, Static
 from app.engine.api import PermissionQuestion, answers
 from app.tui.screens.dialog_fit import fit
 from app.tui.screens.guarded import GuardedQuestionScreen
-from app.tui.screens.typed_ahead import TypedAhead, for_prompt, keep_for_prompt
+from app.tui.screens.typed_ahead import TypedAhead, take_typed_key
 from tools.decisions import DecisionReason, PermissionDecision
 from tools.interaction import PlanApprovalRequest
 
@@ -88,12 +88,10 @@ class PlanApprovalScreen(GuardedQuestionScreen):
         fit(self, "#plan")
 
     def on_key(self, event: events.Key) -> None:
-        if self._early(event):
-            return
         # Not the dialog's keys (its digits, the arrows, Enter, Esc): the prompt's text.
         dialog_key = event.key.isdigit() and 0 < int(event.key) <= len(self.rows)
-        if not self._feedback_open() and for_prompt(event, self._guarded(), dialog_key):
-            keep_for_prompt(self, event, self.query_one("#typed", TypedAhead))
+        typing = self._feedback_open()
+        if take_typed_key(self, self.guard, event, dialog_key=dialog_key, typing=typing):
             fit(self, "#plan")
 
     def _feedback_open(self) -> bool:

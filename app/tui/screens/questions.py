@@ -22,7 +22,7 @@ from textual.widgets import Button, Footer, Input, Static
 from app.engine.api import PermissionQuestion, answers
 from app.tui.screens.dialog_fit import fit
 from app.tui.screens.guarded import GuardedQuestionScreen
-from app.tui.screens.typed_ahead import TypedAhead, for_prompt, keep_for_prompt
+from app.tui.screens.typed_ahead import TypedAhead, take_typed_key
 from tools.decisions import DecisionReason, PermissionDecision
 from tools.interaction import Question, QuestionsRequest
 
@@ -88,14 +88,20 @@ class QuestionsScreen(GuardedQuestionScreen):
         fit(self)
 
     def on_key(self, event: events.Key) -> None:
-        if self._early(event):
-            return
-        # Not the dialog's keys (its digits, Space, the arrows, Enter, Esc): the prompt's text.
+        # Not the dialog's keys (a digit of a row it shows, Space when it ticks, the arrows,
+        # Enter, Esc): the prompt's text. A digit with no row ("5" beside 4 rows) is kept too.
         key = event.key
-        dialog_key = key == "space" or (key.isdigit() and 0 < int(key) <= 5)
-        if not self._other_open() and for_prompt(event, self._guarded(), dialog_key):
-            keep_for_prompt(self, event, self.query_one("#typed", TypedAhead))
+        dialog_key = (key == "space" and self.question.multi_select) or (
+            key.isdigit() and 0 < int(key) <= self._rows()
+        )
+        if take_typed_key(
+            self, self.guard, event, dialog_key=dialog_key, typing=self._other_open()
+        ):
             fit(self)
+
+    def _rows(self) -> int:
+        """The rows on screen for this question: its options and "Other"."""
+        return len(self.question.options) + 1
 
     def _other_open(self) -> bool:
         return self.query_one("#other", Input).has_class("-active")
@@ -133,10 +139,17 @@ class QuestionsScreen(GuardedQuestionScreen):
                     option.description, style="dim"
                 )
             button.set_class(n == self.cursor, "-cursor")
+        # A new label repaints a button but keeps its height: measure every row again, or the
+        # next question keeps this one's row heights (blank rows, a description cut short).
+        for button in self.query(Button):
+            button.refresh(layout=True)
+        digits = f"1-{self._rows()}"
+        # Enter moves on to the next question, or sends the answers after the last one.
+        then = "next" if self.index + 1 < len(self.request.questions) else "send"
         hint = (
-            "↑↓ move  Space tick  Enter next  Esc don't answer"
+            f"{digits} or ↑↓ move  Space tick  Enter {then}  Esc don't answer"
             if q.multi_select
-            else "1-5 or ↑↓ Enter choose  Esc don't answer"
+            else f"{digits} or ↑↓ Enter choose  Esc don't answer"
         )
         self.query_one("#hint", Static).update(Text(hint, style="dim"))
 

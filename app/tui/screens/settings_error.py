@@ -18,7 +18,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Static
 
 from app.tui.screens.dialog_fit import fit
-from app.tui.screens.key_guard import KeyGuard, hold_early_key
+from app.tui.screens.key_guard import KeyGuard
+from app.tui.screens.typed_ahead import TypedAhead, take_typed_key
 
 SettingsAnswer = Literal["fixed", "continue", "exit"]
 
@@ -47,7 +48,10 @@ class SettingsErrorScreen(ModalScreen[SettingsAnswer]):
         self.guard = KeyGuard(self, key_guard_s, clock)
 
     def on_key(self, event: events.Key) -> None:
-        hold_early_key(self, self.guard, event)
+        # Letters, spaces and other digits are kept for the prompt, as every dialog does.
+        dialog_key = event.key in ("1", "2", "3")
+        if take_typed_key(self, self.guard, event, dialog_key=dialog_key, typing=False):
+            fit(self, "#problems", most=12)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
@@ -67,6 +71,7 @@ class SettingsErrorScreen(ModalScreen[SettingsAnswer]):
                 yield Button("1 Reload after fixing", id="reload", variant="primary", compact=True)
                 yield Button("2 Exit", id="exit", variant="error", compact=True)
                 yield Button("3 Continue with deny and ask rules only", id="continue", compact=True)
+            yield TypedAhead(id="typed")
         yield Footer()
 
     def _problems_text(self) -> Text:

@@ -14,14 +14,16 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Static
 
 from app.tui.screens.dialog_fit import fit
-from app.tui.screens.key_guard import KeyGuard, hold_early_key
+from app.tui.screens.key_guard import KeyGuard
+from app.tui.screens.typed_ahead import TypedAhead, take_typed_key
 
 
 class TrustScreen(ModalScreen[bool]):
     CSS_PATH = "trust.tcss"
     BINDINGS = [
-        Binding("1,y", "answer(True)", "Trust", id="trust.yes"),
-        Binding("2,n,escape", "answer(False)", "Don't trust", id="trust.no"),
+        # Digits and Esc only: a letter typed for the prompt ("any", "yes") must not answer.
+        Binding("1", "answer(True)", "Trust", id="trust.yes"),
+        Binding("2,escape", "answer(False)", "Don't trust", id="trust.no"),
     ]
 
     def __init__(
@@ -33,7 +35,10 @@ class TrustScreen(ModalScreen[bool]):
         self.guard = KeyGuard(self, key_guard_s, clock)
 
     def on_key(self, event: events.Key) -> None:
-        hold_early_key(self, self.guard, event)
+        # Letters, spaces and other digits are kept for the prompt, as every dialog does.
+        dialog_key = event.key in ("1", "2")
+        if take_typed_key(self, self.guard, event, dialog_key=dialog_key, typing=False):
+            fit(self)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
@@ -48,6 +53,7 @@ class TrustScreen(ModalScreen[bool]):
             with Horizontal(id="buttons"):
                 yield Button("1 Yes, trust this folder", id="yes", variant="success", compact=True)
                 yield Button("2 No, continue without", id="no", variant="error", compact=True)
+            yield TypedAhead(id="typed")
         yield Footer()
 
     def on_mount(self) -> None:

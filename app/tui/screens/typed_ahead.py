@@ -5,6 +5,9 @@ lathe keeps it: a printable key that is not one of the dialog's keys (and every 
 during the dialog's key guard, when even its digits do not answer it) is posted as TypedForPrompt,
 which the app inserts into the main screen's prompt at once, so it survives however the dialog
 closes. The dialog shows one dim line with what it kept.
+
+Every dialog routes its keys through `take_typed_key` (from its on_key), so they all behave alike:
+the trust, broken-settings, permission, plan and question dialogs, and any dialog added later.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ from textual import events
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Static
+
+from app.tui.screens.key_guard import KeyGuard, hold_early_key
 
 # Shown at most: the end of what was typed (what the user just pressed).
 SHOWN_CHARS = 40
@@ -66,3 +71,18 @@ def keep_for_prompt(screen: Screen[Any], event: events.Key, kept: TypedAhead) ->
     event.prevent_default()
     kept.keep(event.character or "")
     screen.post_message(TypedForPrompt(event.character or ""))
+
+
+def take_typed_key(
+    screen: Screen[Any], guard: KeyGuard, event: events.Key, *, dialog_key: bool, typing: bool
+) -> bool:
+    """A dialog's on_key, shared: True when `event` was taken for the prompt (or dropped, in the
+    key guard), so the dialog must not act on it. `dialog_key`: the key answers this dialog
+    (one of its digits, after the guard). `typing`: a field of the dialog has the keys (the
+    feedback or "Other" field), which then takes every printable key itself."""
+    if hold_early_key(screen, guard, event):
+        return True
+    if typing or not for_prompt(event, guard.guarded(), dialog_key):
+        return False
+    keep_for_prompt(screen, event, screen.query_one(TypedAhead))
+    return True
