@@ -383,7 +383,8 @@ class Tool(Generic[InputT]):
 
     def recorded_view(self, input: InputT, applied: bool, cwd: str) -> ResultView | None:
         """On resume, the diff a recorded call made (`applied`) or the user denied, rebuilt
-        from its input (the result data is not kept); None: none. May read files."""
+        from its input (the result data is not kept); None: none. May read files: the front ends
+        call it (through the session's history()) off their UI loop, in a worker thread."""
         return None
 
     def result_from_record(self, recorded: Any, content: str) -> Any | None:
