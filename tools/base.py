@@ -9,6 +9,7 @@ interrupt, and "no opinion" on permissions so that the general rules and mode de
 
 from __future__ import annotations
 
+import fnmatch
 import json
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -341,6 +342,12 @@ class Tool(Generic[InputT]):
         subject itself, except for a tool whose other input leads elsewhere (Glob's pattern
         `../*` or `~/.ssh/*` reads beside or far from its `path`)."""
         return subject
+
+    def rule_specifier_matches(self, spec: str, name: str) -> bool:
+        """Whether a `Tool(spec)` rule's specifier covers the call's subject `name`; default a
+        case-sensitive glob (`fnmatch.fnmatchcase`). A tool with its own rule syntax overrides it
+        (Skill: Claude Code's `name:*` prefix form)."""
+        return fnmatch.fnmatchcase(name, spec)
 
     def permission_subject_names(self, input: InputT, context: ToolContext) -> tuple[str, ...]:
         """Other names the call's subject goes by, matched by the same rules (a skill's folder
