@@ -102,7 +102,10 @@ async def build_session(
         from app.tui.history import ReplayedHistory
 
         # What came before a compaction is shown too (above its boundary): browsable history.
-        sink(ReplayedHistory(session.history()))
+        # Built off the loop: replaying rebuilds resumed edits' diffs from the files on disk
+        # (Tool.recorded_view), which can take seconds on large files.
+        history = await asyncio.to_thread(session.history)
+        sink(ReplayedHistory(history))
         count = len(setup.resumed.messages)
         sink(Notice(f"Resumed session {setup.resumed.session_id} ({count} messages)"))
     # Servers connect in the background: the first prompt never waits for a slow one, and

@@ -9,6 +9,7 @@ interrupt, and "no opinion" on permissions so that the general rules and mode de
 
 from __future__ import annotations
 
+import fnmatch
 import json
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -342,6 +343,12 @@ class Tool(Generic[InputT]):
         `../*` or `~/.ssh/*` reads beside or far from its `path`)."""
         return subject
 
+    def rule_specifier_matches(self, spec: str, name: str) -> bool:
+        """Whether a `Tool(spec)` rule's specifier covers the call's subject `name`; default a
+        case-sensitive glob (`fnmatch.fnmatchcase`). A tool with its own rule syntax overrides it
+        (Skill: Claude Code's `name:*` prefix form)."""
+        return fnmatch.fnmatchcase(name, spec)
+
     def permission_subject_names(self, input: InputT, context: ToolContext) -> tuple[str, ...]:
         """Other names the call's subject goes by, matched by the same rules (a skill's folder
         and frontmatter names): a rule written with any of them holds for the call."""
@@ -383,7 +390,8 @@ class Tool(Generic[InputT]):
 
     def recorded_view(self, input: InputT, applied: bool, cwd: str) -> ResultView | None:
         """On resume, the diff a recorded call made (`applied`) or the user denied, rebuilt
-        from its input (the result data is not kept); None: none. May read files."""
+        from its input (the result data is not kept); None: none. May read files: the front ends
+        call it (through the session's history()) off their UI loop, in a worker thread."""
         return None
 
     def result_from_record(self, recorded: Any, content: str) -> Any | None:

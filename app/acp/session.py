@@ -353,7 +353,9 @@ class AcpSession:
     async def replay(self) -> None:
         """A resumed session's history as updates, all sent before session/load answers."""
         tools = self.adapter.tools if self.adapter is not None else {}
-        for update in u.replay(self.port.history(), tools):
+        # Off the protocol loop: the replay rebuilds resumed edits' diffs from the files on disk.
+        history = await asyncio.to_thread(self.port.history)
+        for update in u.replay(history, tools):
             self._send(update)
         await self.flush()
 

@@ -253,7 +253,8 @@ class SessionPort(Protocol):
     def report_context(self) -> None: ...
 
     def history(self) -> tuple[EngineEvent, ...]:
-        """A resumed conversation as events (for a front end to draw as it was left)."""
+        """A resumed conversation as events (for a front end to draw as it was left). May read
+        files (resumed edits' diffs): call it off the UI loop (asyncio.to_thread)."""
         ...
 
     # -- MCP, hooks, lifetime -------------------------------------------------------------------

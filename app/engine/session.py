@@ -224,7 +224,8 @@ class Session:
 
     def history(self) -> tuple[EngineEvent, ...]:
         """A resumed conversation as the events a live one would have sent (what came before a
-        compaction too, above its boundary), so a front end draws it as it was left."""
+        compaction too, above its boundary), so a front end draws it as it was left. It may read
+        files (resumed edits' diffs, Tool.recorded_view): call it off the UI loop."""
         from app.engine.replay import replay_events
 
         messages = [*self.parts.earlier_messages, *self.messages]

@@ -17,7 +17,23 @@ from app.hooks.results import (
     PreToolHookItem,
     SessionEndHookResult,
 )
+from tools.abort import AbortSignal
 from tools.base import ToolContext
+from tools.context import BackgroundTasks
+
+
+class HookContext(Protocol):
+    """What a hook run reads of the context it is given (a ToolContext is one): the folder the
+    hook's input names, the background tasks a Stop hook is told of, the signal that stops it."""
+
+    @property
+    def cwd(self) -> str: ...
+
+    @property
+    def background(self) -> BackgroundTasks: ...
+
+    @property
+    def abort(self) -> AbortSignal: ...
 
 
 @dataclass(frozen=True)
@@ -50,13 +66,13 @@ class HookRunner(Protocol):
         ...
 
     async def permission_request(
-        self, call: HookToolCall, suggestions: Sequence[str], context: Any = None
+        self, call: HookToolCall, suggestions: Sequence[str], context: HookContext | None = None
     ) -> PermissionRequestHookResult:
         """PermissionRequest: where the dialog would show; a hook's allow or deny answers it."""
         ...
 
     async def notification(
-        self, message: str, notification_type: str, context: Any = None
+        self, message: str, notification_type: str, context: HookContext | None = None
     ) -> SessionEndHookResult:
         """Notification: lathe waits for the user; the output is only shown."""
         ...
@@ -82,11 +98,11 @@ class NoHooks:
         return False
 
     async def permission_request(
-        self, call: HookToolCall, suggestions: Sequence[str], context: Any = None
+        self, call: HookToolCall, suggestions: Sequence[str], context: HookContext | None = None
     ) -> PermissionRequestHookResult:
         return PermissionRequestHookResult()  # nobody answered: the dialog shows
 
     async def notification(
-        self, message: str, notification_type: str, context: Any = None
+        self, message: str, notification_type: str, context: HookContext | None = None
     ) -> SessionEndHookResult:
         return SessionEndHookResult()

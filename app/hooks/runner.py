@@ -23,7 +23,7 @@ from pydantic import BaseModel
 from app import debuglog
 from app.config.hooks import HookConfig, HookEvent, HookHandler
 from app.config.rules import tool_and_aliases
-from app.hooks.calls import HookRunner, HookToolCall
+from app.hooks.calls import HookContext, HookRunner, HookToolCall
 from app.hooks.output import HookOutput, read_output
 from app.hooks.process import OUTPUT_CAP_BYTES, RawHookRun, run_command
 from app.hooks.remote import PromptAsker, run_http, run_prompt
@@ -145,19 +145,21 @@ class CommandHookRunner:
 
     # --- the tool pipeline (HookRunner) ---------------------------------------------------------
 
-    async def pre_tool_use(self, call: HookToolCall, context: Any) -> list[PreToolHookItem]:
+    async def pre_tool_use(
+        self, call: HookToolCall, context: HookContext | None
+    ) -> list[PreToolHookItem]:
         outputs = await self._run("PreToolUse", call.tool_name, _tool_fields(call), context, call)
         return translate_pre_tool_use(outputs, call.tool_name) if outputs else []
 
     async def post_tool_use(
-        self, call: HookToolCall, response: Any, context: Any
+        self, call: HookToolCall, response: Any, context: HookContext | None
     ) -> list[PostToolHookItem]:
         fields = {**_tool_fields(call), "tool_response": _hook_response(response)}
         outputs = await self._run("PostToolUse", call.tool_name, fields, context, call)
         return translate_post_tool_use(outputs, call.is_mcp) if outputs else []
 
     async def post_tool_use_failure(
-        self, call: HookToolCall, error: str, context: Any
+        self, call: HookToolCall, error: str, context: HookContext | None
     ) -> list[PostToolHookItem]:
         aborted = _abort_of(context)
         fields = {
@@ -170,7 +172,9 @@ class CommandHookRunner:
 
     # --- the engine's events --------------------------------------------------------------------
 
-    async def user_prompt_submit(self, prompt: str, context: Any = None) -> PromptHookResult:
+    async def user_prompt_submit(
+        self, prompt: str, context: HookContext | None = None
+    ) -> PromptHookResult:
         if self.subagent is not None:
             return PromptHookResult()
         self.prompt_id = str(uuid.uuid4())
@@ -178,7 +182,10 @@ class CommandHookRunner:
         return translate_user_prompt_submit(outputs, prompt)
 
     async def stop(
-        self, stop_hook_active: bool, context: Any = None, last_assistant_message: str = ""
+        self,
+        stop_hook_active: bool,
+        context: HookContext | None = None,
+        last_assistant_message: str = "",
     ) -> StopHookResult:
         if self.subagent is not None:
             agent_id, agent_type, transcript_path = self.subagent
@@ -196,7 +203,9 @@ class CommandHookRunner:
         }
         return translate_stop(await self._run("Stop", None, fields, context))
 
-    async def session_start(self, source: str, context: Any = None) -> SessionStartHookResult:
+    async def session_start(
+        self, source: str, context: HookContext | None = None
+    ) -> SessionStartHookResult:
         """Each hook gets its own `CLAUDE_ENV_FILE`; the `export X=Y` lines it writes there are
         sourced before every later Bash command (as Claude Code does)."""
         handlers = self.matching("SessionStart", source)
@@ -212,12 +221,14 @@ class CommandHookRunner:
             add_env_file(str(f))
         return translate_session_start(outputs)
 
-    async def session_end(self, reason: str, context: Any = None) -> SessionEndHookResult:
+    async def session_end(
+        self, reason: str, context: HookContext | None = None
+    ) -> SessionEndHookResult:
         outputs = await self._run("SessionEnd", reason, {"reason": reason}, context)
         return translate_session_end(outputs)
 
     async def pre_compact(
-        self, trigger: str, custom_instructions: str, context: Any = None
+        self, trigger: str, custom_instructions: str, context: HookContext | None = None
     ) -> PreCompactHookResult:
         # Claude Code 2.1.332 sends null when the user gave no instructions (measured side by
         # side: bench/cc_faults case g); hooks test `.custom_instructions == null`.
@@ -228,7 +239,7 @@ class CommandHookRunner:
         self,
         call: HookToolCall,
         suggestions: Sequence[str],
-        context: Any = None,
+        context: HookContext | None = None,
     ) -> PermissionRequestHookResult:
         """Runs where the permission dialog would show; a hook's decision answers it."""
         fields = {
@@ -240,7 +251,7 @@ class CommandHookRunner:
         return translate_permission_request(outputs)
 
     async def notification(
-        self, message: str, notification_type: str, context: Any = None
+        self, message: str, notification_type: str, context: HookContext | None = None
     ) -> SessionEndHookResult:
         """Claude Code's Notification: lathe waits for the user (a permission dialog,
         `permission_prompt`; an idle prompt, `idle_prompt`). Its output is only shown."""
@@ -249,7 +260,7 @@ class CommandHookRunner:
         return translate_session_end(outputs)
 
     async def subagent_start(
-        self, agent_id: str, agent_type: str, context: Any = None
+        self, agent_id: str, agent_type: str, context: HookContext | None = None
     ) -> SessionStartHookResult:
         """A subagent starts (the Agent tool); `additionalContext` goes to the subagent."""
         fields = {"agent_id": agent_id, "agent_type": agent_type}
@@ -263,7 +274,7 @@ class CommandHookRunner:
         agent_transcript_path: str,
         last_assistant_message: str,
         stop_hook_active: bool,
-        context: Any = None,
+        context: HookContext | None = None,
     ) -> StopHookResult:
         """A subagent is about to finish; a block makes it go on (as Stop does for the session)."""
         fields = {
@@ -311,7 +322,7 @@ class CommandHookRunner:
         event: HookEvent,
         value: str | None,
         fields: Mapping[str, Any],
-        context: Any,
+        context: HookContext | None,
         call: HookToolCall | None = None,
     ) -> list[HookOutput]:
         handlers = self.matching(event, value, call)
@@ -324,7 +335,7 @@ class CommandHookRunner:
         event: HookEvent,
         handlers: Sequence[HookHandler],
         fields: Mapping[str, Any],
-        context: Any,
+        context: HookContext | None,
         envs: Sequence[Mapping[str, str]] | None,
     ) -> list[HookOutput]:
         stdin = self._stdin(event, fields, context)
@@ -367,7 +378,9 @@ class CommandHookRunner:
             out.notice(f"could not be run: {type(exc).__name__}: {exc}")
             return out
 
-    def _stdin(self, event: HookEvent, fields: Mapping[str, Any], context: Any) -> bytes:
+    def _stdin(
+        self, event: HookEvent, fields: Mapping[str, Any], context: HookContext | None
+    ) -> bytes:
         try:
             mode = str(self.permission_mode())
         except Exception as exc:
@@ -376,7 +389,7 @@ class CommandHookRunner:
         payload: dict[str, Any] = {
             "session_id": self.session_id,
             "transcript_path": self.transcript_path,
-            "cwd": str(getattr(context, "cwd", None) or self.cwd),
+            "cwd": str((context.cwd if context is not None else None) or self.cwd),
             "permission_mode": mode,
             "hook_event_name": event,
             **self.extra_fields,
@@ -438,7 +451,11 @@ _WITH_EFFORT = frozenset(
 
 
 def _as_claude_code_sends(
-    payload: dict[str, Any], event: str, prompt_id: str, effort: str | None, context: Any
+    payload: dict[str, Any],
+    event: str,
+    prompt_id: str,
+    effort: str | None,
+    context: HookContext | None,
 ) -> None:
     if event in _NO_MODE:
         payload.pop("permission_mode", None)
@@ -447,9 +464,8 @@ def _as_claude_code_sends(
     if effort and event in _WITH_EFFORT:
         payload["effort"] = {"level": effort}
     if event in ("Stop", "SubagentStop"):
-        background = getattr(context, "background", None)
-        listed = getattr(background, "all", None)
-        tasks = [t for t in (listed() if callable(listed) else []) if t.status == "running"]
+        listed = context.background.all() if context is not None else []
+        tasks = [t for t in listed if t.status == "running"]
         # The entries' shape with a task running was not measured; id, description, status.
         payload.setdefault("background_tasks", [_task_entry(t) for t in tasks])
         payload.setdefault("session_crons", [])
@@ -483,9 +499,8 @@ def _hook_response(response: Any) -> Any:
     return response
 
 
-def _abort_of(context: Any) -> AbortSignal | None:
-    abort = getattr(context, "abort", None)
-    return abort if isinstance(abort, AbortSignal) else None
+def _abort_of(context: HookContext | None) -> AbortSignal | None:
+    return context.abort if context is not None else None
 
 
 def _jsonable(value: Any) -> Any:

@@ -366,8 +366,7 @@ def _decide_generic(
 ) -> PermissionDecision:
     name = tool.name
     targets = _generic_subjects(tool, input, context)
-    own = getattr(tool, "rule_specifier_matches", None)
-    own = own if callable(own) else None
+    own = tool.rule_specifier_matches  # a glob unless the tool reads its rules its own way
 
     def matches(rule: Rule, strict: bool) -> bool:
         if rule.is_mcp:
@@ -377,20 +376,15 @@ def _decide_generic(
         if rule.specifier is None:
             return True
         spec = rule.specifier
-        if own is not None:
-            # The tool's own reading of its rules (Skill: Claude Code's `name:*` prefix form).
-            # An allow uses only that; a deny also holds as a glob (stricter, fail closed).
-            if strict:  # an allow holds only for the name the call used
-                return bool(targets) and _own_match(own, spec, targets[0])
-            return any(
-                _own_match(own, spec, t, on_error=True) or fnmatch.fnmatchcase(t, spec)
-                for t in targets
-            )
+        # The tool's reading of its rules (Skill: Claude Code's `name:*` prefix form). An allow
+        # uses only that; a deny also holds as a glob (stricter, fail closed).
         if strict:  # an allow holds only for the name the call used
-            return bool(targets) and fnmatch.fnmatchcase(targets[0], spec)
+            return bool(targets) and _own_match(own, spec, targets[0])
         if tool.subject_case_blind:  # `Agent(rev)` denies `Rev`, which finds the same agent
             return any(fnmatch.fnmatchcase(t.casefold(), spec.casefold()) for t in targets)
-        return any(fnmatch.fnmatchcase(t, spec) for t in targets)
+        return any(
+            _own_match(own, spec, t, on_error=True) or fnmatch.fnmatchcase(t, spec) for t in targets
+        )
 
     rule = next((r for r in pc.deny if matches(r, False)), None)
     if rule is not None:
