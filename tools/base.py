@@ -144,11 +144,13 @@ class ToolPreview:
 class CallLabel:
     """A call on one line, as tool blocks and panel rows show it (computed without I/O, when the
     call is queued): `text` is what runs or what it touches (a command, a path, a pattern),
-    `language` its syntax for highlighting ("bash"), `note` a dimmed aside (Bash's description)."""
+    `language` its syntax for highlighting ("bash"), `note` a dimmed aside (Bash's description),
+    `stat` the change the input says it makes ("+2 -1", an Edit's), before any diff is read."""
 
     text: str
     language: str | None = None
     note: str = ""
+    stat: str = ""
 
 
 OutputFocus = Literal["head", "tail"]
