@@ -165,6 +165,9 @@ class ResultView:
     kind: Literal["text", "diff", "image", "error"] = "text"
     # A file holding the whole output when `body` is only part of it (a spilled Bash output).
     full_path: str | None = None
+    # The body is the tool's words for the person (a plan, the answers, a subagent's report),
+    # shown instead of the text written for the model (whose framing and instructions are not).
+    own_body: bool = False
 
 
 class ToolError(Exception):
