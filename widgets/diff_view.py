@@ -46,13 +46,16 @@ def numbered_lines(diff: str) -> list[tuple[str, str, str]]:
     row. Rows are (number, sign, text); a line before any hunk header keeps no number."""
     rows: list[tuple[str, str, str]] = []
     old = new = 0
-    seen_hunk = False
+    seen_hunk = numbered = False
     for line in shown_lines(diff):
         match = _HUNK.match(line)
-        if match:
+        if match or line.startswith("@@"):
             if seen_hunk:
                 rows.append(("", "…", ""))
-            old, new = int(match.group(1)), int(match.group(2))
+            # "@@ … @@": a change whose place in the file is not known (a resumed denied edit):
+            # its lines keep their signs and get no made-up numbers.
+            numbered = match is not None
+            old, new = (int(match.group(1)), int(match.group(2))) if match else (0, 0)
             seen_hunk = True
             continue
         if not seen_hunk:
@@ -61,15 +64,11 @@ def numbered_lines(diff: str) -> list[tuple[str, str, str]]:
         if line.startswith("\\"):  # "\ No newline at end of file": patch notation too
             continue
         sign, body = (line[:1], line[1:]) if line[:1] in ("+", "-", " ") else (" ", line)
-        if sign == "-":
-            rows.append((str(old), "-", body))
+        shown = old if sign == "-" else new
+        rows.append((str(shown) if numbered else "", sign, body))
+        if sign != "+":
             old += 1
-        elif sign == "+":
-            rows.append((str(new), "+", body))
-            new += 1
-        else:
-            rows.append((str(new), " ", body))
-            old += 1
+        if sign != "-":
             new += 1
     return rows
 
@@ -88,7 +87,7 @@ def render_diff(diff: str, max_lines: int = MAX_DIFF_LINES) -> Text:
         style = {"+": "lathe.diff.add", "-": "lathe.diff.remove"}.get(sign, "dim")
         if width:
             text.append(number.rjust(width) + " ", style="dim")
-        text.append(f"{sign or ' '}{body}" if width else body, style=style)
+        text.append(f"{sign}{body}", style=style)
         text.append("\n")
     if len(rows) > max_lines:
         text.append(f"… {more_lines(len(rows) - max_lines)}\n", style="dim italic")

@@ -45,3 +45,9 @@ def test_a_cut_diff_counts_what_is_left_out() -> None:
     diff, _, _ = unified_diff("", "".join(f"{i}\n" for i in range(30)), "n.txt")
     text = render_diff(diff, max_lines=5).plain
     assert text.splitlines()[-1] == "… 25 more lines"
+
+
+def test_a_change_of_unknown_place_keeps_its_signs_without_numbers() -> None:
+    # A resumed denied edit whose strings are not in the file any more (tools/files/recorded_input.py).
+    diff = "--- a/x.py\n+++ b/x.py\n@@ … @@\n-old line\n+new line\n"
+    assert render_diff(diff).plain.splitlines() == ["-old line", "+new line"]
