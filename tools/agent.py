@@ -17,6 +17,7 @@ from pydantic import Field
 from tools.base import (
     CanUseTool,
     ProgressCallback,
+    ResultView,
     Tool,
     ToolContext,
     ToolError,
@@ -116,10 +117,50 @@ class AgentTool(Tool[AgentInput]):
 
     def result_summary(self, data: Any) -> str:
         if isinstance(data, SubagentOutcome):
-            return f"{data.tool_uses} tool uses · {data.total_tokens:,} tokens"
+            uses = f"{data.tool_uses} tool use{'s' if data.tool_uses != 1 else ''}"
+            return f"{uses} · {data.total_tokens:,} tokens"
         if isinstance(data, BackgroundLaunch):
-            return f"running in the background ({data.agent_id})"
+            return "running in the background"
         return ""
+
+    def result_view(self, data: Any, is_error: bool) -> ResultView | None:
+        """The report as the subagent wrote it, without the hand-back frame, id and usage the
+        parent model reads (Claude Code: `Agent "Make a file" finished · 1s`)."""
+        if isinstance(data, SubagentOutcome) and not is_error:
+            return ResultView(self.result_summary(data), data.text.strip(), own_body=True)
+        if isinstance(data, BackgroundLaunch) and not is_error:
+            return ResultView(self.result_summary(data), "", own_body=True)
+        return super().result_view(data, is_error)
+
+    def result_from_record(self, recorded: Any, content: str) -> Any | None:
+        """The transcript's `toolUseResult`: SubagentOutcome.hook_response, or a background
+        launch's fields."""
+        if not isinstance(recorded, Mapping):
+            return None
+        if isinstance(recorded.get("output_file"), str):
+            return BackgroundLaunch(
+                str(recorded.get("agent_id", "")),
+                str(recorded.get("agent_type", "")),
+                str(recorded["output_file"]),
+            )
+        blocks = recorded.get("content")
+        if not isinstance(recorded.get("agentId"), str) or not isinstance(blocks, list):
+            return None
+        text = "\n".join(
+            str(b.get("text", ""))
+            for b in blocks
+            if isinstance(b, Mapping) and b.get("type") == "text"
+        )
+        return SubagentOutcome(
+            agent_id=recorded["agentId"],
+            agent_type=str(recorded.get("agentType", "")),
+            text=text,
+            tool_uses=_int(recorded.get("totalToolUseCount")),
+            total_tokens=_int(recorded.get("totalTokens")),
+            duration_ms=_int(recorded.get("totalDurationMs")),
+            prompt=str(recorded.get("prompt", "")),
+            model=str(recorded.get("resolvedModel", "")),
+        )
 
     async def validate_input(self, input: AgentInput, context: ToolContext) -> ValidationResult:
         if not input.prompt.strip():
@@ -161,6 +202,10 @@ class AgentTool(Tool[AgentInput]):
         if isinstance(data, BackgroundLaunch):
             return [{"type": "text", "text": launched_text(data)}]
         return super().to_result_content(data)
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def hand_back_text(outcome: SubagentOutcome) -> str:

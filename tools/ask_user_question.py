@@ -8,6 +8,7 @@ Claude Code's words. The model never sets `answers` itself (an internal field, s
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import Field, model_validator
@@ -15,6 +16,7 @@ from pydantic import Field, model_validator
 from tools.base import (
     CanUseTool,
     ProgressCallback,
+    ResultView,
     Tool,
     ToolContext,
     ToolInput,
@@ -124,6 +126,38 @@ def result_text(questions: list[QuestionInput], answers: Mapping[str, str]) -> s
     )
 
 
+@dataclass(frozen=True)
+class Answered:
+    """The user's answers, question by question, in the questions' order: the model reads
+    `result_text`, the screen "· question → answer" lines, and a transcript keeps Claude Code's
+    `{questions, answers}` to rebuild them from."""
+
+    questions: tuple[QuestionInput, ...]
+    answers: dict[str, str] = field(default_factory=dict)
+
+    def hook_response(self) -> dict[str, Any]:
+        return {
+            "questions": [q.model_dump(by_alias=True, exclude_none=True) for q in self.questions],
+            "answers": dict(self.answers),
+        }
+
+    def lines(self) -> list[tuple[str, str]]:
+        return [
+            (q.question, self.answers[q.question])
+            for q in self.questions
+            if self.answers.get(q.question)
+        ]
+
+
+def answered_view(data: Answered) -> ResultView:
+    lines = data.lines()
+    if not lines:
+        return ResultView("No answer", own_body=True)
+    count = f"{len(lines)} question{'s' if len(lines) != 1 else ''}"
+    body = "\n".join(f"· {question} → {answer}" for question, answer in lines)
+    return ResultView(f"You answered {count}", body, own_body=True)
+
+
 class AskUserQuestionTool(Tool[AskUserQuestionInput]):
     name = "AskUserQuestion"
     search_hint = "ask the user a multiple choice question"
@@ -163,7 +197,26 @@ class AskUserQuestionTool(Tool[AskUserQuestionInput]):
         return PermissionDecision.ask("Answer questions?", DecisionReason("tool", text))
 
     def result_summary(self, data: Any) -> str:
-        return str(data) if isinstance(data, str) else ""
+        return answered_view(data).summary if isinstance(data, Answered) else ""
+
+    def result_view(self, data: Any, is_error: bool) -> ResultView | None:
+        if isinstance(data, Answered) and not is_error:
+            return answered_view(data)
+        return super().result_view(data, is_error)
+
+    def result_from_record(self, recorded: Any, content: str) -> Answered | None:
+        if not isinstance(recorded, Mapping):
+            return None
+        questions, answers = recorded.get("questions"), recorded.get("answers")
+        if not isinstance(questions, list) or not isinstance(answers, Mapping):
+            return None
+        parsed = tuple(QuestionInput.model_validate(q) for q in questions)
+        return Answered(parsed, {str(k): str(v) for k, v in answers.items()})
+
+    def to_result_content(self, data: Any) -> str | list[dict[str, Any]]:
+        if isinstance(data, Answered):
+            return result_text(list(data.questions), data.answers)
+        return super().to_result_content(data)
 
     async def call(
         self,
@@ -173,4 +226,4 @@ class AskUserQuestionTool(Tool[AskUserQuestionInput]):
         parent_message: Mapping[str, Any],
         on_progress: ProgressCallback,
     ) -> ToolResult:
-        return ToolResult(data=result_text(input.questions, input.answers or {}))
+        return ToolResult(data=Answered(tuple(input.questions), dict(input.answers or {})))

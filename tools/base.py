@@ -144,11 +144,13 @@ class ToolPreview:
 class CallLabel:
     """A call on one line, as tool blocks and panel rows show it (computed without I/O, when the
     call is queued): `text` is what runs or what it touches (a command, a path, a pattern),
-    `language` its syntax for highlighting ("bash"), `note` a dimmed aside (Bash's description)."""
+    `language` its syntax for highlighting ("bash"), `note` a dimmed aside (Bash's description),
+    `stat` the change the input says it makes ("+2 -1", an Edit's), before any diff is read."""
 
     text: str
     language: str | None = None
     note: str = ""
+    stat: str = ""
 
 
 OutputFocus = Literal["head", "tail"]
@@ -163,6 +165,9 @@ class ResultView:
     kind: Literal["text", "diff", "image", "error"] = "text"
     # A file holding the whole output when `body` is only part of it (a spilled Bash output).
     full_path: str | None = None
+    # The body is the tool's words for the person (a plan, the answers, a subagent's report),
+    # shown instead of the text written for the model (whose framing and instructions are not).
+    own_body: bool = False
 
 
 class ToolError(Exception):

@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import Field
 
 from tools.base import (
+    CallLabel,
     CanUseTool,
     ProgressCallback,
     ResultView,
@@ -59,6 +60,15 @@ class EditTool(PathArgument, Tool[EditInput]):
         if input.old_string == "":
             return f"{input.file_path} (create)"
         return input.file_path + (" (replace all)" if input.replace_all else "")
+
+    def label(self, input: EditInput) -> CallLabel:
+        """The path, and the lines the edit adds and removes as its strings say (a queued or
+        waiting call's panel row and block show it before the file is read); a replace-all's
+        count depends on the file, so it has none until its diff is made."""
+        if input.replace_all:
+            return CallLabel(self.summary(input))
+        _, added, removed = unified_diff(input.old_string, input.new_string, input.file_path)
+        return CallLabel(self.summary(input), stat=f"+{added} -{removed}")
 
     def result_summary(self, data: Any) -> str:
         if not isinstance(data, FileChange):

@@ -10,6 +10,7 @@ reads Claude Code's rejection text (with the user's feedback) and plan mode stay
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ConfigDict, Field
@@ -17,6 +18,7 @@ from pydantic import ConfigDict, Field
 from tools.base import (
     CanUseTool,
     ProgressCallback,
+    ResultView,
     Tool,
     ToolContext,
     ToolInput,
@@ -56,6 +58,20 @@ class ExitPlanModeInput(ToolInput):
     )
 
 
+EXITED = "Exited plan mode"
+
+
+@dataclass(frozen=True)
+class PlanApproved:
+    """An approved plan: the model reads `approved_text`, the screen says "Exited plan mode"
+    and the plan (Claude Code's words), and a transcript keeps `{plan}` to rebuild it from."""
+
+    plan: str
+
+    def hook_response(self) -> dict[str, Any]:
+        return {"plan": self.plan, "isAgent": False}
+
+
 def approved_text(plan: str) -> str:
     if not plan.strip():
         return APPROVED_EMPTY
@@ -93,7 +109,22 @@ class ExitPlanModeTool(Tool[ExitPlanModeInput]):
         return PermissionDecision.ask("Exit plan mode?", DecisionReason("tool", text))
 
     def result_summary(self, data: Any) -> str:
-        return "Plan approved" if isinstance(data, str) else ""
+        return EXITED if isinstance(data, PlanApproved) else ""
+
+    def result_view(self, data: Any, is_error: bool) -> ResultView | None:
+        if isinstance(data, PlanApproved) and not is_error:
+            return ResultView(EXITED, data.plan.strip(), own_body=True)
+        return super().result_view(data, is_error)
+
+    def result_from_record(self, recorded: Any, content: str) -> PlanApproved | None:
+        if isinstance(recorded, Mapping) and isinstance(recorded.get("plan"), str):
+            return PlanApproved(recorded["plan"])
+        return None
+
+    def to_result_content(self, data: Any) -> str | list[dict[str, Any]]:
+        if isinstance(data, PlanApproved):
+            return approved_text(data.plan)
+        return super().to_result_content(data)
 
     async def call(
         self,
@@ -103,4 +134,4 @@ class ExitPlanModeTool(Tool[ExitPlanModeInput]):
         parent_message: Mapping[str, Any],
         on_progress: ProgressCallback,
     ) -> ToolResult:
-        return ToolResult(data=approved_text(input.plan))
+        return ToolResult(data=PlanApproved(input.plan))

@@ -12,6 +12,7 @@ from textual.widgets._markdown import MarkdownParagraph
 from widgets.frozen_markdown import FrozenMarkdown
 from widgets.markdown_render import MARKDOWN_LAYOUT_CSS, parser_factory
 from widgets.paint_now import paint_now
+from widgets.stacked_table import FittingMarkdownTable
 from widgets.stream_tail import StreamTail
 
 
@@ -38,6 +39,9 @@ class AssistantBlock(Markdown):
     """
         + MARKDOWN_LAYOUT_CSS
     )
+
+    # A table too wide for the pane is stacked, "Column: value" rows (widgets/stacked_table.py).
+    BLOCKS = {**Markdown.BLOCKS, "table_open": FittingMarkdownTable}
 
     def __init__(self, text: str = "") -> None:
         super().__init__(text, parser_factory=parser_factory)

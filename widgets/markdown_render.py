@@ -6,7 +6,8 @@
 - code blocks wrap long lines instead of cutting them (the live widget scrolls them sideways by
   default, with no scrollbar);
 - tables are as wide as their content, not the whole pane; a table too wide for the pane wraps
-  its cells.
+  its cells, and one that cannot fit without cutting a word shows each row as "Column: value"
+  lines, as Claude Code does (widgets/stacked_table.py).
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 from rich.markdown import Markdown as RichMarkdown
+
+from widgets.stacked_table import FittingTableElement
 
 # Links the parser made from a bare URL or an <autolink>: their text is the URL already.
 SELF_NAMED = frozenset({"autolink", "linkify"})
@@ -72,7 +75,10 @@ def parser_factory() -> MarkdownIt:
 
 class LinkedMarkdown(RichMarkdown):
     """Rich's Markdown with link URLs shown (widgets/frozen_markdown.py draws answers with it);
-    its code blocks already wrap and its tables fit their content."""
+    its code blocks already wrap and its tables fit their content, or, too wide for the width
+    they are drawn at, stack their rows (widgets/stacked_table.py)."""
+
+    elements = {**RichMarkdown.elements, "table_open": FittingTableElement}
 
     def __init__(self, markup: str, **kwargs: Any) -> None:
         super().__init__(markup, **kwargs)

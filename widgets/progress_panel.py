@@ -45,6 +45,8 @@ class ProgressRow:
     elapsed: float | None = None
     fraction: float | None = None
     last_line: str = ""
+    # The change the call's input says it makes ("+2 -1", an Edit's), shown after its label.
+    stat: str = ""
 
 
 def bar(fraction: float, width: int = BAR_WIDTH) -> Text:
@@ -102,8 +104,8 @@ class ProgressPanel(Widget):
         else:
             self.refresh()
 
-    def queued(self, tool_use_id: str, name: str, summary: str) -> None:
-        self.rows[tool_use_id] = ProgressRow(tool_use_id, name, summary)
+    def queued(self, tool_use_id: str, name: str, summary: str, stat: str = "") -> None:
+        self.rows[tool_use_id] = ProgressRow(tool_use_id, name, summary, stat=stat)
         self._changed(rows_changed=True)
 
     def started(self, tool_use_id: str, at: float) -> None:
@@ -237,7 +239,11 @@ class ProgressPanel(Widget):
         label = Text(row.name, style="bold")
         if row.summary:
             label.append(f" {row.summary}")
-        label.truncate(label_width, overflow="ellipsis", pad=True)
+        # The stat keeps its place: a long path is cut before it.
+        stat = f" {row.stat}" if row.stat and len(row.stat) + 8 < label_width else ""
+        label.truncate(label_width - len(stat), overflow="ellipsis")
+        label.append(stat, style="dim")
+        label.truncate(label_width, pad=True)
         out.append_text(label)
         out.append(f" {elapsed:>7} ", style="dim")
         if row.fraction is not None:

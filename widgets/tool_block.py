@@ -77,6 +77,8 @@ class ToolCallState:
     # The tool's own one-line account of a finished call ("Found 3 files", "3 tool uses ·
     # 12,345 tokens"), shown in the header when the body does not already say it.
     result_summary: str = ""
+    # The change the call's input says it makes ("+2 -1"), shown until a diff says it exactly.
+    label_stat: str = ""
 
     @property
     def finished(self) -> bool:
@@ -127,6 +129,8 @@ def render_tool(state: ToolCallState, expanded: bool) -> RenderableType:
     if state.note:
         head.append(f"  {state.note}", style="lathe.tool.note")
     stat = diff_stat(state.diff if state.shows_diff else state.pending_diff)
+    if not stat and not state.finished:
+        stat = state.label_stat  # queued or waiting: what the input says, before a diff
     if stat:
         head.append(f"  {stat}", style="dim")
     if state.result_summary and state.status == "done" and not state.diff:

@@ -86,6 +86,9 @@ def result_view(
     declared = None if outcome.is_error else declared_view(tool, outcome)
     if declared is not None and declared.kind in ("diff", "image"):
         return ResultView(declared.summary or text, declared.body, declared.kind)
+    if declared is not None and declared.own_body:
+        # Plain words the tool wrote for the screen: never the model's text (F4, F14).
+        return ResultView(declared.summary, declared.body, "text", own_body=True)
     full_path = (declared.full_path if declared is not None else None) or outcome.persisted_path
     if outcome.is_error:
         shown = screen_text(text)

@@ -219,7 +219,9 @@ class EventRouter:
                 new = ToolBlock(state)
                 self.tool_blocks[tool_use_id] = new
                 screen.conversation.add_block(new)
-                screen.progress.queued(tool_use_id, view.name, state.label or view.title)
+                screen.progress.queued(
+                    tool_use_id, view.name, state.label or view.title, stat=state.label_stat
+                )
             case "started":
                 started = self.tool_blocks.get(tool_use_id)
                 if started is not None:

@@ -31,6 +31,7 @@ def queued_state(view: ToolCallView) -> ToolCallState:
         label=label.text if label is not None else "",
         language=label.language if label is not None else None,
         note=label.note if label is not None else "",
+        label_stat=label.stat if label is not None else "",
         focus=view.output_focus,
     )
 

@@ -216,6 +216,54 @@ def _parse_with_bashlex(command: str, text: str, has_subst_syntax: bool) -> Shel
     )
 
 
+def _literal_word(text: str, part: Any) -> str:
+    """A word without expansions, its quotes removed as the shell does: bashlex drops the
+    backslash of `"\\n"`, which inside double quotes escapes only $ ` " \\ and a newline, so
+    `python3 -c "print('\\n')"` read as two different commands and was judged opaque (and
+    destructive). Anything unusual keeps bashlex's word (the lexer comparison still applies)."""
+    start, end = part.pos
+    raw = text[start:end]
+    if "$" in raw or "`" in raw:
+        return str(part.word)
+    unquoted = posix_unquote(raw)
+    return str(part.word) if unquoted is None else unquoted
+
+
+def posix_unquote(raw: str) -> str | None:
+    """Quote removal of a word with no expansions; None: an unterminated quote."""
+    out: list[str] = []
+    i, n = 0, len(raw)
+    while i < n:
+        c = raw[i]
+        if c == "'":
+            j = raw.find("'", i + 1)
+            if j < 0:
+                return None
+            out.append(raw[i + 1 : j])
+            i = j + 1
+        elif c == '"':
+            i += 1
+            while i < n and raw[i] != '"':
+                if raw[i] == "\\" and i + 1 < n and raw[i + 1] in '$`"\\\n':
+                    if raw[i + 1] != "\n":
+                        out.append(raw[i + 1])
+                    i += 2
+                else:
+                    out.append(raw[i])
+                    i += 1
+            if i >= n:
+                return None
+            i += 1
+        elif c == "\\":
+            if i + 1 < n and raw[i + 1] != "\n":
+                out.append(raw[i + 1])
+            i += 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
 class _Unsupported(Exception):
     pass
 
@@ -324,7 +372,9 @@ class _Walker:
             elif part.kind in ("word", "assignment"):
                 if self._scan_word(part):
                     dynamic.add(len(words))
-                words.append(part.word)
+                    words.append(part.word)
+                else:
+                    words.append(_literal_word(self.parsed_text, part))
             elif part.kind == "redirect":
                 redirects.append(self._redirect(part))
             elif part.kind in ("compound", "list", "pipeline"):
