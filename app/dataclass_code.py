@@ -25,6 +25,8 @@ import sys
 from types import CodeType
 from typing import Any
 
+from app.marshal_store import dump_atomically
+
 # Bump when the file's layout changes; the magic number covers the code objects' format.
 _FORMAT = 1
 # A bound on the file: a program defining classes without end must not grow it without end.
@@ -109,16 +111,5 @@ def save() -> None:
     """Write the texts seen, when there are new ones and bytecode may be written."""
     if not _state["new"] or not _path or sys.dont_write_bytecode:
         return
-    target = _path[0]
-    tmp = f"{target}.{os.getpid()}.tmp"
-    try:
-        os.makedirs(os.path.dirname(target), exist_ok=True)
-        with open(tmp, "wb") as f:
-            marshal.dump((_key(), list(_code), list(_code.values())), f)
-        os.replace(tmp, target)
+    if dump_atomically(_path[0], (_key(), list(_code), list(_code.values()))):
         _state["new"] = 0
-    except (OSError, ValueError):
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass

@@ -23,6 +23,8 @@ import sys
 from re import _compiler  # type: ignore[attr-defined]
 from typing import Any
 
+from app.marshal_store import dump_atomically
+
 _FORMAT = 1
 _MAX_ENTRIES = 4000
 
@@ -132,16 +134,5 @@ def save() -> None:
     """Write the patterns seen, when there are new ones and bytecode may be written."""
     if not _state["new"] or not _path or sys.dont_write_bytecode:
         return
-    target = _path[0]
-    tmp = f"{target}.{os.getpid()}.tmp"
-    try:
-        os.makedirs(os.path.dirname(target), exist_ok=True)
-        with open(tmp, "wb") as f:
-            marshal.dump((_key(), list(_parts), list(_parts.values())), f)
-        os.replace(tmp, target)
+    if dump_atomically(_path[0], (_key(), list(_parts), list(_parts.values()))):
         _state["new"] = 0
-    except (OSError, ValueError):
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
