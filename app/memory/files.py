@@ -23,7 +23,11 @@ from app.memory.guard import never_read_reason
 from app.memory.imports import MAX_IMPORT_DEPTH, import_paths
 
 LATHE_NAMES = ("LATHE.md", "CLAUDE.md", "AGENTS.md")
-MAX_MEMORY_CHARS = 40_000
+# Claude Code 2.1.332 sends a memory file whole however long it is, and only says a long one
+# "will impact performance" past 40k characters; lathe does the same, and cuts only a file
+# past a million characters (about 250k tokens: more than any model's window holds), saying so.
+LARGE_MEMORY_CHARS = 40_000
+MAX_MEMORY_CHARS = 1_000_000
 
 # The memory block's first words: how /context tells the memory block from the rest of the system.
 MEMORY_PREAMBLE = (
@@ -123,13 +127,32 @@ def read_memory_text(path: Path) -> str | None:
     try:
         if not path.is_file():
             return None
-        text = path.read_text(encoding="utf-8", errors="replace")
+        # At most two characters past the cap are read (a BOM may go): a huge file costs no more than that.
+        with path.open(encoding="utf-8", errors="replace") as f:
+            text = f.read(MAX_MEMORY_CHARS + 2)
     except (OSError, RuntimeError, ValueError):  # a symlink loop, a NUL in the path
         return None
     text = text.removeprefix("\ufeff")  # a UTF-8 BOM: the frontmatter and a line-1 import count
     if len(text) > MAX_MEMORY_CHARS:
-        text = text[:MAX_MEMORY_CHARS] + f"\n[... cut: {path} is longer than shown]"
+        text = text[:MAX_MEMORY_CHARS] + _cut_marker(path)
     return text
+
+
+def memory_size_note(path: Path, text: str) -> str:
+    """The warning for a long memory file (Claude Code's "Large ... will impact performance"),
+    or for one cut at MAX_MEMORY_CHARS; "" for a file of ordinary size."""
+    if text.endswith(_cut_marker(path)):
+        return f"memory file {path} cut at {MAX_MEMORY_CHARS:,} characters: the rest is not sent"
+    if len(text) > LARGE_MEMORY_CHARS:
+        return (
+            f"Large {path} will impact performance ({len(text):,} chars > "
+            f"{LARGE_MEMORY_CHARS:,}): it is sent whole with every request"
+        )
+    return ""
+
+
+def _cut_marker(path: Path) -> str:
+    return f"\n[... cut: {path} is longer than shown]"
 
 
 def add_file(
@@ -163,6 +186,9 @@ def add_file(
     text = read_memory_text(path)
     if text is None:
         return
+    size_note = memory_size_note(path, text)
+    if size_note:
+        out.problems.append(size_note)
     if "\x00" in text:
         # A binary file (an `@bin.dat` import): Claude Code leaves it out; NUL bytes would go
         # into the system prompt.
