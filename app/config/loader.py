@@ -24,7 +24,7 @@ from pydantic import ValidationError
 
 from app import jsonlimits
 from app.config.models import PermissionMode, Settings
-from app.config.paths import claude_user_dir, config_dir, policy_file, project_dir
+from app.config.paths import config_dir, home_dir, policy_file, project_dir
 from tools.process.child_env import is_secret
 
 # Lowest to highest precedence. The compat file of a level sits just below lathe's own file.
@@ -265,10 +265,9 @@ def _without_secret_env(entry: Any) -> Any:
 
 
 def source_paths(project: Path, env: Mapping[str, str] | None = None) -> list[tuple[str, Path]]:
-    # Claude Code reads the user's settings from `$CLAUDE_CONFIG_DIR` when it is set (and then
-    # not from ~/.claude): the same file, so the user's deny rules and hooks hold in both.
+    home = home_dir(env)
     return [
-        ("claude-user", claude_user_dir(env) / "settings.json"),
+        ("claude-user", home / ".claude" / "settings.json"),
         ("user", config_dir(env) / "settings.toml"),
         ("claude-project", project / ".claude" / "settings.json"),
         ("project", project / ".lathe" / "settings.toml"),

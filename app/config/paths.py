@@ -18,15 +18,6 @@ def home_dir(env: Mapping[str, str] | None = None) -> Path:
     return Path(home) if home else Path.home()
 
 
-def claude_user_dir(env: Mapping[str, str] | None = None) -> Path:
-    """`$CLAUDE_CONFIG_DIR`, else `~/.claude`: where Claude Code keeps user-scope files (its
-    settings.json, CLAUDE.md, commands, skills, agents, plugins)."""
-    e = _env(env)
-    if e.get("CLAUDE_CONFIG_DIR"):
-        return Path(e["CLAUDE_CONFIG_DIR"]).expanduser()
-    return home_dir(env) / ".claude"
-
-
 def config_dir(env: Mapping[str, str] | None = None) -> Path:
     """`$LATHE_CONFIG_DIR`, else `$XDG_CONFIG_HOME/lathe`, else `~/.config/lathe`."""
     e = _env(env)

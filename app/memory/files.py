@@ -18,7 +18,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.config.paths import claude_user_dir as claude_user_dir  # its home was here
 from app.memory.frontmatter import FrontmatterError, as_list, split_frontmatter
 from app.memory.guard import never_read_reason
 from app.memory.imports import MAX_IMPORT_DEPTH, import_paths
@@ -113,6 +112,15 @@ class LoadedMemory:
             except Exception as exc:  # a broken check must not become a read
                 reason = f"the permission check failed ({type(exc).__name__})"
         return reason
+
+
+def claude_user_dir(env: Mapping[str, str] | None = None) -> Path:
+    """`$CLAUDE_CONFIG_DIR`, else `~/.claude`: where Claude Code keeps user-scope files."""
+    e = os.environ if env is None else env
+    if e.get("CLAUDE_CONFIG_DIR"):
+        return Path(e["CLAUDE_CONFIG_DIR"]).expanduser()
+    home = e.get("HOME")
+    return (Path(home) if home else Path.home()) / ".claude"
 
 
 def read_memory_text(path: Path) -> str | None:
