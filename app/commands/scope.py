@@ -60,9 +60,7 @@ def enter_command_scope(
     if added and decider is not None:
         decider.set_context(decider.context.with_rules(added))
     old_model = session.backend.model
-    # `inherit` (Claude Code's word for "the session's model") changes nothing.
-    wanted = command.model.strip() if command.model and use_model else ""
-    model = resolve_alias(wanted) if wanted and wanted.lower() != "inherit" else ""
+    model = resolve_alias(command.model) if command.model and use_model else ""
     if model:
         session.backend.model = model
 

@@ -36,22 +36,11 @@ class ContextConfig:
     clear_tool_results: bool = True
     tool_results_budget: int = 40_000
     reread_files_budget: int = 30_000
-    # The model was named with Claude Code's `[1m]` suffix: the user asked for the 1M window by
-    # name, so it is opened whatever lathe's table of models says.
-    extended_named: bool = False
 
     @classmethod
-    def from_settings(
-        cls, settings: Settings | None, *, extended_named: bool = False
-    ) -> ContextConfig:
+    def from_settings(cls, settings: Settings | None) -> ContextConfig:
         given = settings.context.model_dump(exclude_none=True) if settings is not None else {}
-        return cls(**given, extended_named=extended_named)
-
-    def opens_extended(self, model: str) -> bool:
-        """Whether requests ask for the 1M window: named `[1m]`, or set and offered."""
-        return self.window is None and (
-            self.extended_named or (self.extended_window and supports_extended(model))
-        )
+        return cls(**given)
 
 
 def supports_extended(model: str) -> bool:
@@ -64,14 +53,14 @@ def context_window(model: str, config: ContextConfig) -> int:
     (every current Claude model; other models behind a gateway are assumed alike)."""
     if config.window is not None:
         return config.window
-    if config.opens_extended(model):
+    if config.extended_window and supports_extended(model):
         return EXTENDED_WINDOW
     return DEFAULT_WINDOW
 
 
 def beta_headers(model: str, config: ContextConfig) -> dict[str, str]:
     """The request header that opens the 1M window, when it is wanted and offered."""
-    if config.opens_extended(model):
+    if config.window is None and config.extended_window and supports_extended(model):
         return {"anthropic-beta": EXTENDED_BETA}
     return {}
 

@@ -92,9 +92,7 @@ class Session:
         # Tool calls as the views front ends render (built from the executor's events).
         self._calls = ToolCallTracker(parts.parent_tool_use_id, find=lambda n: self.deps.find(n))
         # Context accounting and compaction (app/engine/long_session.py does the work).
-        self.context_config = ContextConfig.from_settings(
-            parts.settings, extended_named=parts.backend.extended
-        )
+        self.context_config = ContextConfig.from_settings(parts.settings)
         self.context_state = ContextState()
         self.controls = SessionControls(self)  # what program front ends ask beyond turns
 
@@ -149,22 +147,8 @@ class Session:
         return self._turn_abort is not None
 
     def set_model(self, model: str) -> None:
-        """`/model NAME`: later requests use NAME (the offline models answer whatever is asked).
-        Claude Code's aliases are resolved (`opus`, `sonnet[1m]`); `[1m]` opens the 1M window."""
-        from dataclasses import replace
-
-        from app.config.model_aliases import asks_extended_window, resolve_alias
-        from app.engine.context import beta_headers
-
-        extended = asks_extended_window(model)
-        self.backend.model = resolve_alias(model)
-        if extended and not self.context_config.extended_named:
-            self.context_config = replace(self.context_config, extended_named=True)
-            self.backend.extended = True
-            # Every later request of this client asks for the window (as compose does at start).
-            self.backend.client = self.backend.client.with_options(
-                default_headers=beta_headers(self.backend.model, self.context_config)
-            )
+        """`/model NAME`: later requests use NAME (the offline models answer whatever is asked)."""
+        self.backend.model = model
         self.report_context()  # another model may have another window
 
     def describe_permissions(self) -> str:

@@ -46,27 +46,11 @@ def select_model(
     settings_model: str | None = None,
     env: Mapping[str, str] | None = None,
 ) -> str:
-    """The model name as given: `--model` beats settings beats ANTHROPIC_MODEL beats the
-    default (an alias or a `[1m]` suffix is resolved by `backend_model`)."""
+    """The model id: `--model` beats settings beats ANTHROPIC_MODEL beats the default."""
     for candidate in (flag, settings_model, _env(env).get("ANTHROPIC_MODEL")):
         if candidate and candidate.strip():
             return candidate.strip()
     return DEFAULT_MODEL
-
-
-def backend_model(
-    client: AsyncAnthropic,
-    name: str,
-    kind: BackendKind,
-    env: Mapping[str, str] | None = None,
-) -> ModelBackend:
-    """The backend for the model `name` names: Claude Code's aliases (`opus`, `sonnet[1m]`) are
-    resolved to the id the API knows, as Claude Code sends them; the suffix asks for 1M."""
-    from app.config.model_aliases import asks_extended_window, resolve_alias
-
-    return ModelBackend(
-        client, resolve_alias(name, _env(env)), kind, extended=asks_extended_window(name)
-    )
 
 
 def make_api_client(
@@ -109,8 +93,6 @@ class ModelBackend:
     client: AsyncAnthropic
     model: str
     kind: BackendKind
-    # The model was named with `[1m]`: the 1M-token window (and its beta header) is asked for.
-    extended: bool = False
 
     @property
     def offline(self) -> bool:
@@ -138,7 +120,7 @@ def open_backend(
         from app.model.scripted import client_for_scenario_file
 
         client = client_for_scenario_file(model_script, max_retries=max_retries)
-        return backend_model(client, select_model(model_flag, settings_model, env), "script", env)
+        return ModelBackend(client, select_model(model_flag, settings_model, env), "script")
     wants_demo = model_flag == DEMO_MODEL
     helper = api_key_helper.strip() if api_key_helper else ""
     if not wants_demo and helper and not has_credentials(env):
@@ -152,10 +134,10 @@ def open_backend(
             max_retries=max_retries,
             timeout=600.0,
         )
-        return backend_model(client, select_model(model_flag, settings_model, env), "api", env)
+        return ModelBackend(client, select_model(model_flag, settings_model, env), "api")
     if wants_demo or (not has_credentials(env) and fallback_to_demo and not model_flag):
         from app.model.demo import make_demo_client
 
         return ModelBackend(make_demo_client(cwd or Path.cwd()), DEMO_MODEL, "demo")
     client = make_api_client(env, max_retries=max_retries)
-    return backend_model(client, select_model(model_flag, settings_model, env), "api", env)
+    return ModelBackend(client, select_model(model_flag, settings_model, env), "api")
