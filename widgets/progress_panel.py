@@ -41,6 +41,8 @@ class ProgressRow:
     summary: str
     state: RowState = "queued"
     started_at: float | None = None
+    # When a question asked while it ran paused the clock (None: not paused).
+    paused_at: float | None = None
     finished_at: float | None = None
     elapsed: float | None = None
     fraction: float | None = None
@@ -108,20 +110,45 @@ class ProgressPanel(Widget):
         self.rows[tool_use_id] = ProgressRow(tool_use_id, name, summary, stat=stat)
         self._changed(rows_changed=True)
 
-    def started(self, tool_use_id: str, at: float) -> None:
-        """Running from `at` on (again after an approval: the wait is not counted)."""
+    def checking(self, tool_use_id: str) -> None:
+        """Taken, being checked (hooks, the permission decision): shown running, with no clock
+        yet (it has not run)."""
         row = self.rows.get(tool_use_id)
-        if row is not None:
+        if row is not None and row.finished_at is None:
             row.state = "running"
-            row.started_at = at
+            row.started_at = None
+            self._changed()
+
+    def started(self, tool_use_id: str, at: float | None = None) -> None:
+        """Really running from `at` on (None: now, on this panel's clock)."""
+        row = self.rows.get(tool_use_id)
+        if row is not None and row.finished_at is None:
+            row.state = "running"
+            row.started_at = self.clock() if at is None else at
+            row.paused_at = None
             self._changed()
 
     def awaiting(self, tool_use_id: str) -> None:
-        """Waiting for the user's answer: not running, and no clock."""
+        """Waiting for the user's answer: not running, and no clock (a running tool's question
+        pauses its clock: the wait is not counted)."""
         row = self.rows.get(tool_use_id)
         if row is not None and row.finished_at is None:
             row.state = "awaiting"
+            if row.started_at is not None and row.paused_at is None:
+                row.paused_at = self.clock()
             self._changed()
+
+    def resumed(self, tool_use_id: str) -> None:
+        """Running again after a question it asked while it ran: the clock goes on from where it
+        paused."""
+        row = self.rows.get(tool_use_id)
+        if row is None or row.finished_at is not None:
+            return
+        row.state = "running"
+        if row.started_at is not None and row.paused_at is not None:
+            row.started_at += self.clock() - row.paused_at
+        row.paused_at = None
+        self._changed()
 
     def progressed(
         self, tool_use_id: str, text: str = "", output: str = "", fraction: float | None = None
