@@ -41,8 +41,6 @@ class ProgressRow:
     summary: str
     state: RowState = "queued"
     started_at: float | None = None
-    # When a question asked while it ran paused the clock (None: not paused).
-    paused_at: float | None = None
     finished_at: float | None = None
     elapsed: float | None = None
     fraction: float | None = None
@@ -119,36 +117,21 @@ class ProgressPanel(Widget):
             row.started_at = None
             self._changed()
 
-    def started(self, tool_use_id: str, at: float | None = None) -> None:
-        """Really running from `at` on (None: now, on this panel's clock)."""
+    def started(self, tool_use_id: str, at: float | None) -> None:
+        """Really running from `at` on (the engine's "running" moment; again after a question
+        the running tool asked, the wait taken off). None: not known, no clock shown."""
         row = self.rows.get(tool_use_id)
         if row is not None and row.finished_at is None:
             row.state = "running"
-            row.started_at = self.clock() if at is None else at
-            row.paused_at = None
+            row.started_at = at
             self._changed()
 
     def awaiting(self, tool_use_id: str) -> None:
-        """Waiting for the user's answer: not running, and no clock (a running tool's question
-        pauses its clock: the wait is not counted)."""
+        """Waiting for the user's answer: not running, and no clock."""
         row = self.rows.get(tool_use_id)
         if row is not None and row.finished_at is None:
             row.state = "awaiting"
-            if row.started_at is not None and row.paused_at is None:
-                row.paused_at = self.clock()
             self._changed()
-
-    def resumed(self, tool_use_id: str) -> None:
-        """Running again after a question it asked while it ran: the clock goes on from where it
-        paused."""
-        row = self.rows.get(tool_use_id)
-        if row is None or row.finished_at is not None:
-            return
-        row.state = "running"
-        if row.started_at is not None and row.paused_at is not None:
-            row.started_at += self.clock() - row.paused_at
-        row.paused_at = None
-        self._changed()
 
     def progressed(
         self, tool_use_id: str, text: str = "", output: str = "", fraction: float | None = None

@@ -231,9 +231,9 @@ class EventRouter:
                 screen.progress.checking(tool_use_id)
                 self.set_activity("Running tools…")
             case "running":
-                # Allowed, and its tool runs now: the panel's clock counts from here (on the
-                # panel's own clock, so an approval wait before it is never part of it).
-                screen.progress.started(tool_use_id)
+                # Allowed, and its tool runs now: the panel's clock counts from here (the
+                # engine's moment), so the permission step and an approval wait are not in it.
+                screen.progress.started(tool_use_id, view.started_at)
             case "progressed":
                 screen.progress.progressed(
                     tool_use_id, view.progress_text, event.output, view.fraction
@@ -261,14 +261,15 @@ class EventRouter:
             case "awaiting_approval" | "answered":
                 # Waiting for the user is not running: the block says so and the panel does not
                 # count it. Answered: back to being checked (its clock starts at "running"), or,
-                # for a question a running tool asked, running again with the wait taken off.
+                # for a question a running tool asked, running again (the engine took the wait
+                # off its started_at).
                 waiting = self.tool_blocks.get(tool_use_id)
                 if waiting is not None:
                     waiting.update_state(**waiting_fields(view))
                 if event.change == "awaiting_approval":
                     screen.progress.awaiting(tool_use_id)
                 elif view.status == "running":
-                    screen.progress.resumed(tool_use_id)
+                    screen.progress.started(tool_use_id, view.started_at)
                 elif view.status == "checking":
                     screen.progress.checking(tool_use_id)
 

@@ -67,7 +67,9 @@ async def test_in_progress_only_after_the_answer_for_built_in_and_mcp_tools(
         ]
     )
     client = OrderedClient({"b1": "allow_once", "b2": "reject_once", "m1": "allow_once"})
-    servers = [McpServerStdio(name="demo", command=sys.executable, args=[str(DEMO), "stdio"], env=[])]
+    servers = [
+        McpServerStdio(name="demo", command=sys.executable, args=[str(DEMO), "stdio"], env=[])
+    ]
     env = env_for(fake_api, MCP_TIMEOUT="20000")
     async with asyncio.timeout(TIMEOUT), lathe_acp(client, repo, env) as (conn, _):
         await conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=capabilities())
