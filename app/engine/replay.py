@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app import debuglog
 from app.engine import answers
@@ -39,6 +39,9 @@ from app.execution.texts import (
     STREAMING_FALLBACK,
 )
 from tools.base import CallLabel, Tool
+
+if TYPE_CHECKING:
+    from app.engine.session_parts import RecordedResult
 
 
 def _blocks(message: Mapping[str, Any]) -> list[Mapping[str, Any]]:
@@ -157,7 +160,7 @@ def replay_events(
     tools: Iterable[Tool[Any]] | None = None,
     user_denials: Mapping[str, bool] | None = None,
     cwd: str = "",
-    recorded_results: Mapping[str, Any] | None = None,
+    recorded_results: Mapping[str, RecordedResult] | None = None,
 ) -> list[EngineEvent]:
     """`user_denials`: the calls the user denied, and whether each deny ended its turn (the
     transcript records them, app/transcript_repair.py USER_DENIALS); without them a deny that
