@@ -148,7 +148,7 @@ class ReadTool(PathArgument, ReadOnlyTool[ReadInput]):
         try:
             text = await served.read_text(files, path)
         except served.ServedError as exc:
-            if not os.path.exists(path):
+            if not served.on_disk(path):
                 # No buffer in the editor and nothing on the disk: the file does not exist.
                 raise ToolError(missing_file_message(path, context.cwd)) from None
             raise ToolError(str(exc)) from None

@@ -38,7 +38,7 @@ async def test_an_unsaved_new_buffer_is_read_through_the_client(fake_api: Any, r
         session_id = await start(conn, repo, fs=True)
         r = await conn.prompt(session_id=session_id, prompt=[text_block("read the draft")])
         assert r.stop_reason == "end_turn"
-    assert not Path(new).exists()
+    assert not Path(new).exists()  # noqa: ASYNC240
     assert new in client.reads and gone in client.reads
     results = last_results(fake_api)
     assert "print('not saved yet')" in str(results["r1"]["content"])

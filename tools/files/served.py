@@ -50,6 +50,9 @@ def _exists(path: str) -> bool:
     return os.path.exists(path)
 
 
+on_disk = _exists
+
+
 def is_text_buffer(path: str) -> bool:
     """A file a front end's TextFiles may serve: an existing regular file that is not an image,
     a PDF or a notebook (those are not text buffers; the tools read them from the disk)."""
