@@ -38,7 +38,7 @@ from app.execution.texts import (
     REJECT_WITH_FEEDBACK_PREFIX,
     STREAMING_FALLBACK,
 )
-from tools.base import CallLabel, Tool
+from tools.base import CallLabel, InputError, Tool
 
 if TYPE_CHECKING:
     from app.engine.session_parts import RecordedResult
@@ -57,7 +57,10 @@ def summarize_with(tools: Iterable[Tool[Any]], name: str, tool_input: Mapping[st
         if tool.name == name:
             try:
                 return str(tool.summary(tool.parse_input(tool_input)))
-            except Exception:
+            except InputError:  # the model's input did not parse: no summary to show
+                return ""
+            except Exception as exc:  # a broken declaration: logged, the call shows none
+                debuglog.record("engine", f"{tool.name}.summary raised", exc)
                 return ""
     return ""
 
@@ -120,7 +123,10 @@ def label_with(tool: Tool[Any] | None, tool_input: Mapping[str, Any]) -> CallLab
         return None
     try:
         return tool.label(tool.parse_input(tool_input))
-    except Exception:
+    except InputError:  # the model's input did not parse: no label to show
+        return None
+    except Exception as exc:  # a broken declaration: logged, the call shows its name
+        debuglog.record("engine", f"{tool.name}.label raised", exc)
         return None
 
 

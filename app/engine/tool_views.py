@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
+from app import debuglog
 from app.engine.choices import Offer
 from app.engine.plain_words import plain_preview, plain_result
 from app.engine.result_views import MAX_RESULT_CHARS as MAX_RESULT_CHARS
@@ -34,7 +35,7 @@ from app.execution.events import (
 )
 from app.execution.interfaces import PermissionPrompt
 from app.execution.outcome import CallOutcome, ends_turn
-from tools.base import Tool
+from tools.base import InputError, Tool
 
 MAX_TAIL_CHARS = 4_000
 # Recent calls' labels, for "not run: you denied Bash(touch x)" on the rest of their batch.
@@ -204,7 +205,8 @@ def _final_tail(tool: Tool[Any] | None, outcome: CallOutcome) -> str | None:
         return None
     try:
         return tool.output_tail(outcome.data)
-    except Exception:  # a broken declaration: the streamed tail stays
+    except Exception as exc:  # a broken declaration: logged, the streamed tail stays
+        debuglog.record("engine", f"{tool.name}.output_tail raised", exc)
         return None
 
 
@@ -272,5 +274,8 @@ def _destructive(tool: Tool[Any] | None, tool_input: Mapping[str, Any], cwd: str
         return bool(
             tool.is_destructive(parsed) if cwd is None else tool.is_destructive_at(parsed, cwd)
         )
-    except Exception:
+    except InputError:
+        return False
+    except Exception as exc:  # a broken declaration: logged, no warning shown
+        debuglog.record("engine", f"{tool.name}.is_destructive raised", exc)
         return False
