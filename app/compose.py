@@ -75,7 +75,8 @@ def build_session(
     events a front end answers; without it, what would need asking is denied, saying how to
     allow it. A `prompter` given replaces both. `sdk_transport` opens the streams of an
     `{"type": "sdk"}` MCP server (a server inside the program driving lathe). `adapt_tool` sees
-    each built-in tool and returns the one to offer (ACP's client-backed Read, Edit, Write, Bash).
+    each built-in tool as it is offered and returns it (ACP keeps them by name, to ask a tool what
+    kind of work a call is).
     `settings`: the files as the front end already loaded them with these options (the TUI
     reads them once, before its first frame); None: loaded here. `text_files`: the text files
     Read, Edit and Write go through instead of the disk (ACP: the editor's buffers);

@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from app import __version__, jsonlimits
+from app import __version__, debuglog, jsonlimits
 from app.config.paths import state_dir
 from app.session_lock import SessionLock
 from app.transcript_repair import (
@@ -153,8 +153,8 @@ def tool_use_result(outcome: Any) -> Any:
     if callable(shape):
         try:
             data = shape()
-        except Exception:  # a broken shape costs the line nothing but this field's shape
-            pass
+        except Exception as exc:  # a broken shape costs the line nothing but this field's shape
+            debuglog.record("engine", f"{type(data).__name__}.hook_response raised", exc)
     value = to_jsonable_python(data, fallback=str)
     size = len(json.dumps(value, ensure_ascii=False))
     if size <= MAX_TOOL_USE_RESULT_CHARS:

@@ -19,7 +19,7 @@ from textual.content import Content
 
 from app.engine.events import TextDelta, TurnStarted
 from app.engine.tool_views import ToolCallTracker
-from app.execution.events import ToolFinished, ToolProgressed, ToolQueued, ToolStarted
+from app.execution.events import ToolFinished, ToolProgressed, ToolQueued, ToolRunning, ToolStarted
 from app.execution.outcome import CallOutcome
 from app.tui.app import LatheApp
 from app.tui.ports import TuiConfig
@@ -122,6 +122,7 @@ async def _progress() -> tuple[float, float]:
         for i in range(16):
             app.handle_engine_event(VIEWS.queued(ToolQueued(f"t{i}", "Bash", {}, f"job {i}", True)))
             app.handle_engine_event(VIEWS.started(ToolStarted(f"t{i}", "Bash", time.monotonic())))
+            app.handle_engine_event(VIEWS.running(ToolRunning(f"t{i}", "Bash", time.monotonic())))
         await pilot.pause()
         frames = Frames(app)
         panel = app.main.progress

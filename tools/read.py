@@ -148,6 +148,9 @@ class ReadTool(PathArgument, ReadOnlyTool[ReadInput]):
         try:
             text = await served.read_text(files, path)
         except served.ServedError as exc:
+            if not served.on_disk(path):
+                # No buffer in the editor and nothing on the disk: the file does not exist.
+                raise ToolError(missing_file_message(path, context.cwd)) from None
             raise ToolError(str(exc)) from None
         offset = max(input.offset or 1, 1)
         limit = input.limit or DEFAULT_LIMIT

@@ -21,8 +21,9 @@ from pygments.token import (  # type: ignore[import-untyped]
 from pygments.util import ClassNotFound  # type: ignore[import-untyped]
 from rich.text import Text
 
-# The most specific first: a builtin is a Name, a variable is a Name too.
-_ROLES: tuple[tuple[Any, str], ...] = (
+# The most specific first: a builtin is a Name, a variable is a Name too. (Frozen answers' code
+# blocks paint the same token kinds with the same roles: widgets/frozen_markdown.py.)
+TOKEN_ROLES: tuple[tuple[Any, str], ...] = (
     (Comment, "lathe.code.comment"),
     (String, "lathe.code.string"),
     (Number, "lathe.code.number"),
@@ -35,7 +36,7 @@ _ROLES: tuple[tuple[Any, str], ...] = (
 
 
 def _role(token: Any) -> str:
-    for kind, role in _ROLES:
+    for kind, role in TOKEN_ROLES:
         if token in kind:
             return role
     return ""

@@ -1,17 +1,28 @@
 """An answer's markdown as a plain Rich renderable (the conversation's archive, a resumed
 history), in the theme's colours: its markdown.* styles come from the theme (themes/styles.py),
-and its code blocks take a light or dark palette as the theme is light or dark."""
+and so do its code blocks' colours (each token kind's `lathe.code.*` role, as a Bash label's),
+so a light theme and a dark one each paint code their own readable way."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.style import Style
+from rich.syntax import ANSISyntaxTheme, SyntaxTheme
 
-from themes.styles import DARK_MARKER, is_dark
+from widgets.code_label import TOKEN_ROLES
 from widgets.markdown_render import LinkedMarkdown
 
-# Pygments palettes for code blocks (names, not colours: Rich's Syntax draws them).
-DARK_CODE, LIGHT_CODE = "monokai", "default"
+
+def code_theme(console: Console) -> SyntaxTheme:
+    """The code blocks' palette from the console's theme (the App pushes the current Textual
+    theme's roles onto it, app/tui/theme_styles.py): no fixed Pygments palette. A token kind
+    with no role, or a console lathe did not set up, keeps the block's own colour."""
+    styles: dict[Any, Style] = {
+        token: console.get_style(role, default=Style.null()) for token, role in TOKEN_ROLES
+    }
+    return ANSISyntaxTheme(styles)
 
 
 class FrozenMarkdown:
@@ -19,6 +30,6 @@ class FrozenMarkdown:
         self.text = text
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        dark = is_dark(console.get_style(DARK_MARKER, default=Style()))
-        # With each link's URL after its text (widgets/markdown_render.py).
-        yield LinkedMarkdown(self.text, code_theme=DARK_CODE if dark else LIGHT_CODE)
+        # With each link's URL after its text (widgets/markdown_render.py); Rich's code blocks
+        # take a SyntaxTheme as well as a Pygments name.
+        yield LinkedMarkdown(self.text, code_theme=code_theme(console))

@@ -108,10 +108,20 @@ class ProgressPanel(Widget):
         self.rows[tool_use_id] = ProgressRow(tool_use_id, name, summary, stat=stat)
         self._changed(rows_changed=True)
 
-    def started(self, tool_use_id: str, at: float) -> None:
-        """Running from `at` on (again after an approval: the wait is not counted)."""
+    def checking(self, tool_use_id: str) -> None:
+        """Taken, being checked (hooks, the permission decision): shown running, with no clock
+        yet (it has not run)."""
         row = self.rows.get(tool_use_id)
-        if row is not None:
+        if row is not None and row.finished_at is None:
+            row.state = "running"
+            row.started_at = None
+            self._changed()
+
+    def started(self, tool_use_id: str, at: float | None) -> None:
+        """Really running from `at` on (the engine's "running" moment; again after a question
+        the running tool asked, the wait taken off). None: not known, no clock shown."""
+        row = self.rows.get(tool_use_id)
+        if row is not None and row.finished_at is None:
             row.state = "running"
             row.started_at = at
             self._changed()

@@ -17,7 +17,7 @@ from app.acp.client_fs import ClientFiles
 from app.acp.client_terminal import ClientTerminals
 from app.engine.api import EngineEvent, SessionPort
 from app.engine.setup import SessionSetup
-from tools.base import Tool, ToolContext
+from tools.base import Tool
 
 if TYPE_CHECKING:
     # The parsed command line, for annotations only: the face layer above calls in with it.
@@ -33,35 +33,19 @@ class Capabilities:
 
 
 class ToolAdapter:
-    """Sees every built-in tool as the session is built: keeps it (by name, so the update
-    builder can ask a tool what kind of work a call is) and reports when its call runs. The
-    tools are the real ones: the client's files and terminals reach them as the session's
-    TextFiles and Terminals (build() below), so no tool's logic is written twice here."""
+    """Sees every built-in tool as the session is built and keeps it by name, unchanged, so the
+    update builder can ask a tool what kind of work a call is. The tools are the real ones: the
+    client's files and terminals reach them as the session's TextFiles and Terminals (build()
+    below), and when a call really runs is the engine's "running" change, so nothing here
+    touches a tool."""
 
-    def __init__(
-        self, caps: Capabilities, running: Callable[[str], None] = lambda _id: None
-    ) -> None:
+    def __init__(self, caps: Capabilities) -> None:
         self.caps = caps
-        self.running = running
         self.tools: dict[str, Tool[Any]] = {}
 
     def __call__(self, tool: Tool[Any]) -> Tool[Any]:
         self.tools[tool.name] = tool
-        self._report_runs(tool)
         return tool
-
-    def _report_runs(self, tool: Tool[Any]) -> None:
-        """`running(tool_use_id)` as the tool's `call` begins: the engine calls it once the
-        call is allowed, so the client sees a call run only when it does."""
-        original = tool.call
-        running = self.running
-
-        async def call(input: Any, context: ToolContext, *args: Any, **kwargs: Any) -> Any:
-            running(context.tool_use_id)
-            return await original(input, context, *args, **kwargs)
-
-        # On this session's instance only (the adapter sees each tool as the session is built).
-        setattr(tool, "call", call)  # noqa: B010
 
 
 def build(

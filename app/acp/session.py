@@ -101,9 +101,7 @@ class AcpSession:
     async def open(self, opts: CliOptions, cwd: str, mcp_servers: Sequence[Any] = ()) -> list[str]:
         """Build the engine session in `cwd` (resuming `opts.resume` if set) with the client's
         MCP servers; its warnings."""
-        # in_progress when a call really runs: the engine's "started" comes before the
-        # permission check, and a call waiting for the user's answer is still pending.
-        self.adapter = ToolAdapter(self._capabilities(), self._running)
+        self.adapter = ToolAdapter(self._capabilities())
         adapter = self.adapter
         try:
             setup = await asyncio.to_thread(build, opts, cwd, self.sink, adapter, mcp_servers)
@@ -290,8 +288,9 @@ class AcpSession:
             view = u.ToolView(self._tool(call.name), call.name, call.input, call.title)
             self._views[call.tool_use_id] = view
             self._send(view.start(call.tool_use_id))
-        elif event.change == "started" and self._tool(call.name) is None:
-            # A tool the adapter did not see (an MCP server's): "started" is all there is.
+        elif event.change == "running" and call.tool_use_id in self._views:
+            # in_progress when the call really runs (the engine's "running": allowed, past its
+            # hooks), MCP tools too; while it is checked or its question is open it is pending.
             self._send(u.status_update(call.tool_use_id, "in_progress"))
         elif event.change == "progressed" and event.output:
             self._send(
@@ -303,10 +302,6 @@ class AcpSession:
             known = self._views.pop(call.tool_use_id, None)
             view = known or u.ToolView(self._tool(call.name), call.name, call.input, call.title)
             self._send(view.finished(call))
-
-    def _running(self, tool_use_id: str) -> None:
-        if tool_use_id in self._views:  # one of this turn's calls (not a subagent's inner one)
-            self._send(u.status_update(tool_use_id, "in_progress"))
 
     def _terminal_shown(self, tool_use_id: str, terminal_id: str) -> None:
         """A call's command runs in the client's terminal: the tool call shows it live."""

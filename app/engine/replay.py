@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app import debuglog
 from app.engine import answers
@@ -38,7 +38,10 @@ from app.execution.texts import (
     REJECT_WITH_FEEDBACK_PREFIX,
     STREAMING_FALLBACK,
 )
-from tools.base import CallLabel, Tool
+from tools.base import CallLabel, InputError, Tool
+
+if TYPE_CHECKING:
+    from app.engine.session_parts import RecordedResult
 
 
 def _blocks(message: Mapping[str, Any]) -> list[Mapping[str, Any]]:
@@ -54,7 +57,10 @@ def summarize_with(tools: Iterable[Tool[Any]], name: str, tool_input: Mapping[st
         if tool.name == name:
             try:
                 return str(tool.summary(tool.parse_input(tool_input)))
-            except Exception:
+            except InputError:  # the model's input did not parse: no summary to show
+                return ""
+            except Exception as exc:  # a broken declaration: logged, the call shows none
+                debuglog.record("engine", f"{tool.name}.summary raised", exc)
                 return ""
     return ""
 
@@ -117,7 +123,10 @@ def label_with(tool: Tool[Any] | None, tool_input: Mapping[str, Any]) -> CallLab
         return None
     try:
         return tool.label(tool.parse_input(tool_input))
-    except Exception:
+    except InputError:  # the model's input did not parse: no label to show
+        return None
+    except Exception as exc:  # a broken declaration: logged, the call shows its name
+        debuglog.record("engine", f"{tool.name}.label raised", exc)
         return None
 
 
@@ -157,7 +166,7 @@ def replay_events(
     tools: Iterable[Tool[Any]] | None = None,
     user_denials: Mapping[str, bool] | None = None,
     cwd: str = "",
-    recorded_results: Mapping[str, Any] | None = None,
+    recorded_results: Mapping[str, RecordedResult] | None = None,
 ) -> list[EngineEvent]:
     """`user_denials`: the calls the user denied, and whether each deny ended its turn (the
     transcript records them, app/transcript_repair.py USER_DENIALS); without them a deny that

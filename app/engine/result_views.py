@@ -18,7 +18,7 @@ from app.engine.views import ResultView
 from app.execution.outcome import CallOutcome, ends_turn
 from app.execution.texts import REJECT_MESSAGE, REJECT_WITH_FEEDBACK_PREFIX
 from app.transcript_repair import USER_DENIALS
-from tools.base import Tool
+from tools.base import InputError, Tool
 
 MAX_RESULT_CHARS = 200_000
 
@@ -33,7 +33,10 @@ def call_label(tool: Tool[Any] | None, name: str, tool_input: Mapping[str, Any])
     if tool is not None:
         try:
             text = tool.label(tool.parse_input(tool_input)).text
-        except Exception:  # bad input or a broken declaration: the name alone
+        except InputError:  # bad input: the name alone
+            text = ""
+        except Exception as exc:  # a broken declaration: logged, the name alone
+            debuglog.record("engine", f"{tool.name}.label raised", exc)
             text = ""
     return f"{name}({text})" if text else name
 

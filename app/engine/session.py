@@ -21,7 +21,13 @@ from app.engine.session_parts import Json as Json  # re-exported: their home was
 from app.engine.session_parts import SessionParts as SessionParts
 from app.engine.session_parts import live_rules as live_rules
 from app.engine.tool_views import ToolCallTracker
-from app.execution.events import ToolFinished, ToolProgressed, ToolQueued, ToolStarted
+from app.execution.events import (
+    ToolFinished,
+    ToolProgressed,
+    ToolQueued,
+    ToolRunning,
+    ToolStarted,
+)
 from app.execution.pipeline import PipelineDeps
 from app.model.usage import UsageTracker
 from tools.abort import AbortController
@@ -266,6 +272,8 @@ class Session:
                 self._deliver(self._calls.queued(event))
             case ToolStarted():
                 self._deliver(self._calls.started(event))
+            case ToolRunning():
+                self._deliver(self._calls.running(event))
             case ToolProgressed():
                 self._deliver(self._calls.progressed(event))
             case ToolFinished():

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from app.execution.interfaces import HookRunner, NoHooks, PermissionDecider, Prompter
 from app.model.client import ModelBackend
@@ -28,6 +28,10 @@ if TYPE_CHECKING:
 
 # A system prompt or a message: the API's JSON, block by block.
 Json = dict[str, Any]
+# A call's data as its transcript kept it (`toolUseResult`): JSON as json.loads gives it back.
+RecordedResult: TypeAlias = (
+    str | int | float | bool | list["RecordedResult"] | dict[str, "RecordedResult"] | None
+)
 
 
 @dataclass
@@ -53,7 +57,7 @@ class SessionParts:
     user_denials: dict[str, bool] = field(default_factory=dict)
     # A resumed transcript's tool data (`toolUseResult`) by tool_use_id: history() rebuilds each
     # successful call's view through its tool's declaration (Tool.result_from_record).
-    recorded_results: dict[str, Any] = field(default_factory=dict)
+    recorded_results: dict[str, RecordedResult] = field(default_factory=dict)
     max_turns: int | None = None
     max_tokens: int = 16_000
     fallback_tools: tuple[Tool[Any], ...] = ()

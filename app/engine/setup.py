@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from app.config import SettingsProblem
 from app.engine.options import EngineOptions
@@ -30,6 +31,7 @@ from app.transcript import (
     project_transcripts_dir,
     truncate_torn_tail,
 )
+from app.transcript_repair import USER_DENIALS
 from tools.base import ToolOptions
 
 
@@ -133,7 +135,8 @@ def open_transcript(
             replace(opts, continue_session=False, resume=None), project, state, start, model
         )
         for message in resumed.messages:
-            opened.writer.append_message(opened.session_id, message)
+            recorded, extra = _kept_beside(message, resumed)
+            opened.writer.append_message(opened.session_id, message, recorded, **extra)
         return OpenedTranscript(opened.session_id, opened.writer, resumed, warnings)
     session_id = opts.session_id or new_session_id()
     if opts.session_id and find_session(session_id, project) is not None:
@@ -149,3 +152,30 @@ def open_transcript(
         session_id, "lathe session started", project=str(project), model=model
     )
     return OpenedTranscript(session_id, writer, None, warnings)
+
+
+def _kept_beside(
+    message: Mapping[str, Any], resumed: LoadedTranscript
+) -> tuple[Any, dict[str, Any]]:
+    """What the old lines kept beside a message of tool results -- each call's `toolUseResult`
+    and the user's denials (USER_DENIALS) -- so the fork, resumed later, shows the same views."""
+    content = message.get("content")
+    if message.get("role") != "user" or not isinstance(content, list):
+        return None, {}
+    ids = [
+        str(b.get("tool_use_id"))
+        for b in content
+        if isinstance(b, Mapping) and b.get("type") == "tool_result"
+    ]
+    if not ids:
+        return None, {}
+    values = [resumed.tool_results.get(i) for i in ids]
+    recorded: Any = values[0] if len(ids) == 1 else values
+    if all(v is None for v in values):
+        recorded = None
+    denied = [
+        {"tool_use_id": i, "endsTurn": resumed.user_denials[i]}
+        for i in ids
+        if i in resumed.user_denials
+    ]
+    return recorded, ({USER_DENIALS: denied} if denied else {})

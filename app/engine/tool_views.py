@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
+from app import debuglog
 from app.engine.choices import Offer
 from app.engine.plain_words import plain_preview, plain_result
 from app.engine.result_views import MAX_RESULT_CHARS as MAX_RESULT_CHARS
@@ -25,10 +26,16 @@ from app.engine.views import (
     ToolCallUpdated,
     ToolCallView,
 )
-from app.execution.events import ToolFinished, ToolProgressed, ToolQueued, ToolStarted
+from app.execution.events import (
+    ToolFinished,
+    ToolProgressed,
+    ToolQueued,
+    ToolRunning,
+    ToolStarted,
+)
 from app.execution.interfaces import PermissionPrompt
 from app.execution.outcome import CallOutcome, ends_turn
-from tools.base import Tool
+from tools.base import InputError, Tool
 
 MAX_TAIL_CHARS = 4_000
 # Recent calls' labels, for "not run: you denied Bash(touch x)" on the rest of their batch.
@@ -42,8 +49,9 @@ def _no_tools(name: str) -> Tool[Any] | None:
 class ToolCallTracker:
     """The calls of a session that have not finished, as views.
 
-    Elapsed time counts from the start of execution: the time a call waited for the user's answer
-    is not part of it (the clock restarts when the answer comes)."""
+    Elapsed time counts from the start of execution (the "running" change, once the call was
+    allowed): its permission step and the time it waited for the user's answer are not part of it
+    (a question a running tool asks for a nested action is taken off too)."""
 
     def __init__(
         self,
@@ -56,9 +64,11 @@ class ToolCallTracker:
         self._parent = parent_tool_use_id
         self._find = find
         self._clock = clock
-        # How long each call waited for an answer while it was "started" (taken off its elapsed).
+        # How long each call waited for an answer while it was running (taken off its elapsed).
         self._waited: dict[str, float] = {}
         self._asked_at: dict[str, float] = {}
+        # The status a call had when its question opened, restored by the answer.
+        self._asked_from: dict[str, ToolCallStatus] = {}
         self._labels: OrderedDict[str, str] = OrderedDict()
         self._stopped_by = ""
         # Calls whose question was answered with a deny or closed by an interrupt: never run.
@@ -84,10 +94,18 @@ class ToolCallTracker:
         return ToolCallUpdated(view, "queued")
 
     def started(self, event: ToolStarted) -> ToolCallUpdated:
+        """Taken by the executor: being checked, not running (no `started_at` yet)."""
+        view = self._get(event.tool_use_id, event.name)
+        view = replace(view, status="checking")
+        self._calls[event.tool_use_id] = view
+        return ToolCallUpdated(view, "started")
+
+    def running(self, event: ToolRunning) -> ToolCallUpdated:
+        """Allowed, and its tool runs now: the call's clock starts here."""
         view = self._get(event.tool_use_id, event.name)
         view = replace(view, status="running", started_at=event.at)
         self._calls[event.tool_use_id] = view
-        return ToolCallUpdated(view, "started")
+        return ToolCallUpdated(view, "running")
 
     def progressed(self, event: ToolProgressed) -> ToolCallUpdated:
         progress = event.progress
@@ -115,6 +133,7 @@ class ToolCallTracker:
             self._stopped_by = tool_use_id
         waited = self._waited.pop(tool_use_id, 0.0)
         asked = self._asked_at.pop(tool_use_id, None) is not None
+        self._asked_from.pop(tool_use_id, None)
         unrun = tool_use_id in self._unrun or asked  # closed at its question: it never ran
         self._unrun.discard(tool_use_id)
         tail = _final_tail(tool, outcome)
@@ -143,13 +162,16 @@ class ToolCallTracker:
         if view is None:
             return None
         self._asked_at[question.tool_use_id] = self._clock()
+        if view.status != "awaiting_approval":
+            self._asked_from[question.tool_use_id] = view.status
         view = replace(view, status="awaiting_approval", preview=question.preview)
         self._calls[question.tool_use_id] = view
         return ToolCallUpdated(view, "awaiting_approval")
 
     def answered(self, tool_use_id: str, allowed: bool = True) -> ToolCallUpdated | None:
-        """The question was answered: the call goes back to where it was (it finishes next if
-        the answer was a deny), its clock restarted: execution starts now. Not `allowed` (a
+        """The question was answered: the call goes back to where it was ("checking" before it
+        runs: the "running" change follows if it is allowed; it finishes next if the answer was a
+        deny). A question a running tool asked: its wait is taken off its clock. Not `allowed` (a
         deny, or the turn interrupted while it asked): the call never runs, so it has no time."""
         view = self._calls.get(tool_use_id)
         if view is None or view.status != "awaiting_approval":
@@ -162,7 +184,8 @@ class ToolCallTracker:
         if started_at is not None:
             self._waited[tool_use_id] = self._waited.get(tool_use_id, 0.0) + (now - asked)
             started_at += now - asked
-        status: ToolCallStatus = "running" if view.started_at is not None else "queued"
+        before = self._asked_from.pop(tool_use_id, "queued")
+        status: ToolCallStatus = "running" if view.started_at is not None else before
         view = replace(view, status=status, started_at=started_at)
         self._calls[tool_use_id] = view
         return ToolCallUpdated(view, "answered")
@@ -182,7 +205,8 @@ def _final_tail(tool: Tool[Any] | None, outcome: CallOutcome) -> str | None:
         return None
     try:
         return tool.output_tail(outcome.data)
-    except Exception:  # a broken declaration: the streamed tail stays
+    except Exception as exc:  # a broken declaration: logged, the streamed tail stays
+        debuglog.record("engine", f"{tool.name}.output_tail raised", exc)
         return None
 
 
@@ -250,5 +274,8 @@ def _destructive(tool: Tool[Any] | None, tool_input: Mapping[str, Any], cwd: str
         return bool(
             tool.is_destructive(parsed) if cwd is None else tool.is_destructive_at(parsed, cwd)
         )
-    except Exception:
+    except InputError:
+        return False
+    except Exception as exc:  # a broken declaration: logged, no warning shown
+        debuglog.record("engine", f"{tool.name}.is_destructive raised", exc)
         return False

@@ -22,18 +22,32 @@ from tools.interaction import UserInteraction
 
 # The tools' own declarations (tools/base.py): a preview before a call runs, a result view after.
 
+# A call's life: "queued" -> "checking" (the executor took it: validation, PreToolUse hooks, the
+# permission decision; "awaiting_approval" while a question is open) -> "running" (allowed: its
+# tool runs now; only then is `started_at` set) -> one of the four ends. A denied or blocked call
+# goes from "checking" (or "queued") to its end without ever "running".
 ToolCallStatus = Literal[
-    "queued", "awaiting_approval", "running", "done", "failed", "denied", "interrupted"
+    "queued",
+    "checking",
+    "awaiting_approval",
+    "running",
+    "done",
+    "failed",
+    "denied",
+    "interrupted",
 ]
+# "started": now "checking"; "running": allowed and running now (exactly once per call that runs,
+# after its permission decision and PreToolUse hooks, MCP tools included).
 ToolCallChange = Literal[
-    "queued", "started", "progressed", "awaiting_approval", "answered", "finished"
+    "queued", "started", "running", "progressed", "awaiting_approval", "answered", "finished"
 ]
 
 
 @dataclass(frozen=True)
 class ToolCallView:
-    """One tool call as it stands. `started_at` and `elapsed` are on the executor's clock
-    (time.perf_counter); `output_tail` is the newest output (at most MAX_TAIL_CHARS);
+    """One tool call as it stands. `started_at` (set by the "running" change: the call was allowed
+    and its tool started) and `elapsed` (the time it ran, without the permission step or any wait
+    for the user) are on the executor's clock (time.perf_counter); `output_tail` is the newest output (at most MAX_TAIL_CHARS);
     `progress_text` the latest progress report's status line ("" when it had none)."""
 
     tool_use_id: str

@@ -27,6 +27,20 @@ class ToolQueued:
 
 @dataclass(frozen=True)
 class ToolStarted:
+    """The executor took the call: it is being checked now (input validation, PreToolUse hooks,
+    the permission decision, a question to the user). It has not run yet."""
+
+    tool_use_id: str
+    name: str
+    at: float
+
+
+@dataclass(frozen=True)
+class ToolRunning:
+    """The call was allowed and its tool's `call` starts now: the moment it really runs. Emitted
+    once per call that gets this far (never for a denied or blocked call), MCP tools included;
+    the call's elapsed time counts from `at`."""
+
     tool_use_id: str
     name: str
     at: float
@@ -46,4 +60,4 @@ class ToolFinished:
     elapsed: float
 
 
-ExecutorEvent = ToolQueued | ToolStarted | ToolProgressed | ToolFinished
+ExecutorEvent = ToolQueued | ToolStarted | ToolRunning | ToolProgressed | ToolFinished

@@ -94,8 +94,10 @@ async def run_tool_use(
     context: ToolContext,
     deps: PipelineDeps,
     on_progress: Callable[[ToolProgress], None],
+    on_running: Callable[[], None] | None = None,
 ) -> CallOutcome:
-    """Run one tool_use block through all ten stages."""
+    """Run one tool_use block through all ten stages. `on_running` is called once, right before
+    stage 9 (the tool's `call`): the call was allowed and really runs now."""
     tool_use_id = str(block.get("id", ""))
     name = str(block.get("name", ""))
     raw_input = block.get("input")
@@ -107,6 +109,7 @@ async def run_tool_use(
             tool_use_id, tool.name, tool_use_error("Error: the tool input must be a JSON object")
         )
     call = _Call(tool, tool_use_id, dict(raw_input), parent_message, context, deps, on_progress)
+    call.on_running = on_running
     try:
         return await call.run()
     except asyncio.CancelledError:
@@ -145,6 +148,7 @@ class _Call:
         self.extra: list[dict[str, Any]] = []
         self.prevent: str | None = None
         self.hook_input: dict[str, Any] = {}
+        self.on_running: Callable[[], None] | None = None
 
     def _error(self, content: str, **kw: Any) -> CallOutcome:
         out = error_outcome(self.id, self.tool.name, content, input=self.raw)
@@ -288,6 +292,9 @@ class _Call:
         self, parsed: Any, observable: dict[str, Any], decision: PermissionDecision
     ) -> CallOutcome:
         tool = self.tool
+        if self.on_running is not None:
+            # Past the hooks and the decision: the one moment the call really starts running.
+            self.on_running()
         started = time.monotonic()
 
         def ran() -> HookToolCall:  # the post hooks are told how long the tool ran

@@ -30,6 +30,7 @@ from app.execution.events import (
     ToolFinished,
     ToolProgressed,
     ToolQueued,
+    ToolRunning,
     ToolStarted,
 )
 from app.execution.outcome import CallOutcome, SyntheticReason, ends_turn, error_outcome
@@ -64,6 +65,8 @@ class TrackedTool:
     outcome: CallOutcome | None = None
     task: asyncio.Task[None] | None = None
     started_at: float = 0.0
+    # When the call was allowed and its tool began (None: it never ran); elapsed counts from here.
+    running_at: float | None = None
     finished_at: float = 0.0
     preset: CallOutcome | None = None
     watchdog: asyncio.TimerHandle | None = field(default=None, repr=False)
@@ -98,8 +101,11 @@ class StreamingToolExecutor:
         context: ToolContext,
         turn_abort: AbortSignal | None = None,
         on_event: Callable[[ExecutorEvent], None] | None = None,
+        clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         self._deps = deps
+        # The events' clock (tests pass a fake one to measure waits without sleeping).
+        self._clock = clock
         self._context = context
         self._turn_abort = turn_abort or AbortSignal()
         self._sibling = AbortController(self._turn_abort)
@@ -225,7 +231,7 @@ class StreamingToolExecutor:
         self._executing_set.add(tracked.index)
         if not tracked.safe:
             self._executing_unsafe += 1
-        tracked.started_at = time.perf_counter()
+        tracked.started_at = self._clock()
         self._emit(ToolStarted(tracked.id, tracked.name, tracked.started_at))
         context = self._context.with_call(tracked.id, tracked.abort.signal)
         tracked.task = asyncio.get_running_loop().create_task(self._run(tracked, context))
@@ -234,11 +240,17 @@ class StreamingToolExecutor:
     async def _run(self, tracked: TrackedTool, context: ToolContext) -> None:
         def on_progress(progress: ToolProgress) -> None:
             if tracked.status is ToolStatus.EXECUTING:
-                self._emit(ToolProgressed(tracked.id, progress, time.perf_counter()))
+                self._emit(ToolProgressed(tracked.id, progress, self._clock()))
+
+        def on_running() -> None:
+            # Once, and only while the call is still this executor's to run.
+            if tracked.status is ToolStatus.EXECUTING and tracked.running_at is None:
+                tracked.running_at = self._clock()
+                self._emit(ToolRunning(tracked.id, tracked.name, tracked.running_at))
 
         try:
             outcome = await run_tool_use(
-                tracked.block, tracked.parent_message, context, self._deps, on_progress
+                tracked.block, tracked.parent_message, context, self._deps, on_progress, on_running
             )
         except asyncio.CancelledError:
             outcome = self._synthetic(tracked, _reason_of(tracked.abort.signal))
@@ -293,7 +305,7 @@ class StreamingToolExecutor:
                 self._executing_unsafe -= 1
         tracked.outcome = outcome
         tracked.status = ToolStatus.COMPLETED
-        tracked.finished_at = time.perf_counter()
+        tracked.finished_at = self._clock()
         modifier = outcome.context_modifier
         if modifier is not None and not self._discarded:
             if tracked.safe:
@@ -302,7 +314,10 @@ class StreamingToolExecutor:
                 self._context = modifier(self._context)
         if not self._executing_set:
             self._flush_modifiers()
-        elapsed = tracked.finished_at - tracked.started_at if was_executing else 0.0
+        # From the moment the call really ran: its permission step and any question are not part
+        # of it; a call that never ran has none.
+        ran_from = tracked.running_at if was_executing else None
+        elapsed = tracked.finished_at - ran_from if ran_from is not None else 0.0
         self._emit(ToolFinished(tracked.id, outcome, elapsed))
         self._wake.set()
 

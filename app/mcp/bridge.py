@@ -23,6 +23,7 @@ from tools.base import (
     JsonSchemaTool,
     ProgressCallback,
     ToolContext,
+    ToolProgress,
     ToolResult,
 )
 
@@ -58,8 +59,22 @@ class ToolCaller(Protocol):
     def server_name(self) -> str: ...
 
     async def call_tool(
-        self, tool: str, arguments: dict[str, Any], abort: AbortSignal
-    ) -> types.CallToolResult: ...
+        self,
+        tool: str,
+        arguments: dict[str, Any],
+        abort: AbortSignal,
+        on_progress: ProgressCallback | None = None,
+    ) -> types.CallToolResult:
+        """`on_progress` hears the server's progress notifications for this call."""
+        ...
+
+
+def mcp_progress(progress: float, total: float | None, message: str | None) -> ToolProgress:
+    """An MCP progress notification as the tool's progress: its message (else "3/10"), and a
+    determinate fraction when the server said the total (the panel's bar)."""
+    fraction = min(1.0, max(0.0, progress / total)) if total else None
+    counted = f"{progress:g}/{total:g}" if total else f"{progress:g}"
+    return ToolProgress(text=message or counted, fraction=fraction)
 
 
 class McpTool(JsonSchemaTool):
@@ -127,7 +142,9 @@ class McpTool(JsonSchemaTool):
         parent_message: Mapping[str, Any],
         on_progress: ProgressCallback,
     ) -> ToolResult:
-        result = await self.caller.call_tool(self.tool_name, dict(input), context.abort)
+        result = await self.caller.call_tool(
+            self.tool_name, dict(input), context.abort, on_progress
+        )
         blocks = result_blocks(result)
         if result.is_error:
             text = _blocks_text(blocks) or f"{self.name} failed without a message"

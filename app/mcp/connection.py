@@ -28,11 +28,11 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 
 from app import debuglog
-from app.mcp.bridge import McpTool, bridge_tools
+from app.mcp.bridge import McpTool, bridge_tools, mcp_progress
 from app.mcp.config import ServerSpec
 from app.mcp.info import ServerStatus
 from tools.abort import AbortSignal
-from tools.base import ToolError
+from tools.base import ProgressCallback, ToolError
 from tools.process.child_env import child_env
 from tools.process.owner import mark_env
 
@@ -271,9 +271,15 @@ class ServerConnection:
     # -- calls ----------------------------------------------------------------------------------
 
     async def call_tool(
-        self, tool: str, arguments: dict[str, Any], abort: AbortSignal
+        self,
+        tool: str,
+        arguments: dict[str, Any],
+        abort: AbortSignal,
+        on_progress: ProgressCallback | None = None,
     ) -> types.CallToolResult:
-        """Call a tool; every failure of the server becomes a ToolError the model can read."""
+        """Call a tool; every failure of the server becomes a ToolError the model can read. The
+        server's progress notifications for the call reach `on_progress` (with a fraction when
+        it says the total)."""
         session = self._session
         name = self.spec.name
         if self.status != "connected" or session is None:
@@ -285,7 +291,16 @@ class ServerConnection:
             raise ToolError(f"The call to {tool} on MCP server {name} was interrupted.")
         timeout = self.options.call_timeout
         self._stream_error = ""
-        call = asyncio.ensure_future(session.call_tool(tool, arguments))
+
+        async def progressed(progress: float, total: float | None, message: str | None) -> None:
+            if on_progress is not None:
+                on_progress(mcp_progress(progress, total, message))
+
+        call = asyncio.ensure_future(
+            session.call_tool(
+                tool, arguments, progress_callback=progressed if on_progress else None
+            )
+        )
         aborted = asyncio.ensure_future(abort.wait())
         try:
             done, _ = await asyncio.wait(

@@ -72,7 +72,8 @@ class ProtocolSession:
         self.disabled_servers: set[str] = set()
         self.protocol_version = PROTOCOL_VERSION
         self.pid = os.getpid()
-        self.session: SessionPort = None  # type: ignore[assignment]  # set in main()
+        # Set in main() once built; events can arrive before that (the build emits warnings).
+        self._session: SessionPort | None = None
         self.prompter: StdioPrompter | None = None
         self.structured: StructuredOutputTool | None = None
         self.default_model = ""
@@ -81,6 +82,13 @@ class ProtocolSession:
         self._budget_hit = False
         self._stopping = False
         self._turn_running = False
+
+    @property
+    def session(self) -> SessionPort:
+        """The session main() built (what runs after the build may rely on it)."""
+        if self._session is None:
+            raise RuntimeError("the protocol session is not built yet")
+        return self._session
 
     # -- life cycle -------------------------------------------------------------------------------
 
@@ -120,7 +128,7 @@ class ProtocolSession:
             return 1 if text.startswith("No conversation found") else 2
         for warning in setup.warnings:
             self.printer.note(f"lathe: warning: {warning}")
-        self.session = session = setup.session
+        self._session = session = setup.session
         self.default_model = session.model
         self.printer.session_id = session.session_id
         self.define_agents(self.opts.sdk.agents)
@@ -256,10 +264,11 @@ class ProtocolSession:
             ]
 
     def interrupt(self) -> None:
-        if self.session is not None:
+        session = self._session
+        if session is not None:
             if self._turn_running:
                 self.printer.aborting = True
-            self.session.interrupt()
+            session.interrupt()
 
     def on_event(self, event: EngineEvent) -> None:
         if isinstance(event, PermissionRequested) and self.prompter is not None:
@@ -268,18 +277,19 @@ class ProtocolSession:
             self.prompter.saw_message(event.message)
         self.printer(event)
         budget = self.opts.sdk.max_budget_usd
+        session = self._session
         if (
             isinstance(event, UsageUpdated)
             and budget is not None
-            and self.session is not None
-            and self.session.status().cost_usd >= budget
+            and session is not None
+            and session.status().cost_usd >= budget
             and not self._budget_hit
         ):
             self._budget_hit = True
             self.printer.note(
                 f"lathe: the session cost reached --max-budget-usd {budget:g}; stopping"
             )
-            self.session.interrupt()
+            session.interrupt()
 
     # -- stdin ------------------------------------------------------------------------------------
 

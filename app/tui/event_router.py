@@ -223,11 +223,17 @@ class EventRouter:
                     tool_use_id, view.name, state.label or view.title, stat=state.label_stat
                 )
             case "started":
+                # Taken by the executor, being checked (hooks, the permission decision): shown as
+                # running, but its clock waits for the "running" change.
                 started = self.tool_blocks.get(tool_use_id)
                 if started is not None:
                     started.update_state(status="running")
-                screen.progress.started(tool_use_id, view.started_at or 0.0)
+                screen.progress.checking(tool_use_id)
                 self.set_activity("Running tools…")
+            case "running":
+                # Allowed, and its tool runs now: the panel's clock counts from here (the
+                # engine's moment), so the permission step and an approval wait are not in it.
+                screen.progress.started(tool_use_id, view.started_at)
             case "progressed":
                 screen.progress.progressed(
                     tool_use_id, view.progress_text, event.output, view.fraction
@@ -253,15 +259,19 @@ class EventRouter:
                     stopped=view.status in ("denied", "interrupted"),
                 )
             case "awaiting_approval" | "answered":
-                # Waiting for the user is not running: the block says so, the panel does not
-                # count it, and its clock starts again when the answer comes.
+                # Waiting for the user is not running: the block says so and the panel does not
+                # count it. Answered: back to being checked (its clock starts at "running"), or,
+                # for a question a running tool asked, running again (the engine took the wait
+                # off its started_at).
                 waiting = self.tool_blocks.get(tool_use_id)
                 if waiting is not None:
                     waiting.update_state(**waiting_fields(view))
                 if event.change == "awaiting_approval":
                     screen.progress.awaiting(tool_use_id)
-                elif view.started_at is not None:
+                elif view.status == "running":
                     screen.progress.started(tool_use_id, view.started_at)
+                elif view.status == "checking":
+                    screen.progress.checking(tool_use_id)
 
     def _show_stopped(self, text: str) -> None:
         """Say why the turn stopped in the status line and the prompt's placeholder, until the

@@ -17,6 +17,8 @@ def block_status(view: ToolCallView) -> ToolStatus:
         return "awaiting"
     if status == "failed":
         return "error"
+    if status == "checking":
+        return "running"  # being checked looks like running; only its clock waits for "running"
     return status
 
 

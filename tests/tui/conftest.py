@@ -14,7 +14,7 @@ from app.engine.api import CommandInfo, SessionStatus
 from app.engine.events import EngineEvent, InternalEvent, Interrupted, TurnEnded, TurnStarted
 from app.engine.tool_views import ToolCallTracker, question_for
 from app.engine.views import PermissionQuestion
-from app.execution.events import ToolFinished, ToolProgressed, ToolQueued, ToolStarted
+from app.execution.events import ToolFinished, ToolProgressed, ToolQueued, ToolRunning, ToolStarted
 from app.execution.interfaces import PermissionPrompt
 from app.execution.outcome import CallOutcome
 from app.tui.app import LatheApp
@@ -70,6 +70,8 @@ class Views:
                 return self.calls.queued(event)
             case ToolStarted():
                 return self.calls.started(event)
+            case ToolRunning():
+                return self.calls.running(event)
             case ToolProgressed():
                 return self.calls.progressed(event)
             case ToolFinished():

@@ -14,7 +14,7 @@ from app.engine.events import (
     TurnStarted,
 )
 from app.engine.views import PermissionQuestion
-from app.execution.events import ToolFinished, ToolProgressed, ToolQueued, ToolStarted
+from app.execution.events import ToolFinished, ToolProgressed, ToolQueued, ToolRunning, ToolStarted
 from app.execution.interfaces import PermissionPrompt
 from app.tui.app import LatheApp
 from tests.tui.conftest import Views, outcome, question
@@ -69,6 +69,7 @@ def concurrent_tools() -> list[EngineEvent]:
         events.append(ToolQueued(tid, name, {}, summary, name != "Bash"))
     for tid, name, _ in specs[:3]:
         events.append(ToolStarted(tid, name, 990.0))
+        events.append(ToolRunning(tid, name, 990.0))
     events.append(ToolProgressed("g1", ToolProgress(text="412 files searched", fraction=0.4), 995))
     events.append(ToolProgressed("b1", ToolProgress(output="collected 84 items\n....F....\n"), 996))
     events.append(ToolFinished("r1", outcome("r1", "Read", "1\tline one\n2\tline two"), 0.04))
@@ -89,6 +90,7 @@ def finished_edit() -> list[EngineEvent]:
         RequestStarted(1, "claude"),
         ToolQueued("e1", "Edit", {}, "app/themes.py", False),
         ToolStarted("e1", "Edit", 999.0),
+        ToolRunning("e1", "Edit", 999.0),
         ToolFinished("e1", outcome("e1", "Edit", change.message, data=change), 0.12),
     ]
 
@@ -107,6 +109,7 @@ def finished_bash(lines: int = 30) -> list[EngineEvent]:
             output_focus="tail",
         ),
         ToolStarted("b9", "Bash", 999.0),
+        ToolRunning("b9", "Bash", 999.0),
         ToolFinished("b9", outcome("b9", "Bash", text), 1.5),
         AssistantMessage({"role": "assistant", "content": [{"type": "text", "text": "Done."}]}),
     ]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from app.engine.events import AssistantMessage, TextDelta, TurnEnded
-from app.execution.events import ToolFinished, ToolQueued, ToolStarted
+from app.execution.events import ToolFinished, ToolQueued, ToolRunning, ToolStarted
 from tests.tui import scenes
 from tests.tui.conftest import SIZE, FixedClock, make_app, outcome
 from widgets.message_blocks import AssistantBlock
@@ -88,6 +88,7 @@ async def test_long_history_keeps_few_live_widgets_and_stays_in_order() -> None:
                 [
                     ToolQueued(tid, "Read", {}, f"file{i}.py", True),
                     ToolStarted(tid, "Read", 999.0),
+                    ToolRunning(tid, "Read", 999.0),
                     ToolFinished(tid, outcome(tid, "Read", f"content {i}"), 0.01),
                 ],
             )
@@ -113,7 +114,11 @@ async def test_a_running_block_is_never_frozen() -> None:
     async with app.run_test(size=SIZE) as pilot:
         scenes.feed(
             app,
-            [ToolQueued("slow", "Bash", {}, "sleep 60", False), ToolStarted("slow", "Bash", 999.0)],
+            [
+                ToolQueued("slow", "Bash", {}, "sleep 60", False),
+                ToolStarted("slow", "Bash", 999.0),
+                ToolRunning("slow", "Bash", 999.0),
+            ],
         )
         for i in range(5):
             scenes.feed(
@@ -156,12 +161,15 @@ async def test_a_tool_block_shows_the_summary_its_tool_declares() -> None:
             [
                 ToolQueued("a1", "Agent", {"description": "find", "prompt": "find"}, "find", True),
                 ToolStarted("a1", "Agent", 999.0),
+                ToolRunning("a1", "Agent", 999.0),
                 ToolFinished("a1", outcome("a1", "Agent", report.text, data=report), 1.0),
                 ToolQueued("r1", "Read", {"file_path": "/work/p.png"}, "/work/p.png", True),
                 ToolStarted("r1", "Read", 999.0),
+                ToolRunning("r1", "Read", 999.0),
                 ToolFinished("r1", outcome("r1", "Read", "[image]", data=image), 0.1),
                 ToolQueued("b1", "Bash", {"command": "echo hi"}, "echo hi", False),
                 ToolStarted("b1", "Bash", 999.0),
+                ToolRunning("b1", "Bash", 999.0),
                 ToolFinished("b1", outcome("b1", "Bash", "hi"), 0.1),
             ],
         )

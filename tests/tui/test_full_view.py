@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.engine.events import AssistantMessage, TurnStarted
-from app.execution.events import ToolFinished, ToolQueued, ToolStarted
+from app.execution.events import ToolFinished, ToolQueued, ToolRunning, ToolStarted
 from app.tui.app import LatheApp
 from app.tui.screens.full_view import FullViewScreen
 from tests.tui import scenes
@@ -21,6 +21,7 @@ def long_bash(tid: str = "b9", lines: int = 2000, word: str = "output line") -> 
         TurnStarted("Build it"),
         ToolQueued(tid, "Bash", {"command": "make"}, "make", False),
         ToolStarted(tid, "Bash", 999.0),
+        ToolRunning(tid, "Bash", 999.0),
         ToolFinished(tid, outcome(tid, "Bash", text), 1.5),
         AssistantMessage({"role": "assistant", "content": [{"type": "text", "text": "Built."}]}),
     ]

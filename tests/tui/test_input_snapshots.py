@@ -9,7 +9,7 @@ import pytest
 from textual.pilot import Pilot
 
 from app.engine.events import AssistantMessage, TurnEnded, TurnStarted
-from app.execution.events import ToolFinished, ToolQueued, ToolStarted
+from app.execution.events import ToolFinished, ToolQueued, ToolRunning, ToolStarted
 from app.tui.app import LatheApp
 from tests.tui import scenes
 from tests.tui.conftest import ScriptedSession, make_app, outcome
@@ -46,6 +46,7 @@ def bash_events(lines: int = 120) -> list[Any]:
         TurnStarted("Build it"),
         ToolQueued("b1", "Bash", {"command": "make all"}, "make all", False),
         ToolStarted("b1", "Bash", 999.0),
+        ToolRunning("b1", "Bash", 999.0),
         ToolFinished("b1", outcome("b1", "Bash", text), 2.5),
         AssistantMessage({"role": "assistant", "content": [{"type": "text", "text": "Built."}]}),
         TurnEnded("end_turn", "", False, "success", 1),

@@ -77,3 +77,26 @@ async def test_live_markdown_wraps_code_fits_tables_and_shows_urls() -> None:
         plain = paragraph._content.plain
         assert "the docs (https://docs.python.org/3/)" in plain
         assert plain.count("https://example.com") == 1
+
+
+def test_frozen_code_blocks_take_their_colours_from_the_theme() -> None:
+    """No fixed Pygments palette: a code block's keyword is the theme's `lathe.code.keyword`
+    (its primary colour), under lathe's light theme and its dark one alike."""
+    import io
+
+    from themes.loader import lathe_themes
+    from themes.styles import rich_theme
+
+    themes = lathe_themes()
+    seen = {}
+    for name in ("lathe-light", "lathe-dark"):
+        theme = themes.get(name)
+        styles = rich_theme(theme.to_color_system().generate(), dark=theme.dark)
+        console = Console(width=60, file=io.StringIO(), color_system="truecolor", theme=styles)
+        lines = console.render_lines(FrozenMarkdown("```python\ndef f():\n    return 1\n```"))
+        segments = [s for line in lines for s in line if s.text.strip() == "def"]
+        assert segments, name
+        keyword = console.get_style("lathe.code.keyword")
+        assert segments[0].style is not None and segments[0].style.color == keyword.color, name
+        seen[name] = keyword.color
+    assert seen["lathe-light"] != seen["lathe-dark"]

@@ -11,7 +11,7 @@ from textual.pilot import Pilot
 
 from app.engine.events import AssistantMessage, TurnEnded, TurnStarted
 from app.engine.tool_views import ToolCallTracker
-from app.execution.events import ToolFinished, ToolQueued, ToolStarted
+from app.execution.events import ToolFinished, ToolQueued, ToolRunning, ToolStarted
 from tests.tui import scenes
 from tests.tui.conftest import make_app, outcome
 from tools.agent import AgentTool, hand_back_text
@@ -81,6 +81,7 @@ def plain_blocks() -> list[Any]:
             )
         )
         out.append(tracker.started(ToolStarted(tid, name, 990.0)))
+        out.append(tracker.running(ToolRunning(tid, name, 990.0)))
         out.append(tracker.finished(ToolFinished(tid, outcome(tid, name, text, data=data), 1.0)))
     out.append(
         AssistantMessage({"role": "assistant", "content": [{"type": "text", "text": "MAIN-DONE"}]})

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.engine.events import RequestStarted, StreamUsage, TurnStarted
-from app.execution.events import ToolFinished, ToolQueued, ToolStarted
+from app.execution.events import ToolFinished, ToolQueued, ToolRunning, ToolStarted
 from tests.tui import scenes
 from tests.tui.conftest import SIZE, FixedClock, make_app, outcome
 from tools.todo_write import RESULT_TEXT, TodoWriteTool
@@ -29,6 +29,7 @@ def _todo_write() -> list[Any]:
         TurnStarted("plan it"),
         ToolQueued("t1", "TodoWrite", tool_input, tool.summary(parsed), True, tool.label(parsed)),
         ToolStarted("t1", "TodoWrite", 990.0),
+        ToolRunning("t1", "TodoWrite", 990.0),
         ToolFinished("t1", outcome("t1", "TodoWrite", RESULT_TEXT, data=data), 0.1),
     ]
 

@@ -94,7 +94,7 @@ def test_bash_result_expanded_by_click(snap_compare: Any) -> None:
 
 def test_bash_live_output(snap_compare: Any) -> None:
     events = [
-        *scenes.finished_bash()[:2],
+        *scenes.finished_bash()[:3],  # queued, started, running
         ToolProgressed("b9", ToolProgress(output="step 1\nstep 2\nstep 3\n", fraction=0.3), 999.5),
     ]
     assert shot(snap_compare, events)

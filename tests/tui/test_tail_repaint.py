@@ -5,7 +5,7 @@ between the calls, so the module's own timers never run in between."""
 from __future__ import annotations
 
 from app.engine.events import TurnStarted
-from app.execution.events import ToolProgressed, ToolQueued, ToolStarted
+from app.execution.events import ToolProgressed, ToolQueued, ToolRunning, ToolStarted
 from app.tui.tail_repaint import TAIL_HZ, TAILS_PER_FRAME, TailRepaints
 from tests.tui.conftest import SIZE, FixedClock, make_app
 from tools.base import ToolProgress
@@ -44,6 +44,7 @@ async def test_sixteen_busy_tools_repaint_their_blocks_a_few_at_a_time() -> None
         for i in range(16):
             app.handle_engine_event(views.queued(ToolQueued(f"t{i}", "Bash", {}, f"job {i}", True)))
             app.handle_engine_event(views.started(ToolStarted(f"t{i}", "Bash", 1000.0)))
+            app.handle_engine_event(views.running(ToolRunning(f"t{i}", "Bash", 1000.0)))
         await pilot.pause()
         painted: list[str] = []
         router = app.router

@@ -10,7 +10,7 @@ from rich.console import Console
 from textual.pilot import Pilot
 
 from app.engine.events import RequestStarted, TurnStarted
-from app.execution.events import ToolQueued, ToolStarted
+from app.execution.events import ToolQueued, ToolRunning, ToolStarted
 from tests.tui import scenes
 from tests.tui.conftest import make_app
 from tools.base import CallLabel
@@ -73,6 +73,7 @@ def test_snapshot_running_block_keeps_its_state(snap_compare: Any, size: tuple[i
             label=CallLabel(COMMAND, "bash", NOTE),
         ),
         ToolStarted("b1", "Bash", 999.0),
+        ToolRunning("b1", "Bash", 999.0),
     ]
 
     async def before(pilot: Pilot[int]) -> None:

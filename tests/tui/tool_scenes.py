@@ -11,7 +11,7 @@ from app.engine.choices import Offer
 from app.engine.events import EngineEvent, Interrupted, TurnEnded, TurnStarted
 from app.engine.tool_views import ToolCallTracker, question_for
 from app.engine.views import PermissionQuestion
-from app.execution.events import ToolFinished, ToolProgressed, ToolQueued, ToolStarted
+from app.execution.events import ToolFinished, ToolProgressed, ToolQueued, ToolRunning, ToolStarted
 from app.execution.interfaces import PermissionPrompt
 from app.execution.outcome import CallOutcome, error_outcome
 from app.execution.texts import REJECT_MESSAGE
@@ -54,6 +54,7 @@ class Calls:
 
     def start(self, tool_use_id: str, name: str, at: float = 990.0) -> None:
         self.out.append(self.tracker.started(ToolStarted(tool_use_id, name, at)))
+        self.out.append(self.tracker.running(ToolRunning(tool_use_id, name, at)))
 
     def output(self, tool_use_id: str, text: str) -> None:
         progress = ToolProgress(output=text)

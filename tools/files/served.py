@@ -27,15 +27,22 @@ class ServedError(Exception):
 
 
 def served_for(context: ToolContext, path: str, access: str) -> TextFiles | None:
-    """The context's TextFiles when it serves this call's file: a text file (or, to write, one
-    not there yet) and a front end that can give it (and take it back, to write)."""
+    """The context's TextFiles when it serves this call's file: a text file, or one not on the
+    disk yet (the editor may hold an unsaved buffer of a new file: read, it is asked for it; to
+    write, it takes it), and a front end that can give it (and take it back, to write)."""
     files = context.text_files
     if files is None:
         return None
+    missing = not os.path.exists(path)
     if access == "read":
-        return files if is_text_buffer(path) and files.serves(path, "read") else None
-    fits = not os.path.exists(path) or is_text_buffer(path)
+        fits = is_text_buffer(path) or (missing and _text_name(path))
+        return files if fits and files.serves(path, "read") else None
+    fits = missing or is_text_buffer(path)
     return files if fits and files.serves(path, "write") else None
+
+
+def _text_name(path: str) -> bool:
+    return not (is_image(path) or is_pdf(path) or is_notebook(path))
 
 
 def _exists(path: str) -> bool:
@@ -43,10 +50,13 @@ def _exists(path: str) -> bool:
     return os.path.exists(path)
 
 
+on_disk = _exists
+
+
 def is_text_buffer(path: str) -> bool:
     """A file a front end's TextFiles may serve: an existing regular file that is not an image,
     a PDF or a notebook (those are not text buffers; the tools read them from the disk)."""
-    return os.path.isfile(path) and not (is_image(path) or is_pdf(path) or is_notebook(path))
+    return os.path.isfile(path) and _text_name(path)
 
 
 def record(

@@ -35,6 +35,23 @@ def test_the_file_rule_for_one_file(path: str, rule: str) -> None:
     assert file_rule("Edit", path, "/proj") == rule
 
 
+@pytest.mark.parametrize("char", list("*?[]{}\\"))
+def test_every_pattern_character_keeps_a_file_rule_from_being_offered(
+    char: str, tmp_path: Path
+) -> None:
+    """A rule reads each of these as a pattern or an escape (`*`, `?`, a `[...]` class, a
+    `{a,b}` alternative, a `\\` escape): a rule written from such a name could approve other
+    files, or not this one. So none is offered, by file_rule nor by the real offer; the call can
+    still be allowed once (and acceptEdits still offered: it names no file)."""
+    assert file_rule("Edit", f"/proj/src/a{char}b.py", "/proj") == ""
+    assert file_rule("Edit", f"/elsewhere/a{char}b.py", "/proj") == ""
+    pc = context(tmp_path)
+    target = str(Path(pc.project_dir) / "src" / f"a{char}b.py")
+    offer = _offer(pc, EditTool(), {"file_path": target, "old_string": "1", "new_string": "2"})
+    assert offer.session_rules == () and offer.always_rules == ()
+    assert offer.accept_edits
+
+
 def _offer(pc: PermissionContext, tool: Tool[Any], raw: dict[str, Any], *suggested: str) -> Offer:
     ctx = ToolContext(
         cwd=pc.project_dir, project_dir=pc.project_dir, working_dirs=(pc.project_dir,)

@@ -9,7 +9,13 @@ from pathlib import Path
 import pytest
 
 from app.engine.tool_views import ToolCallTracker, question_for
-from app.execution.events import ToolFinished, ToolProgressed, ToolQueued, ToolStarted
+from app.execution.events import (
+    ToolFinished,
+    ToolProgressed,
+    ToolQueued,
+    ToolRunning,
+    ToolStarted,
+)
 from app.execution.interfaces import PermissionPrompt
 from app.execution.outcome import CallOutcome, error_outcome
 from app.execution.resolve_once import ResolveOnce
@@ -31,8 +37,12 @@ def test_a_call_from_queued_to_done() -> None:
     calls = ToolCallTracker()
     queued = calls.queued(ToolQueued("b1", "Bash", {"command": "ls"}, "ls", False))
     assert (queued.change, queued.view.status, queued.view.title) == ("queued", "queued", "ls")
-    started = calls.started(ToolStarted("b1", "Bash", 12.5))
-    assert started.view.status == "running" and started.view.started_at == 12.5
+    started = calls.started(ToolStarted("b1", "Bash", 12.0))
+    # Taken by the executor, being checked: not running, no clock yet.
+    assert started.view.status == "checking" and started.view.started_at is None
+    running = calls.running(ToolRunning("b1", "Bash", 12.5))
+    assert running.change == "running"
+    assert running.view.status == "running" and running.view.started_at == 12.5
     first = calls.progressed(ToolProgressed("b1", ToolProgress(output="a\n"), 13.0))
     second = calls.progressed(ToolProgressed("b1", ToolProgress(text="50%", fraction=0.5), 13.1))
     assert first.output == "a\n" and first.view.output_tail == "a\n"
@@ -151,10 +161,24 @@ def test_waiting_for_approval_is_not_running_and_not_timed() -> None:
     assert asked is not None and asked.view.status == "awaiting_approval"
     now[0] = 130.0  # the user took 30 s to answer
     answered = calls.answered("b1")
-    assert answered is not None and answered.view.status == "running"
-    assert answered.view.started_at == 130.0  # the clock starts when execution does
-    done = calls.finished(ToolFinished("b1", _done("b1", "ok"), 31.5)).view
-    assert done.elapsed == 1.5  # the executor's 31.5 s less the 30 s wait
+    # Back to being checked: the clock starts only when the executor says it runs.
+    assert answered is not None and answered.view.status == "checking"
+    assert answered.view.started_at is None
+    assert calls.running(ToolRunning("b1", "Bash", 130.0)).view.started_at == 130.0
+    done = calls.finished(ToolFinished("b1", _done("b1", "ok"), 1.5)).view
+    assert done.elapsed == 1.5  # the executor times the call from its "running" moment
+    # A question a running tool asks for a nested action: its wait is taken off too.
+    calls.queued(ToolQueued("n1", "Bash", {"command": "make"}, "make", False))
+    calls.started(ToolStarted("n1", "Bash", 200.0))
+    calls.running(ToolRunning("n1", "Bash", 200.0))
+    now[0] = 201.0
+    prompt.tool_use_id = "n1"
+    calls.asked(question_for(prompt))
+    now[0] = 211.0
+    resumed = calls.answered("n1")
+    assert resumed is not None and resumed.view.status == "running"
+    assert resumed.view.started_at == 210.0
+    assert calls.finished(ToolFinished("n1", _done("n1", "ok"), 12.0)).view.elapsed == 2.0
     # A call the user denied did not run: no elapsed time, plain words.
     calls.queued(ToolQueued("b2", "Bash", {"command": "rm x"}, "rm x", False))
     calls.started(ToolStarted("b2", "Bash", 140.0))
@@ -186,6 +210,7 @@ def test_not_run_calls_name_the_deny_and_interrupted_output_stays() -> None:
     assert view.result.summary == "not run: you denied Bash(touch x)"
     # Ctrl+C: the output seen so far stays, the model's rejection text is not shown.
     calls.started(ToolStarted("b3", "Bash", 1.0))
+    calls.running(ToolRunning("b3", "Bash", 1.0))
     calls.progressed(ToolProgressed("b3", ToolProgress(output="step 1\nstep 2\n"), 1.1))
     stopped = error_outcome("b3", "Bash", "rejected", synthetic="user_interrupt")
     view = calls.finished(ToolFinished("b3", stopped, 0.5)).view
@@ -224,6 +249,7 @@ def test_a_long_output_keeps_its_tail_not_its_head() -> None:
     calls = ToolCallTracker()
     calls.queued(ToolQueued("b1", "Bash", {"command": "yes"}, "yes", False))
     calls.started(ToolStarted("b1", "Bash", 1.0))
+    calls.running(ToolRunning("b1", "Bash", 1.0))
     chunks = [f"line {n:05d}\n" for n in range(1_000)]  # 11,000 characters
     assert sum(map(len, chunks)) > 2 * MAX_TAIL_CHARS
     for chunk in chunks:
@@ -315,6 +341,7 @@ def test_a_call_cancelled_by_a_failed_sibling_is_interrupted_not_failed() -> Non
     calls = ToolCallTracker()
     calls.queued(ToolQueued("s1", "Bash", {"command": "make"}, "make", False))
     calls.started(ToolStarted("s1", "Bash", 1.0))
+    calls.running(ToolRunning("s1", "Bash", 1.0))
     cancelled = error_outcome(
         "s1", "Bash", "cancelled: a sibling failed", synthetic="sibling_error"
     )

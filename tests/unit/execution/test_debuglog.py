@@ -125,9 +125,9 @@ async def test_executor_and_its_sink_record_what_they_swallow(
     assert executor[0][-1] == "KeyError: 'a bug inside the tool'"
     assert any("in call" in line for line in executor[0])  # the traceback reaches the tool
     sinks = [e for e in logged if "area=sink" in e[0]]
-    # Every event the observer refused: queued, started, finished.
+    # Every event the observer refused: queued, started, running, finished.
     kinds = sorted(e[1].rsplit(" ", 1)[-1] for e in sinks)
-    assert kinds == ["ToolFinished", "ToolQueued", "ToolStarted"]
+    assert kinds == ["ToolFinished", "ToolQueued", "ToolRunning", "ToolStarted"]
     assert all(e[-1] == "ZeroDivisionError: front end bug" for e in sinks)
 
 
