@@ -29,6 +29,7 @@ PROTECTED_FILES = frozenset(
         ".gitmodules",
         ".ripgreprc",
         ".mcp.json",
+        ".claude.json",  # Claude Code's state file: its MCP servers start in later sessions
         "config.fish",
     }
 )
