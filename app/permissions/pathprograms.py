@@ -29,9 +29,9 @@ from functools import lru_cache
 
 from app.config.rules import Rule
 from app.permissions.context import BashRuleIndex, PermissionContext
-from app.permissions.settings_homes import replaces_settings
 from app.permissions.matching import bash_matches, bash_pattern, canonical
 from app.permissions.messages import rule_reason
+from app.permissions.settings_homes import replaces_settings
 from tools.decisions import PermissionDecision
 from tools.process.group import command_env
 
