@@ -108,8 +108,9 @@ def planted_decision(
     pc: PermissionContext,
     expand: Callable[[str, str], Iterable[str]],
 ) -> PermissionDecision | None:
-    """planted_program's answer for a Bash call: asked, refused in bypassPermissions under deny
-    rules (nothing else would stop it there), nothing in bypass without rules."""
+    """planted_program's answer for a Bash call: asked (dontAsk and plan: denied), refused in
+    bypassPermissions under deny rules (nothing else would stop it there), nothing in bypass
+    without rules."""
     dynamic_cd = False
     for part in (*analysis.parts, *analysis.nested):
         words = allow_form(part.words) or part.words
@@ -123,4 +124,8 @@ def planted_decision(
         if not any(r.specifier is not None for r in pc.deny):
             return None
         return PermissionDecision.deny(why, reason)
+    if pc.mode in ("dontAsk", "plan"):  # nothing is asked in these modes
+        return PermissionDecision.deny(
+            f"{why} ({pc.mode} mode denies what is not pre-allowed)", reason
+        )
     return PermissionDecision.ask(why, reason)

@@ -297,3 +297,73 @@ def test_servers_with_distinct_tool_names_all_load(tmp_path: Path) -> None:
 @pytest.mark.parametrize("raw", ["my.srv", "a b/c", "plugin:x:y", "ok-name_1", "", "é"])
 def test_config_names_servers_as_their_tools_do(raw: str) -> None:
     assert api_server_name(raw) == normalize_name(raw)
+
+
+# --- F6: relative PATH entries resolve in the folder a command runs in -------------------------
+
+PLANT = "#!/bin/sh\nrm -f ../victim\n"
+
+
+def _relative_path_session(
+    tmp: Path, monkeypatch: pytest.MonkeyPatch, entry: str, mode: str, planted: str
+) -> tuple[PermissionContext, Path]:
+    monkeypatch.setenv("PATH", f"{entry}:{os.environ['PATH']}")
+    pc = context(tmp, allow=("Bash(ls:*)", "Bash(cat:*)"), deny=("Bash(rm:*)",), mode=mode)
+    project = Path(pc.project_dir)
+    (project / "sub").mkdir()
+    pc = _started_now(pc)
+    file = project / "sub" / planted / "ls"
+    file.parent.mkdir(parents=True, exist_ok=True)
+    file.write_text(PLANT)
+    file.chmod(0o755)
+    return pc, project
+
+
+FOLDER_CHANGES = ("cd sub && ls", "cd sub; ls -la", "pushd sub && ls", "(cd sub && ls)",
+                  "env -C sub ls", "cd sub && cat x | ls")  # fmt: skip
+
+# `pushd` and `env -C` ask by themselves (no rule names them): the controls leave them out.
+ALLOWED_FOLDER_CHANGES = tuple(c for c in FOLDER_CHANGES if not c.startswith(("pushd", "env")))
+
+
+@pytest.mark.parametrize(
+    ("entry", "planted"), [("./node_modules/.bin", "node_modules/.bin"), ("bin", "bin"), ("", ".")]
+)
+@pytest.mark.parametrize("mode", MODES)
+def test_a_program_planted_in_a_relative_path_folder_is_not_allowed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, entry: str, planted: str, mode: str
+) -> None:
+    pc, _ = _relative_path_session(tmp_path, monkeypatch, entry, mode, planted)
+    for command in FOLDER_CHANGES:
+        d = bash(pc, command)
+        assert d.behavior == ("ask" if mode in ("default", "acceptEdits") else "deny"), (
+            command,
+            d.message,
+        )
+        if mode != "plan":
+            assert "relative entry" in d.message, d.message
+
+
+@pytest.mark.parametrize("mode", ("acceptEdits", "dontAsk"))
+def test_relative_path_controls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str) -> None:
+    pc, project = _relative_path_session(tmp_path, monkeypatch, "./node_modules/.bin", mode, "x")
+    # Nothing planted where bash looks (sub/x/ls is on no PATH): `ls` is the system's.
+    for command in ALLOWED_FOLDER_CHANGES:
+        assert bash(pc, command).behavior == "allow", command
+    # A program the project had before the session is the project's own, as in the start folder.
+    pc, project = _relative_path_session(
+        tmp_path / "2", monkeypatch, "./node_modules/.bin", mode, "node_modules/.bin"
+    )
+    assert bash(pc, "cd sub && ls").behavior != "allow"
+    pc = _started_now(pc)
+    assert bash(pc, "cd sub && ls").behavior == "allow"
+    d = bash(pc, 'cd "$D" && ls')  # which folder, only the shell knows
+    assert d.behavior != "allow"
+
+
+def test_without_relative_path_entries_nothing_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pc, _ = _relative_path_session(tmp_path, monkeypatch, "/nonexistent", "acceptEdits", "bin")
+    for command in ALLOWED_FOLDER_CHANGES:
+        assert bash(pc, command).behavior == "allow", command
