@@ -346,12 +346,12 @@ def test_a_program_planted_in_a_relative_path_folder_is_not_allowed(
 
 @pytest.mark.parametrize("mode", ("acceptEdits", "dontAsk"))
 def test_relative_path_controls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str) -> None:
-    pc, project = _relative_path_session(tmp_path, monkeypatch, "./node_modules/.bin", mode, "x")
+    pc, _ = _relative_path_session(tmp_path, monkeypatch, "./node_modules/.bin", mode, "x")
     # Nothing planted where bash looks (sub/x/ls is on no PATH): `ls` is the system's.
     for command in ALLOWED_FOLDER_CHANGES:
         assert bash(pc, command).behavior == "allow", command
     # A program the project had before the session is the project's own, as in the start folder.
-    pc, project = _relative_path_session(
+    pc, _ = _relative_path_session(
         tmp_path / "2", monkeypatch, "./node_modules/.bin", mode, "node_modules/.bin"
     )
     assert bash(pc, "cd sub && ls").behavior != "allow"
