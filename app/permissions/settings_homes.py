@@ -12,8 +12,9 @@ a folder), is a write to a protected path, as `mv ~/.claude x` already was.
 
 The folders are where lathe reads settings and trust from (app/config/paths, loader.source_paths):
 the user config folder, `~/.claude` (and `$CLAUDE_CONFIG_DIR`), the state folder (trust
-records), the policy file, the home (its shell and git files, protected by name) and the
-project (its `.lathe`, `.claude`, `.git`). Whatever is in the first three is read by later
+records), git's XDG folder (`~/.config/git`: config, attributes), the policy file,
+`$GIT_CONFIG_GLOBAL`, the home (its shell and git files, protected by name) and the project
+(its `.lathe`, `.claude`, `.git`). Whatever is in the first four is read by later
 sessions (agents, skills, hooks, trust records), so any write into them is protected too. Into
 an existing real folder above them a plain write only adds a name (`cp f ~`, `touch ~/notes`),
 which stays as it was.
@@ -28,7 +29,7 @@ from app.config.paths import config_dir, policy_file, state_dir
 
 # Everything in these is read by later sessions (settings, agents, skills, hooks, trust records),
 # so a write into them or anything in them is protected (`cp -r prep/. ~/.config/lathe`).
-_WRITE_INTO = ("config", "claude", "state")
+_WRITE_INTO = ("config", "claude", "state", "git")
 
 
 def _forms(path: str | Path) -> set[str]:
@@ -55,6 +56,12 @@ def settings_homes(home: str, project: str) -> list[tuple[str, set[str]]]:
     if env.get("CLAUDE_CONFIG_DIR"):
         claude.append(Path(env["CLAUDE_CONFIG_DIR"]))
     out += [("claude", _forms(c)) for c in claude]
+    # git's XDG folder: its config, attributes (filter and diff drivers run programs) and more.
+    xdg = env.get("XDG_CONFIG_HOME") or os.path.join(home or "~", ".config")
+    out.append(("git", _forms(os.path.join(xdg, "git"))))
+    for var in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"):
+        if env.get(var):
+            out.append(("gitfile", _forms(env[var])))
     if home:
         out.append(("home", _forms(home)))
     if project:
@@ -66,6 +73,8 @@ _WHAT = {
     "config": "lathe's user settings folder",
     "state": "lathe's state folder (trust records)",
     "policy": "lathe's policy file",
+    "git": "git's user configuration folder",
+    "gitfile": "a git configuration file ($GIT_CONFIG_GLOBAL/$GIT_CONFIG_SYSTEM)",
     "claude": "Claude Code's user settings folder",
     "home": "the home folder (shell, git and settings files)",
     "project": "the project folder (its .lathe, .claude and .git)",

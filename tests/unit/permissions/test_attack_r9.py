@@ -173,7 +173,8 @@ def _homes(
         ("LATHE_POLICY_FILE", tmp / "etc" / "policy.toml"),
     ):
         monkeypatch.setenv(var, str(path))
-    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    for var in ("CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL"):
+        monkeypatch.delenv(var, raising=False)
     for folder in (home / ".claude", home / ".config", tmp / "cfg", tmp / "state", tmp / "prep"):
         folder.mkdir(parents=True, exist_ok=True)
     (tmp / "cfg" / "settings.toml").write_text('[permissions]\ndeny = ["Bash(rm:*)"]\n')
@@ -197,6 +198,9 @@ BASH_TAKES_AWAY = (
     "mv {t}/proj {t}/proj.old",
     "printf '{{}}' > {t}/home/.claude.json",
     "mkdir -p {t}/cfg/agents && printf x > {t}/cfg/agents/helper.md",
+    "mv {t}/prep {t}/home/.config/git",  # git's user config folder put in place
+    "ln -sfn {t}/prep {t}/home/.config/git",
+    "cp {t}/prep/settings.toml {t}/home/.config/git/attributes",
 )
 
 
@@ -287,6 +291,13 @@ SRV = {"command": "python3", "args": ["-c", "0"]}
 def test_a_checked_in_server_cannot_take_the_users_tool_names(tmp_path: Path, name: str) -> None:
     names = _servers(tmp_path, {"my_srv": SRV}, {name: SRV, "other-srv": SRV})
     assert names == ["my_srv@user", "other-srv@project"], names
+
+
+@pytest.mark.parametrize("name", ["plugin_toolkit_srv", "plugin.toolkit.srv", "Plugin:toolkit:srv"])
+def test_a_checked_in_server_cannot_take_plugin_tool_names(tmp_path: Path, name: str) -> None:
+    # `mcp__plugin_toolkit_srv__*` is the user's rule for plugin toolkit's server srv.
+    names = _servers(tmp_path, {"plugin_mine": SRV}, {name: SRV, "ok": SRV})
+    assert names == ["plugin_mine@user", "ok@project"], names
 
 
 def test_servers_with_distinct_tool_names_all_load(tmp_path: Path) -> None:
