@@ -23,6 +23,7 @@ which stays as it was.
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 from app.config.paths import config_dir, policy_file, state_dir
@@ -42,8 +43,28 @@ def _forms(path: str | Path) -> set[str]:
     return out
 
 
+_ENV = ("LATHE_CONFIG_DIR", "LATHE_STATE_DIR", "LATHE_POLICY_FILE", "XDG_CONFIG_HOME",
+        "XDG_STATE_HOME", "CLAUDE_CONFIG_DIR", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM")  # fmt: skip
+_TTL = 1.0
+_memo: dict[tuple[str, ...], tuple[float, list[tuple[str, set[str]]]]] = {}
+
+
 def settings_homes(home: str, project: str) -> list[tuple[str, set[str]]]:
-    """(what, every form) of each folder holding settings or trust of later sessions."""
+    """(what, every form) of each folder holding settings or trust of later sessions; kept for
+    a second (each write target of every decision asks, and the link targets cost a realpath)."""
+    key = (home, project, os.environ.get("HOME", ""), *(os.environ.get(v, "") for v in _ENV))
+    now = time.monotonic()
+    hit = _memo.get(key)
+    if hit is not None and now - hit[0] < _TTL:
+        return hit[1]
+    if len(_memo) > 64:
+        _memo.clear()
+    found = _settings_homes(home, project)
+    _memo[key] = (now, found)
+    return found
+
+
+def _settings_homes(home: str, project: str) -> list[tuple[str, set[str]]]:
     env = dict(os.environ)
     if home:
         env["HOME"] = home
