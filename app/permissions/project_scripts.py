@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 
 from tools.shell.optiondata import SCRIPT_FILES
 
@@ -50,6 +51,8 @@ def _names() -> tuple[frozenset[str], tuple[str, ...], tuple[str, ...]]:
 
 
 _PLAIN, _PATTERNS, _NESTED = _names()
+# One compiled pattern for every `*` name: the walk tests each entry of every folder.
+_PATTERN_RE = re.compile("|".join(fnmatch.translate(p) for p in _PATTERNS) or "(?!)")
 # A PATH folder (`node_modules/.bin`) counts for the runners that put it on the PATH; a nested
 # definition file (`.cargo/config.toml`, `.mvn/maven.config`) counts for all.
 _PATH_FOLDERS = ("node_modules/", ".venv/")
@@ -65,7 +68,7 @@ def is_script_file(path: str, runner: str) -> bool:
     """Is this file one `runner` would reach by name: any runner's definition file (package.json,
     Makefile, x.mk, .cargo/config.toml...) or an entry of one of its PATH folders?"""
     base = os.path.basename(path)
-    if base in _PLAIN or any(fnmatch.fnmatch(base, p) for p in _PATTERNS):
+    if base in _PLAIN or _PATTERN_RE.match(base):
         return True
     parts = path.replace(os.sep, "/").split("/")
     for n in _CONFIGS + path_folders(runner):
@@ -137,7 +140,7 @@ def changed_in_project(project: str, start: int, bins: tuple[str, ...] = ()) -> 
             candidates = [
                 e.path
                 for e in entries
-                if e.name in _PLAIN or any(fnmatch.fnmatch(e.name, p) for p in _PATTERNS)
+                if e.name in _PLAIN or _PATTERN_RE.match(e.name)
             ]
             candidates += _nested_paths(folder, names, _CONFIGS + bins)
         for path in candidates:
