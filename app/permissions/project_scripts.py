@@ -137,11 +137,7 @@ def changed_in_project(project: str, start: int, bins: tuple[str, ...] = ()) -> 
         venv = folder != top and "pyvenv.cfg" in names
         candidates: list[str] = []
         if not cache and not venv:
-            candidates = [
-                e.path
-                for e in entries
-                if e.name in _PLAIN or _PATTERN_RE.match(e.name)
-            ]
+            candidates = [e.path for e in entries if e.name in _PLAIN or _PATTERN_RE.match(e.name)]
             candidates += _nested_paths(folder, names, _CONFIGS + bins)
         for path in candidates:
             if _changed(path, start):
