@@ -61,9 +61,12 @@ def _monorepo(project: Path) -> None:
 
 
 def _started_now(pc: PermissionContext) -> PermissionContext:
-    """The session starts after every file written so far (ctime resolution: wait it out)."""
-    time.sleep(0.01)
-    return replace(pc, session_started_ns=time.time_ns())
+    """The session starts after every file written so far, and before every later one: the
+    kernel stamps ctime from a coarse clock (a few ms), so wait out a tick on both sides."""
+    time.sleep(0.02)
+    started = replace(pc, session_started_ns=time.time_ns())
+    time.sleep(0.02)
+    return started
 
 
 def _runner_session(tmp: Path, mode: str = "acceptEdits") -> tuple[PermissionContext, Path]:
