@@ -234,7 +234,8 @@ def test_the_default_config_folder_and_its_parent(
     assert bash(pc, f"mv {t}/xdg {t}/xdg.old").behavior in ("ask", "deny")
 
 
-WRITES = ("cfg/agents/helper.md", "cfg/skills/s/SKILL.md", "cfg/LATHE.md", "state/trust.json",
+WRITES = ("home/.bash_aliases", "home/.ssh/config", "home/.ssh/authorized_keys",
+          "cfg/agents/helper.md", "cfg/skills/s/SKILL.md", "cfg/LATHE.md", "state/trust.json",
           "home/.claude.json", "home/.claude/agents/a.md", "home/.config/lathe/settings.toml")  # fmt: skip
 
 
