@@ -382,3 +382,38 @@ def test_without_relative_path_entries_nothing_changes(
     pc, _ = _relative_path_session(tmp_path, monkeypatch, "/nonexistent", "acceptEdits", "bin")
     for command in ALLOWED_FOLDER_CHANGES:
         assert bash(pc, command).behavior == "allow", command
+
+
+# --- F2 (the report's `mv $LATHE_CONFIG_DIR x`): write targets only the shell knows -------------
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "mv $LATHE_CONFIG_DIR /tmp/x",
+        'mv "$HOME" /tmp/h',
+        "rm -r ${D}",
+        "cp x $DEST",
+        "ln -sfn x $T",
+        "echo x > $F",
+        'printf x >> "$CLAUDE_ENV_FILE"',
+    ],
+)
+def test_a_write_target_only_the_shell_knows_is_refused_in_bypass_under_deny_rules(
+    tmp_path: Path, command: str
+) -> None:
+    # A Read deny rule refuses such words already (read_blind); a Bash or Edit deny rule did not.
+    pc = context(tmp_path, deny=("Bash(curl:*)", "Edit(./.git/**)"), mode="bypassPermissions")
+    d = bash(pc, command)
+    assert d.behavior != "allow", (command, d.message)
+    assert "only the shell knows" in d.message, d.message
+    # Without any deny rule bypassPermissions runs everything, as before.
+    assert bash(context(tmp_path / "n", mode="bypassPermissions"), command).behavior == "allow"
+
+
+@pytest.mark.parametrize("command", ["cp $f out", "echo $X > f", "cat $F > out.txt", "cp a b"])
+def test_variables_that_are_not_write_targets_stay_allowed_in_bypass(
+    tmp_path: Path, command: str
+) -> None:
+    pc = context(tmp_path, deny=("Bash(curl:*)", "Edit(./.git/**)"), mode="bypassPermissions")
+    assert bash(pc, command).behavior == "allow", command
