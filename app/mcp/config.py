@@ -288,22 +288,50 @@ def load_mcp_config(
         else:
             specs, problems = read_mcp_json(path, environ, confined=confined)
             config.problems.extend(problems)
-            _add(config, specs, str(path))
+            _add(config, _not_plugin_names(specs, config, str(path)), str(path))
     specs, problems = parse_servers(user, f"{cc_label} (user scope)", environ)
     config.problems.extend(problems)
     _add(config, specs, f"{cc_label} (user scope)")
     return config
 
 
-def _add(config: McpConfig, specs: list[ServerSpec], source: str) -> None:
-    taken = {s.name: s.source for s in config.servers}
+_NOT_API = re.compile(r"[^a-zA-Z0-9_-]")
+
+
+def api_server_name(name: str) -> str:
+    """The server's name in its tools' names (`my.srv` -> `mcp__my_srv__*`), as
+    app/mcp/bridge.normalize_name makes it (kept here: reading config loads no MCP SDK)."""
+    return _NOT_API.sub("_", name) or "_"
+
+
+def _not_plugin_names(specs: list[ServerSpec], config: McpConfig, source: str) -> list[ServerSpec]:
+    """A checked-in server named `plugin_x_y` (or `plugin.x.y`) would carry the tool names of
+    plugin x's server y (`mcp__plugin_x_y__*`) and ride on the user's rules for it: the
+    `plugin_` prefix is left to plugins (the user's own settings may still use it)."""
+    out = []
     for spec in specs:
-        if spec.name in taken:
-            where = taken[spec.name]
-            config.problems.append(
-                McpProblem(source, spec.name, f"ignored: {where} defines it too", "warning")
-            )
+        if api_server_name(spec.name).lower().startswith("plugin_"):
+            why = "ignored: names starting with plugin_ carry plugins' tool names (mcp__plugin_*)"
+            config.problems.append(McpProblem(source, spec.name, why, "warning"))
             continue
+        out.append(spec)
+    return out
+
+
+def _add(config: McpConfig, specs: list[ServerSpec], source: str) -> None:
+    # Servers are told apart by the name their tools carry: a checked-in `my.srv` beside the
+    # user's `my_srv` would put its tools under `mcp__my_srv__*`, which the user's rules allow.
+    taken = {api_server_name(s.name): s for s in config.servers}
+    for spec in specs:
+        first = taken.get(api_server_name(spec.name))
+        if first is not None:
+            what = "defines it too" if first.name == spec.name else f"defines {first.name!r}"
+            why = f"ignored: {first.source} {what}"
+            if first.name != spec.name:
+                why += f", whose tools have the same names (mcp__{api_server_name(spec.name)}__*)"
+            config.problems.append(McpProblem(source, spec.name, why, "warning"))
+            continue
+        taken[api_server_name(spec.name)] = spec
         config.servers.append(spec)
 
 

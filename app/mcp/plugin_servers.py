@@ -21,7 +21,14 @@ from typing import Any
 
 from app import jsonlimits
 from app.config.plugins import MANIFEST, Plugin, ensure_data, with_plugin_root
-from app.mcp.config import MCP_JSON, McpConfig, McpProblem, ServerSpec, parse_servers
+from app.mcp.config import (
+    MCP_JSON,
+    McpConfig,
+    McpProblem,
+    ServerSpec,
+    api_server_name,
+    parse_servers,
+)
 
 
 def _json_file(path: Path, problems: list[McpProblem]) -> Any:
@@ -89,13 +96,15 @@ def with_plugin_servers(
     one server, keeps the first)."""
     found = plugin_servers(plugins, env)
     out = McpConfig(list(config.servers), [*config.problems, *found.problems])
-    taken = {s.name for s in out.servers}
+    # Told apart by the name their tools carry (`plugin:a:b` and a server `plugin_a_b` share
+    # `mcp__plugin_a_b__*`), as app/mcp/config._add does.
+    taken = {api_server_name(s.name) for s in out.servers}
     for spec in found.servers:
-        if spec.name in taken:
+        if api_server_name(spec.name) in taken:
             out.problems.append(
                 McpProblem(spec.source, spec.name, "ignored: defined twice", "warning")
             )
             continue
-        taken.add(spec.name)
+        taken.add(api_server_name(spec.name))
         out.servers.append(spec)
     return out

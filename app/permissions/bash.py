@@ -40,6 +40,7 @@ from app.permissions.matching import bash_matches, bash_pattern, canonical
 from app.permissions.messages import PLAN_MODE_MESSAGE, part_reason, rule_reason
 from app.permissions.pathprograms import renamed_denied
 from app.permissions.procpaths import bash_secret
+from app.permissions.relative_path import planted_decision
 from app.permissions.scriptfiles import runs_scripts, scripts_changed
 from app.permissions.shell_state import state_change
 from app.permissions.shellpaths import has_glob
@@ -169,7 +170,10 @@ def decide_bash(
         renamed = renamed_denied(deny_rules, readings, _cd_dirs(analysis, cwd, pc.home), pc)
         if renamed is not None:
             return renamed
-    path_deny = path_denies(analysis, pc, cwd)
+    path_deny = path_denies(analysis, pc, cwd) or planted_decision(
+        analysis, [f.words for f in forms], _cd_dirs(analysis, cwd, pc.home), pc,
+        lambda w, c: _expand(w, c, pc.home),
+    )  # fmt: skip
     if path_deny is not None:
         return path_deny
     link = _link_then_path(analysis, pc)

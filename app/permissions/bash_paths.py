@@ -391,6 +391,15 @@ def _protected(
                 if why:
                     return f"writes to a protected path ({why})"
     removes = bool(words) and words[0] in _REMOVERS
+    if pc.mode == "bypassPermissions" and any(r.specifier is not None for r in pc.deny):
+        # `mv $LATHE_CONFIG_DIR x`, `echo x > $F`: a target only the shell knows may be a
+        # settings folder or a protected file; the other modes ask for such words already.
+        dynamic = {part.words[i] for i in part.dynamic if i < len(part.words)}
+        hidden = [r.target for r in part.redirects if r.writes and r.dynamic and r.target]
+        if words and (words[0] in _REMOVERS or words[0] in _TARGET_LAST or words[0] in _MAKERS):
+            hidden += [t for t in _write_targets(part, words, read_only) if t in dynamic]
+        if hidden:
+            return f"writes to {hidden[0]}, a path only the shell knows, which may be protected"
     for t in _write_targets(part, words, read_only):
         for c in cwds:
             for x in _expand(t, c, pc.home):
@@ -405,6 +414,8 @@ _MOVES = frozenset({"cd", "pushd", "popd"})
 # Commands that take their operands away (a folder moved or deleted can be put back as a link).
 _REMOVERS = frozenset({"mv", "rm", "rmdir", "unlink"})
 _TARGET_LAST = frozenset({"cp", "mv", "ln", "install", "rsync", "scp", "link"})
+# Commands whose operands are the files they create or change.
+_MAKERS = frozenset({"touch", "mkdir", "tee", "truncate", "chmod", "chown", "chgrp", "shred"})
 
 
 def _write_targets(

@@ -31,6 +31,7 @@ from app.config.rules import Rule
 from app.permissions.context import BashRuleIndex, PermissionContext
 from app.permissions.matching import bash_matches, bash_pattern, canonical
 from app.permissions.messages import rule_reason
+from app.permissions.settings_homes import replaces_settings
 from tools.decisions import PermissionDecision
 from tools.process.group import command_env
 
@@ -306,6 +307,10 @@ def path_write_reason(target: str, pc: PermissionContext, cwd: str, removes: boo
     every reading of the path, link targets included (bash_paths._expand, paths.candidates)."""
     if pc.mode == "bypassPermissions" and not any(r.specifier is not None for r in pc.deny):
         return ""
+    # Folders of later sessions' settings taken away or replaced (`mv ~/.config/lathe x`).
+    settings = replaces_settings(target, pc.home, pc.project_dir, removes)
+    if settings:
+        return settings
     parent = os.path.dirname(target)
     below = target.rstrip("/") + "/"
     for folder_forms in _folder_forms(cwd, pc.home):

@@ -7,13 +7,15 @@ from collections.abc import Iterable
 
 from tools.files.paths import kernel_normpath
 
-PROTECTED_DIRS = frozenset({".git", ".lathe", ".claude", ".vscode", ".idea"})
+# `.ssh`: authorized_keys grants logins, config's ProxyCommand runs programs for ssh and git.
+PROTECTED_DIRS = frozenset({".git", ".lathe", ".claude", ".vscode", ".idea", ".ssh"})
 PROTECTED_FILES = frozenset(
     {
         ".bashrc",
         ".bash_profile",
         ".bash_login",
         ".bash_logout",
+        ".bash_aliases",  # sourced by Debian's and Ubuntu's default ~/.bashrc
         ".profile",
         ".zshrc",
         ".zprofile",
@@ -29,6 +31,7 @@ PROTECTED_FILES = frozenset(
         ".gitmodules",
         ".ripgreprc",
         ".mcp.json",
+        ".claude.json",  # Claude Code's state file: its MCP servers start in later sessions
         "config.fish",
     }
 )

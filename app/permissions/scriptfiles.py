@@ -23,6 +23,7 @@ import os
 import time
 from typing import TYPE_CHECKING
 
+from app.permissions.project_scripts import changed_in_project, is_script_file, path_folders
 from tools.shell.commands import base_name
 from tools.shell.optiondata import SCRIPT_FILES
 
@@ -149,4 +150,12 @@ def scripts_changed(
         why = changed_script(words, c, pc.project_dir, pc.session_started_ns, pending)
         if why:
             return why
-    return ""
+    # Workspaces, members, included files, a Makefile running npm: a runner reaches script files
+    # anywhere in the project (project_scripts), written before or by this command.
+    name = base_name(words[0])
+    top = os.path.realpath(pc.project_dir) if pc.project_dir else ""
+    for written in sorted(pending):
+        real = os.path.join(os.path.realpath(os.path.dirname(written)), os.path.basename(written))
+        if (not top or real.startswith(top.rstrip("/") + "/")) and is_script_file(real, name):
+            return f"another part of this command writes {written}, which `{name}` may run"
+    return changed_in_project(pc.project_dir, pc.session_started_ns, path_folders(name))
