@@ -20,6 +20,7 @@ from app.tui.history import ReplayedHistory
 from tests.tui import scenes
 from tests.tui.conftest import make_app, outcome
 from tools.base import Tool
+from tools.bash import BashResult, BashTool
 from tools.notebook_edit import NotebookEditTool
 from tools.skill import SkillTool
 from tools.task_stop import TaskStopTool
@@ -27,7 +28,7 @@ from tools.tool_search import ToolSearchTool
 from tools.web_fetch import Fetched, WebFetchTool
 
 TOOLS: dict[str, Tool[Any]] = {
-    t.name: t for t in (SkillTool(), TaskStopTool(), ToolSearchTool(), WebFetchTool())
+    t.name: t for t in (SkillTool(), BashTool(), TaskStopTool(), ToolSearchTool(), WebFetchTool())
 }
 URL = "https://docs.example.com/guide"
 ANSWER = "The guide says to run `make test` before each commit."
@@ -42,6 +43,7 @@ MODEL_WORDS = (
     "Their definitions follow",
     "Content-Type",
     "Status: 200",
+    "BashOutput",
 )
 
 
@@ -61,8 +63,14 @@ def _calls() -> list[tuple[str, str, dict[str, Any], Any]]:
         "status": "stopped",
     }
     page = Fetched(URL, 200, "OK", 1126, MODEL_TEXT, ANSWER)
+    background = BashResult(
+        text="Command running in background with ID: bash_1a2b3c4d. Read its output with "
+        'BashOutput (bash_id "bash_1a2b3c4d"); stop it with TaskStop (shell_id "bash_1a2b3c4d").',
+        background_id="bash_1a2b3c4d",
+    )
     return [
         ("s1", "Skill", {"skill": "greet"}, {"success": True, "commandName": "greet"}),
+        ("b1", "Bash", {"command": "sleep 300", "run_in_background": True}, background),
         ("k1", "TaskStop", {"shell_id": "bash_1a2b3c4d"}, stopped),
         ("t1", "ToolSearch", {"query": "select:NotebookEdit"}, found),
         ("w1", "WebFetch", {"url": URL, "prompt": "How do I test?"}, page),
@@ -127,7 +135,8 @@ async def test_blocks_show_no_model_words(resumed: bool) -> None:
         shown = _shown(app)
         for words in MODEL_WORDS:
             assert words not in shown, words
-        for line in ("Loaded skill", "sleep 300 · stopped", "Loaded NotebookEdit"):
+        lines = ("Loaded skill", "sleep 300 · stopped", "Loaded NotebookEdit")
+        for line in (*lines, "Running in the background (bash_1a2b3c4d)"):
             assert line in shown, line
         assert "Received 1.1KB (200 OK)" in shown and ANSWER in shown
 
