@@ -14,7 +14,7 @@ from textual.pilot import Pilot
 from app.engine.events import AssistantMessage, TurnEnded, TurnStarted
 from app.engine.replay import replay_events
 from app.engine.tool_views import ToolCallTracker
-from app.execution.events import ToolFinished, ToolQueued, ToolStarted
+from app.execution.events import ToolFinished, ToolQueued, ToolRunning, ToolStarted
 from app.transcript import tool_use_result
 from app.tui.history import ReplayedHistory
 from tests.tui import scenes
@@ -87,6 +87,7 @@ def live_blocks() -> list[Any]:
         queued = ToolQueued(tid, name, tool_input, tool.summary(parsed), False, label=label)
         out.append(tracker.queued(queued))
         out.append(tracker.started(ToolStarted(tid, name, 990.0)))
+        out.append(tracker.running(ToolRunning(tid, name, 990.0)))
         text = tool.to_result_content(data)
         done = outcome(tid, name, text, data=data)  # type: ignore[arg-type]
         out.append(tracker.finished(ToolFinished(tid, done, 1.0)))
