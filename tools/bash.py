@@ -183,7 +183,7 @@ class BashTool(Tool[BashInput]):
     def result_summary(self, data: Any) -> str:
         if isinstance(data, BashResult):
             if data.background_id:
-                return f"Running in background ({data.background_id})"
+                return f"Running in the background ({data.background_id})"
             lines = data.output_tail.strip().splitlines()
             return lines[-1][:200] if lines else "(No output)"
         return ""
@@ -206,6 +206,10 @@ class BashTool(Tool[BashInput]):
         )
 
     def result_view(self, data: Any, is_error: bool) -> ResultView | None:
+        if isinstance(data, BashResult) and data.background_id and not is_error:
+            # The line alone (Claude Code: "Running in the background"): the tool names, ids
+            # and log paths of the text are the model's (tui-r4 F6).
+            return ResultView(self.result_summary(data), "", own_body=True)
         view = super().result_view(data, is_error)
         if view is not None and isinstance(data, BashResult) and data.persisted_path:
             # The whole output of a spilled command, for the UI's "open all".

@@ -20,6 +20,7 @@ from pydantic import Field
 from tools.base import (
     CanUseTool,
     ProgressCallback,
+    ResultView,
     Tool,
     ToolContext,
     ToolError,
@@ -129,7 +130,32 @@ class SkillTool(Tool[SkillInput]):
         return PermissionDecision.passthrough(f"Execute skill: {_name(input)}")
 
     def result_summary(self, data: Any) -> str:
-        return f"Loaded skill {data.get('commandName', '')}" if isinstance(data, dict) else ""
+        """Claude Code 2.1.332's line (read from its binary, seen in tmux): "Loaded skill", with
+        "· 2 tools allowed" when the skill has allowed-tools; a forked skill's is "Done"."""
+        if not isinstance(data, Mapping):
+            return ""
+        if "result" in data:
+            return "Done"
+        allowed = data.get("allowedTools")
+        count = len(allowed) if isinstance(allowed, list) else 0
+        if count:
+            return f"Loaded skill · {count} tool{'s' if count != 1 else ''} allowed"
+        return "Loaded skill"
+
+    def result_view(self, data: Any, is_error: bool) -> ResultView | None:
+        """The line alone: the model's "Launching skill: NAME" is not the person's; a forked
+        skill shows its subagent's report, as an Agent block does."""
+        if isinstance(data, Mapping) and not is_error and "commandName" in data:
+            report = str(data.get("result", "")).strip()
+            return ResultView(self.result_summary(data), report, own_body=True)
+        return super().result_view(data, is_error)
+
+    def result_from_record(self, recorded: Any, content: str) -> dict[str, Any] | None:
+        """The transcript's `toolUseResult` is this data as it was (Claude Code's shape:
+        `{success, commandName, allowedTools?}`, a forked skill's with `result`)."""
+        if isinstance(recorded, Mapping) and isinstance(recorded.get("commandName"), str):
+            return dict(recorded)
+        return None
 
     def to_result_content(self, data: Any) -> str:
         if isinstance(data, dict) and "result" in data:

@@ -10,12 +10,14 @@ from pydantic import Field
 from tools.base import (
     CanUseTool,
     ProgressCallback,
+    ResultView,
     Tool,
     ToolContext,
     ToolInput,
     ToolResult,
 )
 from tools.decisions import DecisionReason, PermissionDecision, ValidationResult
+from tools.process.background import BackgroundShell
 
 
 class TaskStopInput(ToolInput):
@@ -59,15 +61,24 @@ class TaskStopTool(Tool[TaskStopInput]):
         task = context.background.get(input.shell_id)
         if task is None:
             return ToolResult(f"No background shell found with ID: {input.shell_id}", is_error=True)
+        command = task.command if isinstance(task, BackgroundShell) else task.description
         if task.status not in ("running", "starting"):
             return ToolResult(
-                f"Shell {input.shell_id} is not running (status: {task.status}); nothing to stop."
+                {
+                    "message": f"Shell {input.shell_id} is not running (status: {task.status}); "
+                    "nothing to stop.",
+                    "shell_id": input.shell_id,
+                    "command": command,
+                    "status": task.status,
+                }
             )
         await task.stop()
         return ToolResult(
             {
                 "message": f"Successfully stopped shell: {input.shell_id} ({task.description})",
                 "shell_id": input.shell_id,
+                "command": command,
+                "status": "stopped",
             }
         )
 
@@ -75,3 +86,23 @@ class TaskStopTool(Tool[TaskStopInput]):
         if isinstance(data, dict) and "message" in data:
             return str(data["message"])
         return super().to_result_content(data)
+
+    def result_view(self, data: Any, is_error: bool) -> ResultView | None:
+        """What was stopped, in Claude Code's words ("sleep 300 · stopped"), not the message
+        written for the model."""
+        if isinstance(data, dict) and not is_error and "message" in data:
+            return ResultView(_stopped_line(data), "", own_body=True)
+        return super().result_view(data, is_error)
+
+    def result_from_record(self, recorded: Any, content: str) -> dict[str, Any] | None:
+        """The transcript's `toolUseResult` is this data as it was (a dict with `message`)."""
+        if isinstance(recorded, Mapping) and isinstance(recorded.get("message"), str):
+            return dict(recorded)
+        return None
+
+
+def _stopped_line(data: Mapping[str, Any]) -> str:
+    what = str(data.get("command") or data.get("shell_id") or "")
+    status = str(data.get("status") or "stopped")
+    said = "stopped" if status == "stopped" else f"not running ({status})"
+    return f"{what} · {said}" if what else said

@@ -14,6 +14,7 @@ from tools.base import (
     InterruptBehavior,
     ProgressCallback,
     ReadOnlyTool,
+    ResultView,
     Tool,
     ToolContext,
     ToolInput,
@@ -174,6 +175,23 @@ class ToolSearchTool(ReadOnlyTool[ToolSearchInput]):
         return blocks
 
     def result_summary(self, data: Any) -> str:
-        if isinstance(data, dict):
-            return ", ".join(data.get("matches", [])) or "no matches"
-        return ""
+        if not isinstance(data, Mapping):
+            return ""
+        matches = [str(m) for m in data.get("matches") or []]
+        line = f"Loaded {', '.join(matches)}" if matches else "No matching tools"
+        missing = [str(m) for m in data.get("missing") or []]
+        return line + (f" · not found: {', '.join(missing)}" if missing else "")
+
+    def result_view(self, data: Any, is_error: bool) -> ResultView | None:
+        """One line of what was found: the definitions and the instructions are the model's
+        (Claude Code 2.1.332 draws no ToolSearch block at all, measured in tmux; lathe keeps
+        one line so every call stays visible)."""
+        if isinstance(data, Mapping) and not is_error and "matches" in data:
+            return ResultView(self.result_summary(data), "", own_body=True)
+        return super().result_view(data, is_error)
+
+    def result_from_record(self, recorded: Any, content: str) -> dict[str, Any] | None:
+        """The transcript's `toolUseResult` is this data as it was (the matches, the query)."""
+        if isinstance(recorded, Mapping) and isinstance(recorded.get("matches"), list):
+            return dict(recorded)
+        return None

@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
@@ -15,6 +17,7 @@ from tools.base import (
     InterruptBehavior,
     ProgressCallback,
     ReadOnlyTool,
+    ResultView,
     ToolContext,
     ToolInput,
     ToolProgress,
@@ -32,6 +35,43 @@ from tools.web.urls import UrlError, normalise_url
 MAX_CONTENT_CHARS = 40_000
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset=["']?([A-Za-z0-9_\-]+)""", re.IGNORECASE)
 _TEXT_TYPES = ("application/json", "application/xml", "application/javascript", "+json", "+xml")
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """A page that was fetched: `text` is what the model reads (the header lines and the answer
+    or the page), `shown` the person's part of it (the answer, the page, or why there is none).
+    A transcript keeps Claude Code's `toolUseResult` shape (`hook_response`) to rebuild it."""
+
+    url: str
+    status: int
+    reason: str
+    size: int
+    text: str
+    shown: str
+    duration_ms: int = 0
+
+    def hook_response(self) -> dict[str, Any]:
+        return {
+            "bytes": self.size,
+            "code": self.status,
+            "codeText": self.reason,
+            "result": self.shown,
+            "durationMs": self.duration_ms,
+            "url": self.url,
+        }
+
+
+def size_text(n: int) -> str:
+    """A size as Claude Code 2.1.332 writes it in "Received 1.1KB (200 OK)": bytes below 1 KB,
+    then KB, MB with one decimal (none when it is 0)."""
+    if n < 1024:
+        return f"{n} bytes"
+    for unit, scale in (("KB", 1024), ("MB", 1024**2), ("GB", 1024**3)):
+        value = n / scale
+        if value < 1024 or unit == "GB":
+            return f"{value:.1f}".removesuffix(".0") + unit
+    return f"{n} bytes"  # unreachable: GB takes every size left
 
 
 class WebFetchInput(ToolInput):
@@ -56,6 +96,29 @@ class WebFetchTool(ReadOnlyTool[WebFetchInput]):
     def summary(self, input: WebFetchInput) -> str:
         return input.url
 
+    def result_view(self, data: Any, is_error: bool) -> ResultView | None:
+        """Claude Code's line, "Received 1.1KB (200 OK)", and the answer (or the page): not the
+        header lines and instructions the model reads."""
+        if isinstance(data, Fetched) and not is_error:
+            line = f"Received {size_text(data.size)} ({data.status} {data.reason})".strip()
+            return ResultView(line, data.shown.strip(), own_body=True)
+        return super().result_view(data, is_error)
+
+    def result_from_record(self, recorded: Any, content: str) -> Fetched | None:
+        if not isinstance(recorded, Mapping) or not isinstance(recorded.get("result"), str):
+            return None
+        code, size = recorded.get("code"), recorded.get("bytes")
+        if not isinstance(code, int) or not isinstance(size, int):
+            return None
+        reason = str(recorded.get("codeText", ""))
+        url = str(recorded.get("url", ""))
+        return Fetched(url, code, reason, size, content, recorded["result"])
+
+    def to_result_content(self, data: Any) -> str | list[dict[str, Any]]:
+        if isinstance(data, Fetched):
+            return data.text
+        return super().to_result_content(data)
+
     async def validate_input(self, input: WebFetchInput, context: ToolContext) -> ValidationResult:
         try:
             normalise_url(input.url)
@@ -76,6 +139,7 @@ class WebFetchTool(ReadOnlyTool[WebFetchInput]):
         except UrlError as exc:
             return ToolResult(str(exc), is_error=True)
         on_progress(ToolProgress(text=f"Fetching {url}"))
+        began = time.monotonic()
         from tools.web.fetch import CrossHostRedirect, FetchError, fetch
 
         options = context.options
@@ -95,13 +159,27 @@ class WebFetchTool(ReadOnlyTool[WebFetchInput]):
         except FetchError as exc:
             return ToolResult(str(exc), is_error=True)
         if isinstance(outcome, CrossHostRedirect):
-            return ToolResult(_redirect_text(outcome, input.prompt))
+            shown = f"Redirects to {outcome.location} (not followed)"
+            text = _redirect_text(outcome, input.prompt)
+            page = Fetched(outcome.url, outcome.status, outcome.reason, 0, text, shown)
+            return ToolResult(_timed(page, began))
         answered = await answer_from_page(
             outcome, input.prompt, options.web_fetch_max_bytes, context
         )
-        if answered is not None:
-            return answered
-        return _page_result(outcome, input.prompt, options.web_fetch_max_bytes)
+        if answered is None:
+            answered = _page_result(outcome, input.prompt, options.web_fetch_max_bytes)
+        if isinstance(answered.data, Fetched):
+            return ToolResult(_timed(answered.data, began), is_error=answered.is_error)
+        return answered
+
+
+def _timed(page: Fetched, began: float) -> Fetched:
+    ms = int((time.monotonic() - began) * 1000)
+    return Fetched(page.url, page.status, page.reason, page.size, page.text, page.shown, ms)
+
+
+def _fetched(page: Page, text: str, shown: str) -> Fetched:
+    return Fetched(page.url, page.status, page.reason, len(page.body), text, shown)
 
 
 def _redirect_text(redirect: CrossHostRedirect, prompt: str) -> str:
@@ -171,10 +249,11 @@ def _page_text(page: Page) -> tuple[str, str]:
 def _page_result(page: Page, prompt: str, max_bytes: int) -> ToolResult:
     header = _header(page, max_bytes)
     if not _is_text(page.content_type):
-        return ToolResult(
-            f"{header}\n\nThe response is binary ({page.content_type}); WebFetch shows only text "
-            "and HTML pages."
+        binary = (
+            f"The response is binary ({page.content_type}); WebFetch shows only text and HTML "
+            "pages."
         )
+        return ToolResult(_fetched(page, f"{header}\n\n{binary}", binary))
     title, text = _page_text(page)
     if page.status >= 400:
         snippet, _ = _truncate(text, 1000)
@@ -191,14 +270,15 @@ def _page_result(page: Page, prompt: str, max_bytes: int) -> ToolResult:
         "\nNo summarising model is configured, so the page content follows as Markdown; answer "
         "the prompt from it.\n\n---\n"
     )
-    lines.append(body or "(The page has no text content.)")
+    body = body or "(The page has no text content.)"
+    lines.append(body)
     if cut or page.truncated:
         lines.append(
             f"\n[Content truncated: showing {len(body)} of {total} characters"
             + (f"; the download stopped at {max_bytes} bytes" if page.truncated else "")
             + ".]"
         )
-    return ToolResult("\n".join(lines))
+    return ToolResult(_fetched(page, "\n".join(lines), body))
 
 
 def side_query_prompt(text: str, prompt: str) -> str:
@@ -239,4 +319,4 @@ async def answer_from_page(
     if title:
         lines.append(f"Title: {title}")
     lines.append(f"\n{answer.strip()}")
-    return ToolResult("\n".join(lines))
+    return ToolResult(_fetched(page, "\n".join(lines), answer.strip()))

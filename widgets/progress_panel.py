@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from rich.cells import cell_len
 from rich.console import RenderableType
 from rich.text import Text
 from textual.geometry import Size
@@ -228,12 +229,27 @@ class ProgressPanel(Widget):
     def _header(self) -> Text:
         return Text(f"Tools: {self.counts()}", style="bold")
 
+    def _columns(self, width: int) -> tuple[int, int, bool]:
+        """(label width, last-line width, whether the bar column is drawn), the same for every
+        row so the columns line up. The label gets 2/5 of what the fixed columns leave; a label
+        that needs more takes the bar's column when no row has a bar, and up to 3/4 of the rest,
+        so at 60 columns `Bash sleep 4` is not cut to `Bash sleep…` (tui-r4 F1). Only labels and
+        bars decide it: a call's output lines never move the columns."""
+        flexible = width - FIXED_COLUMNS
+        label_width = max(8, flexible * 2 // 5)
+        rows = self.rows.values()
+        need = max((_label_len(r) for r in rows), default=0)
+        if need <= label_width:
+            return label_width, max(0, flexible - label_width), True
+        has_bar = any(r.fraction is not None for r in rows)
+        room = flexible + (0 if has_bar else BAR_WIDTH + 5)
+        label_width = max(label_width, min(need, room - max(8, room // 4)))
+        return label_width, max(0, room - label_width), has_bar
+
     def _row(self, row: ProgressRow, now: float, width: int) -> Text:
         """Plain fixed columns: far cheaper than a rich Table, drawn each frame while tools
         report."""
-        flexible = width - FIXED_COLUMNS
-        label_width = max(8, flexible * 2 // 5)
-        line_width = max(0, flexible - label_width)
+        label_width, line_width, bar_column = self._columns(width)
         icon, style = ROW_ICONS[row.state]
         if row.finished_at is not None:
             elapsed = format_elapsed(row.elapsed) if row.elapsed is not None else ""
@@ -258,13 +274,20 @@ class ProgressPanel(Widget):
         out.append(f" {elapsed:>7} ", style="dim")
         if row.fraction is not None:
             out.append_text(bar(row.fraction))
-        else:
+        elif bar_column:
             out.append(" " * (BAR_WIDTH + 5))
         out.append(" ")
         last = Text(row.last_line, style="dim")
         last.truncate(line_width, overflow="ellipsis")
         out.append_text(last)
         return out
+
+
+def _label_len(row: ProgressRow) -> int:
+    """The cells the row's label needs whole: the name, the summary and the stat."""
+    summary = f" {row.summary}" if row.summary else ""
+    stat = f" {row.stat}" if row.stat else ""
+    return cell_len(row.name + summary + stat)
 
 
 def _last_line(output: str) -> str:

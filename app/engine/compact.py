@@ -126,6 +126,12 @@ async def _pre_compact_hooks(session: Session, trigger: Trigger, instructions: s
     return instructions
 
 
+def compactable(messages: list[dict[str, Any]]) -> bool:
+    """Whether an automatic compaction has anything to summarise (not only the prompt about
+    to be sent)."""
+    return bool(_split_tail(messages)[0])
+
+
 def _split_tail(
     messages: list[dict[str, Any]],
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:

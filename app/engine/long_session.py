@@ -13,7 +13,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from app.engine.clear_results import clear_old_results, refetchable
-from app.engine.compact import compact, is_context_overflow
+from app.engine.compact import compact, compactable, is_context_overflow
 from app.engine.context import (
     Breakdown,
     compact_threshold,
@@ -30,6 +30,19 @@ STILL_FULL = (
     "The context window is full and compacting failed ({why}). The conversation is unchanged: "
     "/compact (with instructions) tries again, /clear starts afresh."
 )
+
+# The request cannot fit however it is compacted (tui-r4 F2): one line, what is too big and what
+# to do, instead of a compaction that cannot run and the API's bare error (Claude Code 2.1.332:
+# "Prompt is too long · the request is ~23218 tokens (limit 5000) but this conversation is only
+# ~3247 tokens — the rest is system prompt, tool definitions, and attachment content. ...").
+CANNOT_FIT = (
+    "Prompt is too long: the request is {asked} tokens (the model's window is {window:,}) but "
+    "the conversation is only ~{conversation:,} of them; the rest is the system prompt, tool "
+    "definitions and memory files. {why} Start with fewer tools or MCP servers, smaller "
+    "CLAUDE.md files, or a model with a larger window."
+)
+NOTHING_TO_COMPACT = "A conversation of one prompt cannot be compacted."
+FIXED_TOO_BIG = "They alone do not fit, so compacting cannot help."
 
 if TYPE_CHECKING:
     from app.engine.session import Session
@@ -138,12 +151,17 @@ class TurnGuard:
         self.session = session
         self.auto_failed = False
         self.recovered = False
+        # Set when an overflow no compaction can cure ended the request: the turn's error.
+        self.cannot_fit = ""
 
     async def before_request(self, abort: AbortController) -> None:
         session = self.session
         clear_results(session)
         limit = threshold_of(session)
-        if limit is not None and not self.auto_failed and tokens_in_use(session) >= limit:
+        # Only the prompt about to be sent: nothing to summarise, so no compaction to fail (the
+        # request says whether it fits; when it does not, `recover` says why in one line).
+        full = limit is not None and tokens_in_use(session) >= limit
+        if limit is not None and full and not self.auto_failed and compactable(session.messages):
             result = await compact(session, "auto", abort=abort)
             # One that failed, or did not get below the threshold (a huge prompt), is not tried
             # again this turn: every request would summarise a summary.
@@ -166,9 +184,13 @@ class TurnGuard:
         """True when the conversation was compacted and the request should be sent again."""
         if not is_context_overflow(error):
             return False
-        learn_window(self.session, error)
-        if self.recovered or abort.signal.aborted:
-            return False
+        learned = learn_window(self.session, error)
+        if not (self.recovered or abort.signal.aborted):
+            self.cannot_fit = cannot_fit(self.session, error)
+        if learned and not self.cannot_fit:
+            self.session.emit(Notice(learned))
+        if self.recovered or abort.signal.aborted or self.cannot_fit:
+            return False  # (cannot fit: no compaction to try; the turn ends with one line)
         self.recovered = True
         self.session.emit(Notice(RECOVERING, "warning"))
         result = await compact(self.session, "auto", abort=abort)
@@ -176,19 +198,40 @@ class TurnGuard:
             self.session.emit(Notice(STILL_FULL.format(why=result.message), "error"))
         return result.ok
 
+    def error_words(self, error: str) -> str:
+        """The turn's error as the user reads it: the overflow no compaction cures, in words."""
+        return self.cannot_fit or error
 
-def learn_window(session: Session, error: str) -> None:
+
+def cannot_fit(session: Session, error: str) -> str:
+    """CANNOT_FIT when compacting cannot make the request fit: nothing before the prompt to
+    summarise, or the system prompt and tools alone fill the window; "" when it may."""
+    window = window_of(session)
+    over = overflow_of(error)
+    asked = f"{over[0]:,}" if over else "more"
+    fixed = fixed_tokens(session)
+    conversation = max(0, (over[0] if over else tokens_in_use(session)) - fixed)
+    if not compactable(session.messages):
+        why = NOTHING_TO_COMPACT
+    elif fixed >= window:
+        why = FIXED_TOO_BIG
+    else:
+        return ""
+    return CANNOT_FIT.format(asked=asked, window=window, conversation=conversation, why=why)
+
+
+def learn_window(session: Session, error: str) -> str:
     """The server said its window ("N tokens > M maximum"): use M from now on when it is smaller
-    than the one assumed, so the threshold and the re-read budget follow the real limit."""
+    than the one assumed, so the threshold and the re-read budget follow the real limit. The
+    notice to show when it did ("" when not)."""
     over = overflow_of(error)
     if over is None or over[1] <= 0:
-        return
+        return ""
     state = session.context_state
     if over[1] < window_of(session):
         state.server_window = over[1]
-        session.emit(
-            Notice(f"The server's context window is {over[1]:,} tokens; using it from now on.")
-        )
+        return f"The server's context window is {over[1]:,} tokens; using it from now on."
+    return ""
 
 
 async def run_manual(session: Session, instructions: str, abort: AbortController) -> TurnEnded:

@@ -157,11 +157,12 @@ async def run_turn(
             session.emit(ToolResultsMessage(results_message))
         if response.error is not None and not response.interrupted:
             # Tools of a response that broke for good still had their results recorded above.
-            session.emit(ErrorOccurred(response.error))
+            error = guard.error_words(response.error)
+            session.emit(ErrorOccurred(error))
             return _end(
                 session,
                 None,
-                response.error,
+                error,
                 True,
                 "error_during_execution",
                 num_turns,

@@ -236,3 +236,13 @@ def outcome(tool_use_id: str, name: str, content: str, **kw: Any) -> CallOutcome
 @pytest.fixture
 def clock() -> FixedClock:
     return FixedClock()
+
+
+def pause_typing(app: LatheApp) -> None:
+    """A pause longer than the typing gap on the app's FixedClock, before a deliberate answer: a
+    dialog's digit right after typed letters is part of the sentence (typed_ahead.TYPING_GAP_S)."""
+    from app.tui.screens.typed_ahead import TYPING_GAP_S
+
+    clock = app.config.clock
+    assert isinstance(clock, FixedClock)
+    clock.now += TYPING_GAP_S

@@ -15,7 +15,7 @@ from textual.widget import Widget
 from app.tui.app import LatheApp
 from app.tui.screens.permission import PermissionScreen
 from tests.tui import scenes, tool_scenes
-from tests.tui.conftest import make_app
+from tests.tui.conftest import make_app, pause_typing
 from tests.tui.test_interaction_dialogs import ask_prompt, plan_prompt
 from tests.tui.test_session_snapshots import SESSIONS
 from tests.tui.test_snapshots import SETTINGS_PROBLEMS
@@ -145,6 +145,7 @@ async def test_letters_go_to_the_prompt_digits_answer() -> None:
         await pilot.press(*"hello world")
         await pilot.pause()
         assert isinstance(app.screen, PermissionScreen)  # letters never answer
+        pause_typing(app)  # (right after them `3` would be part of the sentence)
         await pilot.press("3")
         await pilot.pause()
         assert question.answered
@@ -231,6 +232,7 @@ async def test_letters_at_the_plan_and_questions_dialogs_go_to_the_prompt(name: 
         assert app.screen is dialog and not dialog.prompt.answered  # type: ignore[attr-defined]
         assert app.main.prompt.text == "later"
         assert "later" in str(dialog.query_one("#typed").render())
+        pause_typing(app)
         await pilot.press("1")  # the dialog's own digit still answers it (its first question)
         await pilot.pause()
         if name == "plan":

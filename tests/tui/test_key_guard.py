@@ -8,8 +8,10 @@ from typing import Any
 
 from textual import events
 
+from app.tui.screens import typed_ahead
 from app.tui.screens.permission import PermissionScreen
 from app.tui.screens.trust import TrustScreen
+from app.tui.screens.typed_ahead import TypedAhead
 from tests.tui import scenes
 from tests.tui.conftest import SIZE, make_app
 
@@ -52,8 +54,11 @@ async def test_keys_typed_before_the_first_frame_do_not_answer_the_trust_dialog(
         assert answers == [("/srv/project", True)]
 
 
-async def test_y_and_n_typed_before_the_first_frame_do_not_answer_the_trust_dialog() -> None:
+async def test_y_and_n_typed_before_the_first_frame_do_not_answer_the_trust_dialog(
+    monkeypatch: Any,
+) -> None:
     """Letters typed before the first frame ("yes, then no") and Esc never answer it."""
+    monkeypatch.setattr(typed_ahead, "TYPING_GAP_S", 0.2)  # the pause before the answer
     answers: list[tuple[str, bool]] = []
     app = make_app(
         ask_trust_for="/srv/project",
@@ -82,6 +87,10 @@ async def test_y_and_n_typed_before_the_first_frame_do_not_answer_the_trust_dial
         await pilot.press("y")
         await pilot.pause()
         assert answers == [] and app.main.prompt.text == "yes, then noy"
+        # Right after the `y`, a `1` is part of the typing (tui-r4 F4): a pause first.
+        kept = app.screen.query_one(TypedAhead)
+        while time.monotonic() - kept.last_at < typed_ahead.TYPING_GAP_S:
+            await pilot.pause(0.05)
         await pilot.press("1")
         await pilot.pause()
         assert answers == [("/srv/project", True)]

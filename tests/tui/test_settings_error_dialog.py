@@ -15,6 +15,7 @@ from app import compose_tui as launch
 from app.cli import parse_args
 from app.tui.app import LatheApp
 from app.tui.ports import EventSink, SessionPort
+from app.tui.screens import typed_ahead
 from app.tui.screens.settings_error import SettingsErrorScreen
 from tests.tui.conftest import SIZE, ScriptedSession
 from widgets.message_blocks import NoticeBlock
@@ -63,7 +64,11 @@ def _dialog_text(app: LatheApp) -> str:
     return "\n".join(str(s.render()) for s in screen.query("Static"))
 
 
-async def test_dialog_names_file_line_and_blocks_until_reloaded_fixed(project: Path) -> None:
+async def test_dialog_names_file_line_and_blocks_until_reloaded_fixed(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A `1` right after typed letters is part of the sentence (tui-r4 F4): a short gap here.
+    monkeypatch.setattr(typed_ahead, "TYPING_GAP_S", 0.05)
     path = _broken_project(project)
     app, built = _app(project)
     async with app.run_test(size=SIZE) as pilot:
@@ -74,7 +79,9 @@ async def test_dialog_names_file_line_and_blocks_until_reloaded_fixed(project: P
         await asyncio.sleep(0.2)
         assert built == []  # no session while the dialog is up
         # Typing at it does nothing; reloading a still-broken file keeps it up.
-        await pilot.press("a", "y", "enter", "1")
+        await pilot.press("a", "y", "enter")
+        await asyncio.sleep(0.1)  # a pause after the typing: the `1` is the reload
+        await pilot.press("1")
         await pilot.pause()
         assert isinstance(app.screen, SettingsErrorScreen) and built == []
         assert "Still broken" in _dialog_text(app)

@@ -16,7 +16,7 @@ from app.tui.screens.settings_error import SettingsErrorScreen
 from app.tui.screens.trust import TrustScreen
 from app.tui.screens.typed_ahead import TypedAhead
 from tests.tui import scenes
-from tests.tui.conftest import SIZE, make_app
+from tests.tui.conftest import SIZE, make_app, pause_typing
 from tests.tui.test_interaction_dialogs import ask_prompt
 
 
@@ -40,6 +40,7 @@ async def test_letters_typed_at_the_trust_dialog_are_kept_for_the_prompt() -> No
         await _type(pilot, "hello yes any 3")
         assert answers == [] and isinstance(app.screen, TrustScreen)
         assert _kept(app) == "Kept for your prompt: hello yes any 3"
+        pause_typing(app)  # right after the sentence, `2` would be part of it
         await pilot.press("2")
         await pilot.pause()
         assert answers == [False]
@@ -54,6 +55,7 @@ async def test_letters_typed_at_the_broken_settings_dialog_are_kept_for_the_prom
         await _type(pilot, "hello 4")
         assert isinstance(app.screen, SettingsErrorScreen)
         assert _kept(app) == "Kept for your prompt: hello 4"
+        pause_typing(app)
         await pilot.press("3")  # continue
         await pilot.pause()
         assert not isinstance(app.screen, SettingsErrorScreen)
@@ -73,6 +75,7 @@ async def test_the_questions_hint_counts_the_rows_and_a_digit_with_no_row_is_kep
         await _type(pilot, "45 x")  # no row 4 or 5, and Space does not tick a single-select
         assert not prompt.answered and app.screen is screen
         assert _kept(app) == "Kept for your prompt: 45 x"
+        pause_typing(app)
         await pilot.press("1")
         await pilot.pause()
         # The 2nd question (multi-select, 3 options + Other): its own count.
@@ -110,3 +113,51 @@ def test_snapshot_kept_for_your_prompt(snap_compare: Any, name: str, size: tuple
         assert app.screen.query_one("#dialog").content_region.contains_region(kept.region)
 
     assert snap_compare(app, terminal_size=size, run_before=before)
+
+
+# tui-r4 F4: a digit inside a sentence typed at a dialog is part of the sentence, at every dialog.
+SENTENCE = "please do step 1 differently"
+
+
+async def test_a_digit_inside_a_sentence_never_answers_the_permission_dialog() -> None:
+    app = make_app()
+    question = scenes.bash_prompt()
+    async with app.run_test(size=SIZE) as pilot:
+        app.enqueue_permission(question)
+        await pilot.pause()
+        screen = app.screen
+        await _type(pilot, SENTENCE)
+        assert not question.answered and app.screen is screen
+        assert app.main.prompt.text == SENTENCE  # the `1` kept, not lost
+        assert _kept(app) == f"Kept for your prompt: {SENTENCE}"
+        # The sentence goes on through its own digits; after a pause a digit answers again.
+        await _type(pilot, " 12")
+        assert not question.answered and app.main.prompt.text == SENTENCE + " 12"
+        pause_typing(app)
+        await pilot.press("1")
+        await pilot.pause()
+        assert question.answered and question.resolver.value is not None
+        assert question.resolver.value.behavior == "allow"
+
+
+async def test_a_digit_inside_a_sentence_never_answers_the_trust_dialog() -> None:
+    answers: list[bool] = []
+    app = make_app(ask_trust_for="/srv/project", on_trust=lambda f, t: answers.append(t))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await _type(pilot, "do step 1 now")
+        assert answers == [] and isinstance(app.screen, TrustScreen)
+        assert app.main.prompt.text == "do step 1 now"
+
+
+async def test_a_digit_first_still_answers() -> None:
+    """Nothing typed before it: `1` is the answer, as before (a digit kept in the key guard
+    starts no sentence either)."""
+    app = make_app()
+    question = scenes.bash_prompt()
+    async with app.run_test(size=SIZE) as pilot:
+        app.enqueue_permission(question)
+        await pilot.pause()
+        await pilot.press("1")
+        await pilot.pause()
+        assert question.answered

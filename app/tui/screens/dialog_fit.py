@@ -8,6 +8,7 @@ are known only after layout) and is a no-op once the dialog is gone.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from textual.containers import Horizontal
@@ -27,19 +28,27 @@ BUTTON_MIN = 16
 MIN_ROWS = 2
 
 
-def fit(screen: Screen[Any], scroll: str | None = None, most: int = 18) -> None:
+def fit(
+    screen: Screen[Any],
+    scroll: str | None = None,
+    most: int = 18,
+    then: Callable[[], None] | None = None,
+) -> None:
     """Mark the dialog small on a small screen, then (after layout) stack its buttons and size
-    `scroll` (a selector inside #dialog) to the rows left, at most `most`."""
+    `scroll` (a selector inside #dialog) to the rows left, at most `most`; `then` runs once
+    the part has its size (to count what is below it)."""
     try:
         dialog = screen.query_one("#dialog")
     except NoMatches:
         return
     small = screen.size.width < SMALL_WIDTH or screen.size.height < SMALL_HEIGHT
     dialog.set_class(small, "-small")
-    screen.call_after_refresh(_measure, screen, scroll, most)
+    screen.call_after_refresh(_measure, screen, scroll, most, then)
 
 
-def _measure(screen: Screen[Any], scroll: str | None, most: int) -> None:
+def _measure(
+    screen: Screen[Any], scroll: str | None, most: int, then: Callable[[], None] | None = None
+) -> None:
     try:
         dialog = screen.query_one("#dialog")
         for row in dialog.query(Horizontal):
@@ -47,6 +56,8 @@ def _measure(screen: Screen[Any], scroll: str | None, most: int) -> None:
         if scroll is not None:
             part = dialog.query_one(scroll)
             screen.call_after_refresh(_size_scroll, screen, dialog, part, most)
+            if then is not None:
+                screen.call_after_refresh(lambda: screen.call_after_refresh(then))
     except NoMatches:
         pass  # answered and dismissed before this ran
 

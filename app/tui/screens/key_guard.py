@@ -50,6 +50,10 @@ class KeyGuard:
             return event.time - self.shown_at < self.key_guard_s
         return self.guarded()  # a test's clock: the key arrives when it is handled
 
+    def key_time(self, event: events.Key) -> float:
+        """When `event` arrived, on the guard's clock (a test's clock: when it is handled)."""
+        return event.time if self.clock is time.monotonic else self.clock()
+
 
 def hold_early_key(screen: Screen[Any], guard: KeyGuard, event: events.Key) -> bool:
     """Take `event` from `screen` if it came too early to answer it: True when taken. A printable
@@ -60,7 +64,9 @@ def hold_early_key(screen: Screen[Any], guard: KeyGuard, event: events.Key) -> b
 
     kept = screen.query(TypedAhead)
     if event.is_printable and event.character and kept:
-        keep_for_prompt(screen, event, kept.first())
+        # Letters held here start a sentence a digit then belongs to; a held digit does not.
+        at = None if event.character.isdigit() else guard.key_time(event)
+        keep_for_prompt(screen, event, kept.first(), at=at)
         return True
     event.stop()
     event.prevent_default()

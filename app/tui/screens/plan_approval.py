@@ -20,6 +20,7 @@ from textual.widgets import Button, Footer, Input, Markdown, Static
 from app.engine.api import PermissionQuestion, answers
 from app.tui.screens.dialog_fit import fit
 from app.tui.screens.guarded import GuardedQuestionScreen
+from app.tui.screens.scroll_part import Where, below_words, scroll_part
 from app.tui.screens.typed_ahead import TypedAhead, take_typed_key
 from tools.decisions import DecisionReason, PermissionDecision
 from tools.interaction import PlanApprovalRequest
@@ -43,6 +44,11 @@ class PlanApprovalScreen(GuardedQuestionScreen):
         Binding("1", "pick(0)", "1", show=False, id="plan.pick1"),
         Binding("2", "pick(1)", "2", show=False, id="plan.pick2"),
         Binding("3", "pick(2)", "3", show=False, id="plan.pick3"),
+        # The plan scrolls by key: it is read before it is approved (tui-r4 F3).
+        Binding("pagedown", "scroll_plan('page_down')", "Scroll", show=False, id="plan.pgdn"),
+        Binding("pageup", "scroll_plan('page_up')", "Scroll", show=False, id="plan.pgup"),
+        Binding("home,ctrl+home", "scroll_plan('home')", "Top", show=False, id="plan.home"),
+        Binding("end,ctrl+end", "scroll_plan('end')", "End", show=False, id="plan.end"),
     ]
 
     def __init__(
@@ -64,6 +70,7 @@ class PlanApprovalScreen(GuardedQuestionScreen):
             yield Static(Text("Ready to code? Here is the plan:", style="bold"), id="title")
             with VerticalScroll(id="plan"):
                 yield Markdown(self.request.plan or "(no plan given)")
+            yield Static(id="more")
             with Vertical(id="choices"):
                 for n, mode in enumerate(self.rows):
                     label = MODE_CHOICES.get(mode, mode) if mode else KEEP_PLANNING
@@ -82,17 +89,43 @@ class PlanApprovalScreen(GuardedQuestionScreen):
         self.query_one("#plan", VerticalScroll).can_focus = False
         self.start_guard()
         self._show()
-        fit(self, "#plan")
+        self.query_one("#more", Static).display = False
+        # Recounted on every scroll: by key, by the wheel, by the scrollbar.
+        self.watch(self.query_one("#plan"), "scroll_y", self._scrolled, init=False)
+        self._fit()
 
     def on_resize(self) -> None:
-        fit(self, "#plan")
+        self._fit()
+
+    def _fit(self) -> None:
+        fit(self, "#plan", then=self._count)
+
+    def _scrolled(self, _old: float, _new: float) -> None:
+        self.call_after_refresh(self._count)
+
+    def _count(self) -> None:
+        """The line under the plan: how much of it is below (none when it all shows)."""
+        if not self.is_attached or not self.query("#more"):
+            return
+        more = self.query_one("#more", Static)
+        words = below_words(self.query_one("#plan", VerticalScroll), "plan")
+        more.update(words or "")
+        self.query_one("#plan").set_class(words is not None, "-more")
+        if more.display != (words is not None):
+            more.display = words is not None
+            self._fit()  # the line takes a row from the plan, never from the choices
+
+    def action_scroll_plan(self, where: Where) -> None:
+        if not self._feedback_open():
+            scroll_part(self.query_one("#plan", VerticalScroll), where)
+            self.call_after_refresh(self._count)
 
     def on_key(self, event: events.Key) -> None:
         # Not the dialog's keys (its digits, the arrows, Enter, Esc): the prompt's text.
         dialog_key = event.key.isdigit() and 0 < int(event.key) <= len(self.rows)
         typing = self._feedback_open()
         if take_typed_key(self, self.guard, event, dialog_key=dialog_key, typing=typing):
-            fit(self, "#plan")
+            self._fit()
 
     def _feedback_open(self) -> bool:
         return self.query_one("#feedback", Input).has_class("-active")
@@ -126,7 +159,7 @@ class PlanApprovalScreen(GuardedQuestionScreen):
         field.add_class("-active")
         field.can_focus = True
         field.focus()
-        fit(self, "#plan")  # the field takes rows from the plan, not from the choices
+        self._fit()  # the field takes rows from the plan, not from the choices
 
     def action_move(self, step: int) -> None:
         if not self._guarded() and not self._feedback_open():

@@ -4,7 +4,8 @@ A dialog opens while the user may be typing a prompt, and Claude Code drops what
 lathe keeps it: a printable key that is not one of the dialog's keys (and every printable key
 during the dialog's key guard, when even its digits do not answer it) is posted as TypedForPrompt,
 which the app inserts into the main screen's prompt at once, so it survives however the dialog
-closes. The dialog shows one dim line with what it kept.
+closes. The dialog shows one dim line with what it kept. A dialog's own digit typed within
+TYPING_GAP_S of a kept key is part of the same sentence and kept too ("do step 1 now").
 
 Every dialog routes its keys through `take_typed_key` (from its on_key), so they all behave alike:
 the trust, broken-settings, permission, plan and question dialogs, and any dialog added later.
@@ -12,6 +13,7 @@ the trust, broken-settings, permission, plan and question dialogs, and any dialo
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +27,10 @@ from app.tui.screens.key_guard import KeyGuard, hold_early_key
 
 # Shown at most: the end of what was typed (what the user just pressed).
 SHOWN_CHARS = 40
+# A dialog's digit this soon after a key kept for the prompt is part of the same sentence
+# ("please do step 1 differently", tui-r4 F4): kept too, never an answer. A person who means to
+# answer after typing prose pauses longer than this between words and the digit.
+TYPING_GAP_S = 1.0
 
 
 @dataclass
@@ -53,6 +59,13 @@ class TypedAhead(Static):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("", id=id)
         self.kept = ""
+        # When the last key kept for the prompt arrived (Textual's key time).
+        self.last_at = -math.inf
+
+    def typing(self, at: float) -> bool:
+        """Whether a key that arrived `at` follows a key kept for the prompt closely enough to
+        be the same typing."""
+        return at - self.last_at < TYPING_GAP_S
 
     def keep(self, character: str) -> None:
         """Show `character` as kept (keep_for_prompt posts it to the app)."""
@@ -64,12 +77,18 @@ class TypedAhead(Static):
         self.add_class("-kept")
 
 
-def keep_for_prompt(screen: Screen[Any], event: events.Key, kept: TypedAhead) -> None:
+def keep_for_prompt(
+    screen: Screen[Any], event: events.Key, kept: TypedAhead, *, at: float | None = None
+) -> None:
     """Take `event` from the dialog and give its character to the prompt. Posted by the screen:
-    a message a widget posts in its screen's key handler stops at the screen, its sender."""
+    a message a widget posts in its screen's key handler stops at the screen, its sender. `at`:
+    when a key of a sentence arrived (the dialog's clock); None: the key (one of the dialog's
+    digits, kept) does not make a sentence of what follows."""
     event.stop()
     event.prevent_default()
     kept.keep(event.character or "")
+    if at is not None:
+        kept.last_at = at
     screen.post_message(TypedForPrompt(event.character or ""))
 
 
@@ -82,7 +101,16 @@ def take_typed_key(
     feedback or "Other" field), which then takes every printable key itself."""
     if hold_early_key(screen, guard, event):
         return True
-    if typing or not for_prompt(event, guard.guarded(), dialog_key):
+    if typing:
         return False
-    keep_for_prompt(screen, event, screen.query_one(TypedAhead))
+    kept = screen.query_one(TypedAhead)
+    # A digit inside a sentence being typed is text, whichever dialog is up.
+    in_sentence = dialog_key and bool(event.is_printable and event.character)
+    in_sentence = in_sentence and kept.typing(guard.key_time(event))
+    if not in_sentence and not for_prompt(event, guard.guarded(), dialog_key):
+        return False
+    # The sentence goes on through its own digits ("step 12 of 30"); a digit kept in the key
+    # guard starts none.
+    sentence = in_sentence or not dialog_key
+    keep_for_prompt(screen, event, kept, at=guard.key_time(event) if sentence else None)
     return True

@@ -182,8 +182,10 @@ async def test_a_prompt_that_cannot_fit_ends_the_turn_without_looping(fake_api, 
     fake_api.context_limit = WINDOW
     session, events = make_session(fake_api, repo, opts=opts, monkeypatch=monkeypatch)
     result = await session.run_turn("x " * (WINDOW * 3))
-    assert result.is_error and "prompt is too long" in result.result_text
-    assert events.of(CompactionFailed)
+    # One prompt alone: nothing to compact, so none is tried (tui-r4 F2): one plain line.
+    assert result.is_error and result.result_text.startswith("Prompt is too long: the request is")
+    assert "A conversation of one prompt cannot be compacted." in result.result_text
+    assert not events.of(CompactionFailed)
     assert len(fake_api.requests) == 1
 
 
