@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from app.agents.definitions import BUILT_IN_AGENTS, AgentDefinition
-from app.agents.memory import SCOPES, with_memory
+from app.agents.memory import SCOPES, memory_folder
 from app.memory.files import claude_user_dir
 from app.memory.frontmatter import FrontmatterError, as_list, as_text, split_frontmatter
 from tools.subagent import AgentSummary
@@ -209,5 +209,7 @@ def load_for_session(
                 f"agent {name}: memory {definition.memory!r} is not one of {', '.join(SCOPES)}"
             )
             continue
-        out.agents[name] = with_memory(definition, Path(project_root), e)
+        folder = memory_folder(definition.memory, definition.name, Path(project_root), e)
+        if folder is not None:
+            out.agents[name] = replace(definition, memory_dir=str(folder))
     return out

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from app.agents.definitions import AgentDefinition, resolve_model, select_tools
 from app.agents.loader import AgentSet
+from app.agents.memory import MAX_LINES, index_in_prompt, memory_prompt, prepare_folder
 from app.engine.events import (
     AssistantMessage,
     EngineEvent,
@@ -43,6 +44,7 @@ from app.engine.subagent_parts import (
 from app.execution.interfaces import DenyingPrompter, HookRunner
 from tools.abort import AbortController, AbortSignal
 from tools.base import ReadFileCache, ToolContext, ToolProgress
+from tools.files.readstate import record_read
 from tools.registry import ToolPool
 from tools.subagent import (
     AgentSummary,
@@ -53,6 +55,7 @@ from tools.subagent import (
 )
 
 if TYPE_CHECKING:
+    from app.config.models import PermissionMode
     from app.engine.session import Session
 
 
@@ -279,11 +282,14 @@ class SessionSubagents:
         # subagent that has the tool, measured), else the tool names skills it never offered.
         with_skills = any(t.offers_skills for t in tools)
         build = parts.build_system
+        prepare_folder(definition)
 
         def system_prompt() -> list[dict[str, Any]]:
+            # An agent with `memory:` gets its notes' guide and index, read as it starts.
+            own = memory_prompt(definition)
             if build is None:
-                return [{"type": "text", "text": definition.system_prompt}]
-            return build(definition.system_prompt, with_skills)
+                return [{"type": "text", "text": own}]
+            return build(own, with_skills)
 
         system = system_prompt()
         decider, view = self._decider(definition)
@@ -297,6 +303,12 @@ class SessionSubagents:
             abort=AbortSignal(),
             state={},
         )
+        seen = index_in_prompt(definition)
+        if seen is not None:
+            try:
+                record_read(child_context, seen[0], seen[1], None, None if seen[1] else MAX_LINES)
+            except OSError:
+                pass  # gone since: the agent reads it first, as any file
         child_parts = SessionParts(
             backend=backend,
             pool=pool,
@@ -329,20 +341,23 @@ class SessionSubagents:
 
         parts = self.parent.parts
         rules = parts.rules
-        if not definition.permission_mode or not isinstance(rules, RuleDecider):
+        memory = (definition.memory_dir,) if definition.memory_dir else ()
+        if not (definition.permission_mode or memory) or not isinstance(rules, RuleDecider):
             return parts.decider, None
         if parts.decider is not rules:  # a decider lathe did not build (benchmarks): as is
             return parts.decider, None
-        mode, warning = subagent_mode(
-            definition.permission_mode,
-            rules.context.mode,
-            untrusted=untrusted_carrier(definition.source, rules.context),
-        )
-        if warning:
-            self.parent.emit(Notice(warning, "warning"))
-        if mode is None:
+        mode: PermissionMode | None = None
+        if definition.permission_mode:
+            mode, warning = subagent_mode(
+                definition.permission_mode,
+                rules.context.mode,
+                untrusted=untrusted_carrier(definition.source, rules.context),
+            )
+            if warning:
+                self.parent.emit(Notice(warning, "warning"))
+        if mode is None and not memory:
             return parts.decider, None
-        decider = ModeDecider(rules, mode)
+        decider = ModeDecider(rules, mode, memory)
         return decider, decider.view()
 
     def _sink(

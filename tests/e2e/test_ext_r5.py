@@ -1,0 +1,117 @@
+"""Issue 15, ext-fix6: round 3's leftovers and the ext-r4 black-box findings, through the real
+`lathe -p`, the HTTP fake and real files. Claude Code 2.1.332's behaviour for each was measured
+against the same fake (CHANGELOG, Round 7).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from app.model.scenario import text_turn, tool_use_block, turn_of
+from tests.e2e.test_ext_r1_permissions import _tool_result
+from tests.e2e.test_ext_r4 import _ok, _run, _system, _write
+
+
+def _home() -> Path:
+    return Path(os.environ["HOME"])
+
+
+def _result_text(block: dict) -> str:
+    content = block.get("content")
+    if isinstance(content, list):
+        return " ".join(b.get("text", "") for b in content)
+    return str(content)
+
+
+def _tool_names(body: dict) -> list[str]:
+    return [t.get("name") for t in body.get("tools", [])]
+
+
+# -- a. an agent's `memory:` folder: guide, tools, writes without asking ------------------------
+
+
+def _memory_agent(project: Path, scope: str, extra: str = "") -> None:
+    _write(
+        project / ".claude" / "agents" / "dbi.md",
+        f"---\nname: dbi\ndescription: db\ntools: Read\n{extra}memory: {scope}\n---\nDBI BODY\n",
+    )
+
+
+def _agent_turns(*calls: tuple[str, dict]) -> list:
+    start = {"subagent_type": "dbi", "prompt": "go", "description": "d"}
+    turns = [turn_of([tool_use_block("Agent", start, "t0")])]
+    turns += [turn_of([tool_use_block(name, inp, f"m{i}")]) for i, (name, inp) in enumerate(calls)]
+    return [*turns, text_turn("sub done"), text_turn("done")]
+
+
+def test_a_memory_agent_keeps_its_notes_without_asking_and_nothing_else(fake_api, project):
+    _memory_agent(project, "project")
+    folder = project / ".claude" / "agent-memory" / "dbi"
+    index = _write(folder / "MEMORY.md", "# Memory\n\n- AGENTMEMPROBE\n")
+    other = project / "other.txt"
+    fake_api.load(
+        _agent_turns(
+            # MEMORY.md was in its prompt: no Read first (Claude Code 2.1.332 the same).
+            ("Write", {"file_path": str(index), "content": "NEWMEM\n"}),
+            ("Edit", {"file_path": str(index), "old_string": "NEWMEM", "new_string": "EDITED"}),
+            ("Write", {"file_path": str(folder / "feedback_tests.md"), "content": "F\n"}),
+            ("Write", {"file_path": str(other), "content": "X\n"}),
+            (
+                "Write",
+                {
+                    "file_path": str(project / ".claude" / "agent-memory" / "zzz" / "M.md"),
+                    "content": "Z\n",
+                },
+            ),
+        )
+    )
+    out = _ok(_run(fake_api, project, "go"))
+    bodies = fake_api.bodies()
+    sub = next(b for b in bodies if _system(b).startswith("DBI BODY"))
+    # `tools: Read` and memory: Read, Write and Edit, as Claude Code lists them.
+    assert sorted(_tool_names(sub)) == ["Edit", "Read", "Write"]
+    prompt = _system(sub)
+    assert f"`{folder}/`" in prompt and "MEMORY.md" in prompt
+    assert "## MEMORY.md\n\n# Memory\n\n- AGENTMEMPROBE" in prompt
+    assert "project scope" in prompt and "reference" in prompt  # the guide, not one line
+    assert index.read_text() == "EDITED\n"
+    assert (folder / "feedback_tests.md").read_text() == "F\n"
+    for tid in ("m0", "m1", "m2"):
+        assert _tool_result(fake_api, tid).get("is_error") is not True
+    # Outside its own folder the rules apply as before: denied in -p.
+    assert not other.exists()
+    assert not (project / ".claude" / "agent-memory" / "zzz").exists()
+    for tid in ("m3", "m4"):
+        assert _tool_result(fake_api, tid).get("is_error") is True
+    denied = {d["tool_input"]["file_path"] for d in out["permission_denials"]}
+    assert str(other) in denied
+
+
+def test_a_user_scope_memory_folder_is_made_and_its_disallowed_tools_still_hold(fake_api, project):
+    _memory_agent(project, "user", "disallowedTools: Write\n")
+    folder = _home() / ".claude" / "agent-memory" / "dbi"
+    fake_api.load(_agent_turns())
+    _ok(_run(fake_api, project, "go"))
+    assert folder.is_dir()  # made when the subagent started: its prompt says it exists
+    sub = next(b for b in fake_api.bodies() if _system(b).startswith("DBI BODY"))
+    assert sorted(_tool_names(sub)) == ["Edit", "Read"]
+    prompt = _system(sub)
+    assert f"`{folder}/`" in prompt and "user scope" in prompt
+    assert "Your MEMORY.md is empty" in prompt
+
+
+def test_a_memory_folder_that_links_elsewhere_gets_no_free_writes(fake_api, project, tmp_path):
+    _memory_agent(project, "project")
+    hooks = project / ".git" / "hooks"
+    hooks.mkdir(parents=True)
+    folder = project / ".claude" / "agent-memory" / "dbi"
+    folder.parent.mkdir(parents=True)
+    folder.symlink_to(hooks)
+    fake_api.load(
+        _agent_turns(("Write", {"file_path": str(folder / "pre-commit"), "content": "#!/bin/sh\n"}))
+    )
+    _ok(_run(fake_api, project, "go"))
+    assert not (hooks / "pre-commit").exists()
+    assert _tool_result(fake_api, "m0").get("is_error") is True
