@@ -67,6 +67,16 @@ async def run_expanded_turn(
         expanded = await expand_prompt(prompt, session, commands)
         for text in [*notices, *expanded.notices]:
             session.emit(Notice(text, "warning"))
+        if expanded.stopped:
+            # A `!` line was refused or failed: Claude Code 2.1.332 sends nothing and ends with
+            # its words as the result (exit 0, subtype success; measured, ext-r4 F2). The
+            # refused call is in permission_denials (Claude Code lists none: lathe says more).
+            session.emit(Notice(expanded.stopped, "warning"))
+            info = {"local_command": "custom"}
+            denials = tuple(expanded.denials)
+            ended = TurnEnded(None, expanded.stopped, False, "success", 0, denials, info)
+            session.emit(ended)
+            return ended
         content = [*expanded.content, *(dict(a) for a in attachments)]
         if attachments:  # an image alone: the API refuses the empty text block beside it
             content = [b for b in content if b.get("type") != "text" or b.get("text")]

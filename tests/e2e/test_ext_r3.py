@@ -157,9 +157,11 @@ def test_skill_bodies_get_their_folder_the_session_id_and_the_plugin_root(
     assert f"ROOT={plug} DATA={_data_dir('pr-inline')} DIR={plug / 'skills' / 'vars'}" in sent
     assert f"PDIR={project / '.claude' / 'skills' / 'pv'} SID={out['session_id']} A" in sent
     # A project skill is no plugin's: its `${CLAUDE_PLUGIN_ROOT}` stays as written, and the
-    # `!` line holding it is not run (it would expand a variable of the environment).
+    # `!` line holding it is not run (it would expand a variable of the environment), and the
+    # skill stops there (ext-r4 F2: the tool's result is the refusal).
     assert "${CLAUDE_SKILL_DIR}" not in sent and "${CLAUDE_SESSION_ID}" not in sent
-    assert "expands $CLAUDE_PLUGIN_ROOT" in sent
+    refused = _tool_result(fake_api, "toolu_3")
+    assert refused["is_error"] is True and "expands $CLAUDE_PLUGIN_ROOT" in str(refused["content"])
 
 
 # -- F2: model aliases ---------------------------------------------------------------------------

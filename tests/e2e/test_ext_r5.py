@@ -5,7 +5,6 @@ against the same fake (CHANGELOG, Round 7).
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
@@ -16,13 +15,6 @@ from tests.e2e.test_ext_r4 import _ok, _run, _system, _write
 
 def _home() -> Path:
     return Path(os.environ["HOME"])
-
-
-def _result_text(block: dict) -> str:
-    content = block.get("content")
-    if isinstance(content, list):
-        return " ".join(b.get("text", "") for b in content)
-    return str(content)
 
 
 def _tool_names(body: dict) -> list[str]:
@@ -115,3 +107,53 @@ def test_a_memory_folder_that_links_elsewhere_gets_no_free_writes(fake_api, proj
     _ok(_run(fake_api, project, "go"))
     assert not (hooks / "pre-commit").exists()
     assert _tool_result(fake_api, "m0").get("is_error") is True
+
+
+# -- F1: `$ARGUMENTS[N]` past the last argument stays as written ---------------------------------
+
+
+def test_f1_an_argument_index_past_the_last_stays_as_written(fake_api, project):
+    _write(project / ".claude" / "commands" / "idx.md", "I0=$ARGUMENTS[0] I1=$ARGUMENTS[1] D1=$1\n")
+    fake_api.load([text_turn("ok"), text_turn("ok")])
+    _ok(_run(fake_api, project, "/idx a"))
+    _ok(_run(fake_api, project, "/idx"))
+    first, second = (b["messages"][0]["content"] for b in fake_api.bodies())
+    assert first[1]["text"] == "I0=a I1=$ARGUMENTS[1] D1=$1\n"
+    assert second[1]["text"] == "I0=$ARGUMENTS[0] I1=$ARGUMENTS[1] D1=$1\n"
+    # No arguments: no <command-args> tag (Claude Code 2.1.332 leaves it out).
+    assert (
+        second[0]["text"]
+        == "<command-message>idx</command-message>\n<command-name>/idx</command-name>"
+    )
+
+
+# -- F2 and c: a `!` line refused or failed stops the command; the refusal is a denial -----------
+
+
+def test_f2_a_failing_bang_line_stops_the_command_before_any_request(fake_api, project):
+    _write(
+        project / ".claude" / "commands" / "fail.md",
+        "Before\nOut: !`ls nonexistent-zz`\nLater: !`echo NEVER-RAN > ran.txt`\nAfter $ARGUMENTS\n",
+    )
+    fake_api.load([text_turn("never sent")])
+    out = _ok(_run(fake_api, project, "/fail x"))
+    assert fake_api.bodies() == []
+    assert out["subtype"] == "success" and out["is_error"] is False and out["num_turns"] == 0
+    assert out["result"].startswith(
+        'Shell command failed for pattern "!`ls nonexistent-zz`": [stderr]\nls: cannot access'
+    )
+    assert out["permission_denials"] == []
+    assert not (project / "ran.txt").exists()
+
+
+def test_c_a_refused_bang_line_is_listed_in_permission_denials(fake_api, project):
+    _write(project / ".claude" / "commands" / "deny.md", "Out: !`touch zz-made`\nAfter\n")
+    fake_api.load([text_turn("never sent")])
+    out = _ok(_run(fake_api, project, "/deny"))
+    assert fake_api.bodies() == []
+    assert out["result"].startswith(
+        'Shell command permission check failed for pattern "!`touch zz-made`": '
+    )
+    assert [d["tool_name"] for d in out["permission_denials"]] == ["Bash"]
+    assert out["permission_denials"][0]["tool_input"]["command"] == "touch zz-made"
+    assert not (project / "zz-made").exists()
