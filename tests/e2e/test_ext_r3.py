@@ -138,8 +138,11 @@ def test_skill_bodies_get_their_folder_the_session_id_and_the_plugin_root(
     )
     _write(
         project / ".claude" / "skills" / "pv" / "SKILL.md",
-        "---\ndescription: p\n---\nPDIR=${CLAUDE_SKILL_DIR} SID=${CLAUDE_SESSION_ID} $0\n"
-        "!`echo BANG-${CLAUDE_PLUGIN_ROOT}`\n",
+        "---\ndescription: p\n---\nPDIR=${CLAUDE_SKILL_DIR} SID=${CLAUDE_SESSION_ID} $0\n",
+    )
+    _write(
+        project / ".claude" / "skills" / "pb" / "SKILL.md",
+        "---\ndescription: b\n---\n!`echo BANG-${CLAUDE_PLUGIN_ROOT}`\n",
     )
     fake_api.load(
         [
@@ -147,6 +150,7 @@ def test_skill_bodies_get_their_folder_the_session_id_and_the_plugin_root(
                 [
                     tool_use_block("Skill", {"skill": "pr:vars"}, "toolu_1"),
                     tool_use_block("Skill", {"skill": "pv", "args": "A"}, "toolu_2"),
+                    tool_use_block("Skill", {"skill": "pb"}, "toolu_3"),
                 ]
             ),
             text_turn("done"),
