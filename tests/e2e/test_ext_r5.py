@@ -5,6 +5,7 @@ against the same fake (CHANGELOG, Round 7).
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -157,3 +158,42 @@ def test_c_a_refused_bang_line_is_listed_in_permission_denials(fake_api, project
     assert [d["tool_name"] for d in out["permission_denials"]] == ["Bash"]
     assert out["permission_denials"][0]["tool_input"]["command"] == "touch zz-made"
     assert not (project / "zz-made").exists()
+
+
+# -- F9: the UserPromptSubmit hooks run before a command's `!` lines -----------------------------
+
+
+def test_f9_a_blocking_prompt_hook_runs_before_any_bang_line(fake_api, project, tmp_path):
+    log = tmp_path / "order.log"
+    hook = f"cat > {tmp_path}/ups.json; echo hook >> {log}; echo 'no commands today' >&2; exit 2"
+    settings = {"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": hook}]}]}}
+    _write(_home() / ".claude" / "settings.json", json.dumps(settings))
+    _write(
+        _home() / ".claude" / "commands" / "bang.md",
+        f"---\nallowed-tools: Bash(touch:*)\n---\nX: !`touch {tmp_path}/bang-ran.txt`\n",
+    )
+    _write(
+        _home() / ".claude" / "skills" / "bsk" / "SKILL.md",
+        f"---\ndescription: d\nallowed-tools: Bash(touch:*)\n---\n!`touch {tmp_path}/skill-ran.txt`\n",
+    )
+    fake_api.load([text_turn("never"), text_turn("never")])
+    for prompt in ("/bang", "/bsk"):
+        out = _ok(_run(fake_api, project, prompt))
+        assert out["result"].startswith("UserPromptSubmit operation blocked by hook:")
+        assert json.loads((tmp_path / "ups.json").read_text())["prompt"] == prompt
+    assert fake_api.bodies() == []
+    assert not (tmp_path / "bang-ran.txt").exists() and not (tmp_path / "skill-ran.txt").exists()
+
+
+def test_f9_an_allowing_prompt_hook_runs_first_and_its_context_still_comes(fake_api, project):
+    log = project / "order.log"
+    hook = f"echo hook-ran >> {log}; echo HOOKCTX"
+    settings = {"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": hook}]}]}}
+    _write(_home() / ".claude" / "settings.json", json.dumps(settings))
+    # The `!` line reads what the hook wrote: it ran after the hook.
+    _write(_home() / ".claude" / "commands" / "bang.md", "X: !`cat order.log`\n")
+    fake_api.load([text_turn("ok")])
+    _ok(_run(fake_api, project, "/bang"))
+    sent = fake_api.bodies()[0]["messages"]
+    assert sent[0]["content"][1]["text"] == "X: hook-ran\n"
+    assert "HOOKCTX" in json.dumps(sent)
