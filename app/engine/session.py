@@ -153,8 +153,11 @@ class Session:
         return self._turn_abort is not None
 
     def set_model(self, model: str) -> None:
-        """`/model NAME`: later requests use NAME (the offline models answer whatever is asked)."""
-        self.backend.model = model
+        """`/model NAME`: later requests use NAME (the offline models answer whatever is asked);
+        an alias (`opus`) is its model id, as at start."""
+        from app.config.model_aliases import resolve_alias
+
+        self.backend.model = resolve_alias(model) if model.strip() else model
         self.report_context()  # another model may have another window
 
     def describe_permissions(self) -> str:

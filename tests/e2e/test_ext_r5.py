@@ -197,3 +197,49 @@ def test_f9_an_allowing_prompt_hook_runs_first_and_its_context_still_comes(fake_
     sent = fake_api.bodies()[0]["messages"]
     assert sent[0]["content"][1]["text"] == "X: hook-ran\n"
     assert "HOOKCTX" in json.dumps(sent)
+
+
+# -- F7, F11: model aliases wherever a model is named --------------------------------------------
+
+
+def test_f7_the_sessions_model_alias_is_sent_as_its_id(fake_api, project):
+    _write(_home() / ".claude" / "settings.json", json.dumps({"model": "haiku"}))
+    fake_api.load([text_turn("ok"), text_turn("ok"), text_turn("ok")])
+    _ok(_run(fake_api, project, "hi"))
+    _ok(_run(fake_api, project, "hi", "--model", "sonnet[1m]"))
+    _write(_home() / ".claude" / "settings.json", json.dumps({"model": "OPUS"}))
+    _ok(_run(fake_api, project, "hi"))
+    assert [b["model"] for b in fake_api.bodies()] == [
+        "claude-haiku-5-5",
+        "claude-sonnet-5-5",
+        "claude-opus-5-5",
+    ]
+
+
+def test_f11_inherit_and_1m_forms_in_commands_skills_and_agents(fake_api, project):
+    commands = project / ".claude" / "commands"
+    _write(commands / "m1.md", "---\nmodel: sonnet[1m]\n---\nM1\n")
+    _write(commands / "m2.md", "---\nmodel: inherit\n---\nM2\n")
+    _write(project / ".claude" / "skills" / "s1m" / "SKILL.md", "---\nmodel: opus[1m]\n---\nS\n")
+    _write(
+        project / ".claude" / "agents" / "big.md",
+        "---\nname: big\ndescription: b\nmodel: sonnet[1m]\n---\nBIG\n",
+    )
+    big = {"subagent_type": "big", "prompt": "go", "description": "d"}
+    fake_api.load(
+        [
+            text_turn("ok"),
+            text_turn("ok"),
+            text_turn("ok"),
+            turn_of([tool_use_block("Agent", big, "t1")]),
+            text_turn("sub"),
+            text_turn("done"),
+        ]
+    )
+    session = ("--model", "claude-opus-4-1")
+    for prompt in ("/m1", "/m2", "/s1m", "go"):
+        _ok(_run(fake_api, project, prompt, *session))
+    models = [b["model"] for b in fake_api.bodies()]
+    assert models[:3] == ["claude-sonnet-5-5", "claude-opus-4-1", "claude-opus-5-5"]
+    sub = next(b for b in fake_api.bodies() if _system(b).startswith("BIG"))
+    assert sub["model"] == "claude-sonnet-5-5"
