@@ -243,3 +243,24 @@ def test_f11_inherit_and_1m_forms_in_commands_skills_and_agents(fake_api, projec
     assert models[:3] == ["claude-sonnet-5-5", "claude-opus-4-1", "claude-opus-5-5"]
     sub = next(b for b in fake_api.bodies() if _system(b).startswith("BIG"))
     assert sub["model"] == "claude-sonnet-5-5"
+
+
+# -- F13: `$CLAUDE_CONFIG_DIR/settings.json` is the user's Claude Code settings ------------------
+
+
+def test_f13_the_config_dirs_settings_hold_and_the_homes_do_not(fake_api, project, tmp_path):
+    from tests.e2e.test_headless_cli import env_for, lathe
+
+    cfg = tmp_path / "cfg"
+    _write(cfg / "settings.json", json.dumps({"permissions": {"deny": ["Bash(touch:*)"]}}))
+    # Read no more once CLAUDE_CONFIG_DIR names another folder (Claude Code 2.1.332 ignores it).
+    _write(_home() / ".claude" / "settings.json", json.dumps({"model": "haiku"}))
+    touch = {"command": "touch denied-by-cfg.txt", "description": "t"}
+    fake_api.load([turn_of([tool_use_block("Bash", touch, "b1")]), text_turn("done")])
+    (project / ".git").mkdir()
+    args = ["-p", "hi", "--output-format", "json", "--allowedTools", "Bash(touch:*)"]
+    proc = lathe(args, project, env_for(fake_api, CLAUDE_CONFIG_DIR=str(cfg)))
+    out = _ok(proc)
+    assert not (project / "denied-by-cfg.txt").exists()
+    assert [d["tool_name"] for d in out["permission_denials"]] == ["Bash"]
+    assert fake_api.bodies()[0]["model"] != "claude-haiku-5-5"
