@@ -264,3 +264,27 @@ def test_f13_the_config_dirs_settings_hold_and_the_homes_do_not(fake_api, projec
     assert not (project / "denied-by-cfg.txt").exists()
     assert [d["tool_name"] for d in out["permission_denials"]] == ["Bash"]
     assert fake_api.bodies()[0]["model"] != "claude-haiku-5-5"
+
+
+# -- F10: a closer of dashes followed by text closes the frontmatter ----------------------------
+
+
+def test_f10_dash_closers_with_text_close_in_commands_agents_and_skills(fake_api, project):
+    claude = project / ".claude"
+    _write(
+        claude / "commands" / "dash.md",
+        "---\ndescription: DASHCMD\n------ trailing words\nB $ARGUMENTS\n",
+    )
+    _write(claude / "commands" / "dash2.md", "---\ndescription: DASH2\n--- # comment\nDASH2BODY\n")
+    _write(
+        claude / "agents" / "d.md", "---\nname: dashagent\ndescription: DASHAGENT\n--- # end\nP\n"
+    )
+    _write(claude / "skills" / "dsk" / "SKILL.md", "---\ndescription: DASHSKILL\n---# x\nS\n")
+    fake_api.load([text_turn("ok"), text_turn("ok")])
+    _ok(_run(fake_api, project, "/dash a"))
+    _ok(_run(fake_api, project, "/dash2"))
+    first, second = fake_api.bodies()
+    assert first["messages"][0]["content"][1]["text"] == "--- trailing words\nB a\n"
+    assert second["messages"][0]["content"][1]["text"] == "# comment\nDASH2BODY\n"
+    sent = json.dumps(first)
+    assert "- dashagent: DASHAGENT" in sent and "- dsk: DASHSKILL" in sent
