@@ -75,9 +75,12 @@ class _Progress:
     current: str = ""
     tools_used: list[str] = field(default_factory=list)
 
-    def tool(self, name: str, summary: str) -> None:
+    def tool(self, name: str, summary: str, known: bool = True) -> None:
+        """`known`: the subagent has the tool. A call of one it lacks ("No such tool
+        available") is not named among the tools it used (Claude Code 2.1.332's
+        `<tools-used-before-summary>` leaves it out, measured, ext-r4 F6)."""
         self.tool_uses += 1
-        if name not in self.tools_used:
+        if known and name not in self.tools_used:
             self.tools_used.append(name)
         self.current = f"{name} {summary}".strip()
         self._report(output=f"{name}({summary})\n" if summary else f"{name}\n")
@@ -378,7 +381,8 @@ class SessionSubagents:
             # deltas, tool blocks and turn events must not land in the session's conversation.
             if isinstance(event, ToolCallUpdated):
                 if event.change == "queued":
-                    progress.tool(event.view.name, event.view.title)
+                    name = event.view.name
+                    progress.tool(name, event.view.title, child.deps.find(name) is not None)
                 # Nested under the Agent call: front ends that show subagents' calls can.
                 view = replace(event.view, parent_tool_use_id=parent_tool_use_id)
                 parent.emit(ToolCallUpdated(view, event.change, event.output))

@@ -288,3 +288,27 @@ def test_f10_dash_closers_with_text_close_in_commands_agents_and_skills(fake_api
     assert second["messages"][0]["content"][1]["text"] == "# comment\nDASH2BODY\n"
     sent = json.dumps(first)
     assert "- dashagent: DASHAGENT" in sent and "- dsk: DASHSKILL" in sent
+
+
+# -- F6: the hand-back names only the tools the subagent had -------------------------------------
+
+
+def test_f6_a_tool_the_subagent_lacks_is_not_among_the_tools_it_used(fake_api, project):
+    _write(
+        project / ".claude" / "agents" / "r.md",
+        "---\nname: reader\ndescription: r\ntools: Read, Glob\n---\nR\n",
+    )
+    _write(project / "pub.txt", "pub\n")
+    start = {"subagent_type": "reader", "prompt": "go", "description": "d"}
+    fake_api.load(
+        [
+            turn_of([tool_use_block("Agent", start, "t0")]),
+            turn_of([tool_use_block("Bash", {"command": "ls"}, "b1")]),
+            turn_of([tool_use_block("Read", {"file_path": str(project / "pub.txt")}, "r1")]),
+            text_turn("SUBDONE"),
+            text_turn("done"),
+        ]
+    )
+    _ok(_run(fake_api, project, "go"))
+    handback = json.dumps(_tool_result(fake_api, "t0"))
+    assert "<tools-used-before-summary>Read</tools-used-before-summary>" in handback
