@@ -312,3 +312,17 @@ def test_f6_a_tool_the_subagent_lacks_is_not_among_the_tools_it_used(fake_api, p
     _ok(_run(fake_api, project, "go"))
     handback = json.dumps(_tool_result(fake_api, "t0"))
     assert "<tools-used-before-summary>Read</tools-used-before-summary>" in handback
+
+
+# -- F8: a long CLAUDE.md is sent whole, with a warning ------------------------------------------
+
+
+def test_f8_a_long_claude_md_is_sent_whole_and_said_to_be_large(fake_api, project):
+    body = "HUGESTART\n" + "filler line of project notes\n" * 1600 + "HUGEEND: run make check\n"
+    _write(project / "CLAUDE.md", body)
+    fake_api.load([text_turn("ok")])
+    proc = _run(fake_api, project, "hi")
+    _ok(proc)
+    sent = json.dumps(fake_api.bodies()[0])
+    assert "HUGEEND: run make check" in sent and "is longer than shown" not in sent
+    assert "is large (" in proc.stderr and "sent whole with every request" in proc.stderr
