@@ -210,7 +210,8 @@ def load_skills(
 
 
 def add_skill_commands(commands: CommandSet, builtins: Collection[str] = ()) -> None:
-    """Each skill a user may invoke becomes `/name` too, unless a command has that name."""
+    """Each skill a user may invoke becomes `/name` too, in place of a custom command of that
+    name (but for a plugin's own command of the same name)."""
     skills = commands.skills
     if not isinstance(skills, SkillSet):
         return
@@ -224,12 +225,13 @@ def add_skill_commands(commands: CommandSet, builtins: Collection[str] = ()) -> 
                 f"/{skill.name} is a built-in command"
             )
             continue
-        if skill.name in commands.commands:
-            commands.problems.append(
-                f"skill /{skill.name} ({skill.path}) is not a slash command: the custom command "
-                f"{commands.commands[skill.name].path} has that name"
-            )
+        command = commands.commands.get(skill.name)
+        if command is not None and command.source == "plugin" and skill.source == "plugin":
+            # One plugin's `commands/x.md` and `skills/x/`: Claude Code 2.1.332 runs the
+            # command (measured on everything-claude-code, ext-r4 F12).
             continue
+        # Elsewhere the skill wins, whatever folder the command is in (Claude Code 2.1.332,
+        # measured, ext-r4 F12; its docs: "the skill takes precedence").
         commands.commands[skill.name] = skill.as_command()
 
 

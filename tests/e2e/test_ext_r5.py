@@ -326,3 +326,33 @@ def test_f8_a_long_claude_md_is_sent_whole_and_said_to_be_large(fake_api, projec
     sent = json.dumps(fake_api.bodies()[0])
     assert "HUGEEND: run make check" in sent and "is longer than shown" not in sent
     assert "is large (" in proc.stderr and "sent whole with every request" in proc.stderr
+
+
+# -- F12: a skill wins over a custom command of its name -----------------------------------------
+
+
+def test_f12_a_skill_wins_over_a_command_of_the_same_name(fake_api, project, tmp_path):
+    claude = project / ".claude"
+    _write(claude / "commands" / "cmdclash.md", "CMDCLASHBODY\n")
+    _write(
+        claude / "skills" / "cmdclash" / "SKILL.md", "---\ndescription: s\n---\nSKILLCLASHBODY\n"
+    )
+    _write(claude / "commands" / "dup.md", "PROJECT-VERSION\n")
+    _write(
+        _home() / ".claude" / "skills" / "dup" / "SKILL.md",
+        "---\ndescription: u\n---\nUSERSKILLBODY\n",
+    )
+    # Inside one plugin the command keeps its name (Claude Code runs the command there).
+    plug = tmp_path / "pl"
+    _write(plug / ".claude-plugin" / "plugin.json", json.dumps({"name": "pl"}))
+    _write(plug / "commands" / "scan.md", "PLUGIN-COMMAND\n")
+    _write(plug / "skills" / "scan" / "SKILL.md", "---\ndescription: p\n---\nPLUGIN-SKILL\n")
+    fake_api.load([text_turn("ok"), text_turn("ok"), text_turn("ok")])
+    for prompt in ("/cmdclash", "/dup", "/pl:scan"):
+        proc = _run(fake_api, project, prompt, "--plugin-dir", str(plug))
+        _ok(proc)
+        assert "is not a slash command" not in proc.stderr
+    sent = [json.dumps(b["messages"]) for b in fake_api.bodies()]
+    assert "SKILLCLASHBODY" in sent[0] and "CMDCLASHBODY" not in sent[0]
+    assert "USERSKILLBODY" in sent[1] and "PROJECT-VERSION" not in sent[1]
+    assert "PLUGIN-COMMAND" in sent[2] and "PLUGIN-SKILL" not in sent[2]
