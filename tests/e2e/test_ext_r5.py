@@ -356,3 +356,21 @@ def test_f12_a_skill_wins_over_a_command_of_the_same_name(fake_api, project, tmp
     assert "SKILLCLASHBODY" in sent[0] and "CMDCLASHBODY" not in sent[0]
     assert "USERSKILLBODY" in sent[1] and "PROJECT-VERSION" not in sent[1]
     assert "PLUGIN-COMMAND" in sent[2] and "PLUGIN-SKILL" not in sent[2]
+
+
+# -- F19: --setting-sources holds in plain `-p` --------------------------------------------------
+
+
+def test_f19_setting_sources_user_leaves_the_projects_hooks_and_rules_out(fake_api, project):
+    hook = {"type": "command", "command": f"touch {project}/project-hook-ran"}
+    settings = {
+        "hooks": {"UserPromptSubmit": [{"hooks": [hook]}]},
+        "permissions": {"deny": ["Bash(echo:*)"]},
+    }
+    _write(project / ".claude" / "settings.json", json.dumps(settings))
+    echo = {"command": "echo hi", "description": "e"}
+    fake_api.load([turn_of([tool_use_block("Bash", echo, "b1")]), text_turn("done")])
+    out = _ok(_run(fake_api, project, "hi", "--setting-sources", "user"))
+    assert not (project / "project-hook-ran").exists()
+    assert out["permission_denials"] == []  # the project's deny rule was not read
+    assert _tool_result(fake_api, "b1").get("is_error") is not True
