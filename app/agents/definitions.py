@@ -49,6 +49,9 @@ class AgentDefinition:
     memory: str | None = None
     # That memory's folder (absolute), set when the session loads the definition.
     memory_dir: str = ""
+    # Frontmatter `hooks:` (a settings file's shape) as JSON text, "" without: they run for the
+    # subagent's own events only (app/agents/hooks.py).
+    hooks_json: str = ""
 
     def tools_text(self) -> str:
         """The model-facing summary of its tools, as Claude Code lists agent types."""

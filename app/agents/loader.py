@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from app.agents.definitions import BUILT_IN_AGENTS, AgentDefinition
+from app.agents.hooks import parse_agent_hooks
 from app.agents.memory import SCOPES, memory_folder
 from app.memory.files import claude_user_dir
 from app.memory.frontmatter import FrontmatterError, as_list, as_text, split_frontmatter
@@ -101,6 +102,7 @@ def parse_agent(path: Path, source: str) -> AgentDefinition | None:
         permission_mode=as_text(fields.get("permissionMode")).strip() or None,
         skills=tuple(as_list(fields.get("skills"))),
         memory=as_text(fields.get("memory")).strip().lower() or None,
+        hooks_json=parse_agent_hooks(text.lstrip("\ufeff"), str(path)),
     )
 
 

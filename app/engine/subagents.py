@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from app.agents.definitions import AgentDefinition, resolve_model, select_tools
+from app.agents.hooks import enter_agent_hooks
 from app.agents.loader import AgentSet
 from app.agents.memory import MAX_LINES, index_in_prompt, memory_prompt, prepare_folder
 from app.engine.events import (
@@ -281,6 +282,15 @@ class SessionSubagents:
         hooks: HookRunner = parts.hooks
         if parts.hooks is parts.session_hooks and session_hooks is not None:
             hooks = session_hooks
+            # The agent file's own hooks, on this subagent's copy of the runner only.
+            enter_agent_hooks(
+                session_hooks,
+                definition.hooks_json,
+                definition.path,
+                self._untrusted(definition),
+                lambda text: parent.emit(Notice(text, "warning")),
+                definition.name,
+            )
         # The skill listing comes with the Skill tool (Claude Code lists the skills to every
         # subagent that has the tool, measured), else the tool names skills it never offered.
         with_skills = any(t.offers_skills for t in tools)
@@ -335,6 +345,13 @@ class SessionSubagents:
         child.usage = MirroredUsage(parent.usage)
         child.set_sink(self._sink(child, definition.name, agent_id, parent_tool_use_id, progress))
         return child
+
+    def _untrusted(self, definition: AgentDefinition) -> bool:
+        """A project's agent file in a folder nobody trusted (its hooks do not run there)."""
+        rules = self.parent.parts.rules
+        context = getattr(rules, "context", None)
+        trusted = bool(getattr(context, "trusted", False))
+        return definition.source == "project" and not trusted
 
     def _decider(self, definition: AgentDefinition) -> tuple[Any, Any]:
         """The parent's decider, or (its `permissionMode` granted) one in the agent's own mode

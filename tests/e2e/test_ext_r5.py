@@ -374,3 +374,46 @@ def test_f19_setting_sources_user_leaves_the_projects_hooks_and_rules_out(fake_a
     assert not (project / "project-hook-ran").exists()
     assert out["permission_denials"] == []  # the project's deny rule was not read
     assert _tool_result(fake_api, "b1").get("is_error") is not True
+
+
+# -- F15: an agent file's own `hooks:` guard its subagent only -----------------------------------
+
+
+def test_f15_an_agents_hooks_run_for_its_subagent_only(fake_api, project):
+    log = project / "ahook.log"
+    _write(
+        _home() / ".claude" / "agents" / "hk.md",
+        "---\nname: hk\ndescription: guarded\nhooks:\n  PreToolUse:\n    - matcher: Bash\n"
+        "      hooks:\n        - type: command\n"
+        f'          command: "cat >/dev/null; echo pre >> {log}; echo no bash here >&2; exit 2"\n'
+        "  Stop:\n    - hooks:\n        - type: command\n"
+        f'          command: "cat >/dev/null; echo stop >> {log}"\n---\nHK\n',
+    )
+    start = {"subagent_type": "hk", "prompt": "go", "description": "d"}
+    echo = {"command": "echo sub > sub.txt", "description": "e"}
+    fake_api.load(
+        [
+            turn_of([tool_use_block("Agent", start, "t0")]),
+            turn_of([tool_use_block("Bash", echo, "b1")]),
+            text_turn("sub done"),
+            turn_of([tool_use_block("Bash", {"command": "echo main", "description": "m"}, "b2")]),
+            text_turn("done"),
+        ]
+    )
+    _ok(_run(fake_api, project, "go", "--allowedTools", "Bash"))
+    assert log.read_text().split() == ["pre", "stop"]  # not for the main session's Bash
+    blocked = _tool_result(fake_api, "b1")
+    assert blocked["is_error"] is True and "no bash here" in json.dumps(blocked)
+    assert not (project / "sub.txt").exists()
+    assert _tool_result(fake_api, "b2").get("is_error") is not True
+
+
+def test_f15_an_agent_whose_hooks_do_not_read_is_skipped_with_the_reason(fake_api, project):
+    _write(
+        project / ".claude" / "agents" / "bad.md",
+        "---\nname: bad\ndescription: b\nhooks:\n  PreToolUse: |\n    x\n---\nB\n",
+    )
+    fake_api.load([text_turn("ok")])
+    proc = _run(fake_api, project, "hi")
+    _ok(proc)
+    assert "bad.md skipped: hooks:" in proc.stderr
