@@ -52,6 +52,8 @@ class AgentDefinition:
     # Frontmatter `hooks:` (a settings file's shape) as JSON text, "" without: they run for the
     # subagent's own events only (app/agents/hooks.py).
     hooks_json: str = ""
+    # Frontmatter `maxTurns`: the subagent ends after this many model requests (None: no limit).
+    max_turns: int | None = None
 
     def tools_text(self) -> str:
         """The model-facing summary of its tools, as Claude Code lists agent types."""

@@ -28,7 +28,13 @@ from app.agents.definitions import BUILT_IN_AGENTS, AgentDefinition
 from app.agents.hooks import parse_agent_hooks
 from app.agents.memory import SCOPES, memory_folder
 from app.memory.files import claude_user_dir
-from app.memory.frontmatter import FrontmatterError, as_list, as_text, split_frontmatter
+from app.memory.frontmatter import (
+    FrontmatterError,
+    FrontValue,
+    as_list,
+    as_text,
+    split_frontmatter,
+)
 from tools.subagent import AgentSummary
 
 MAX_AGENT_BYTES = 256_000
@@ -103,7 +109,19 @@ def parse_agent(path: Path, source: str) -> AgentDefinition | None:
         skills=tuple(as_list(fields.get("skills"))),
         memory=as_text(fields.get("memory")).strip().lower() or None,
         hooks_json=parse_agent_hooks(text.lstrip("\ufeff"), str(path)),
+        max_turns=_max_turns(fields.get("maxTurns")),
     )
+
+
+def _max_turns(value: FrontValue | None) -> int | None:
+    """`maxTurns: 5`: a positive whole number; anything else is a reason to skip the file (a
+    limit the user set must not be dropped silently)."""
+    if value is None:
+        return None
+    text = as_text(value).strip()
+    if not text.isdigit() or int(text) < 1:
+        raise FrontmatterError(f"maxTurns {text!r} is not a positive whole number")
+    return int(text)
 
 
 def _tool_list(fields: Mapping[str, object], key: str) -> list[str] | None:

@@ -223,15 +223,19 @@ class SessionSubagents:
         finally:
             if child.parts.transcript is not None:
                 child.parts.transcript.close()
+        limited = ended.subtype == "error_max_turns" and definition.max_turns is not None
         return SubagentOutcome(
             agent_id=agent_id,
             agent_type=definition.name,
-            text=ended.result_text,
+            # At its turn limit the agent has no report (the text is lathe's "Reached ..."):
+            # the hand-back says where it stopped instead, and it is no failure.
+            text="" if limited else ended.result_text,
             tool_uses=progress.tool_uses,
             total_tokens=progress.tokens,
             duration_ms=int((time.perf_counter() - started) * 1000),
             tools_used=tuple(progress.tools_used),
-            is_error=ended.is_error,
+            is_error=ended.is_error and not limited,
+            turn_limit=definition.max_turns or 0 if limited else 0,
             interrupted=ended.subtype == "interrupted",
             prompt=request.prompt,
             model=child.backend.model,
@@ -334,6 +338,8 @@ class SessionSubagents:
             session_hooks=session_hooks,
             transcript=transcript,
             max_tokens=parts.max_tokens,
+            # The definition's `maxTurns` (Claude Code 2.1.332 stops the agent there, ext-r4 F16).
+            max_turns=definition.max_turns,
             fallback_tools=tuple(tools),
             rules=parts.rules,
             settings=parts.settings,

@@ -417,3 +417,29 @@ def test_f15_an_agent_whose_hooks_do_not_read_is_skipped_with_the_reason(fake_ap
     proc = _run(fake_api, project, "hi")
     _ok(proc)
     assert "bad.md skipped: hooks:" in proc.stderr
+
+
+# -- F16: an agent's `maxTurns` ends its subagent ------------------------------------------------
+
+
+def test_f16_max_turns_stops_the_subagent_and_the_hand_back_says_so(fake_api, project):
+    _write(
+        _home() / ".claude" / "agents" / "short.md",
+        "---\nname: short\ndescription: s\nmaxTurns: 2\n---\nSHORT\n",
+    )
+    start = {"subagent_type": "short", "prompt": "go", "description": "d"}
+    echo = [{"command": f"echo t{i}", "description": "e"} for i in range(1, 4)]
+    fake_api.load(
+        [
+            turn_of([tool_use_block("Agent", start, "t0")]),
+            turn_of([tool_use_block("Bash", echo[0], "b1")]),
+            turn_of([tool_use_block("Bash", echo[1], "b2")]),
+            text_turn("main goes on"),
+        ]
+    )
+    _ok(_run(fake_api, project, "go"))
+    bodies = fake_api.bodies()
+    assert sum(1 for b in bodies if _system(b).startswith("SHORT")) == 2
+    result = _tool_result(fake_api, "t0")
+    assert result.get("is_error") is not True
+    assert "stopped at its 2-turn limit before finishing" in json.dumps(result)
