@@ -150,6 +150,7 @@ class SessionSubagents:
         on_progress: Callable[[ToolProgress], None],
     ) -> SubagentOutcome:
         definition = self.find(request.subagent_type)
+        self._refuse_toolless(definition)
         agent_id = new_agent_id()
         progress = _Progress(definition.name, on_progress)
         child = self._child(definition, request, agent_id, context, progress, context.tool_use_id)
@@ -161,6 +162,7 @@ class SessionSubagents:
         from app.engine.background_agents import BackgroundAgent, notification_text
 
         definition = self.find(request.subagent_type)
+        self._refuse_toolless(definition)
         agent_id = new_agent_id()
         progress = _Progress(definition.name, lambda p: None)
         tool_use_id = context.tool_use_id
@@ -351,6 +353,19 @@ class SessionSubagents:
         child.usage = MirroredUsage(parent.usage)
         child.set_sink(self._sink(child, definition.name, agent_id, parent_tool_use_id, progress))
         return child
+
+    def _refuse_toolless(self, definition: AgentDefinition) -> None:
+        """A `tools:` list naming tools but none the session has (`tools: read, bash`, lower
+        case) starts nothing: Claude Code 2.1.332 refuses it in these words (measured, ext-r4
+        F18). `tools: []` on purpose still runs tool-less."""
+        if not definition.tools or select_tools(definition, self.parent.pool.tools):
+            return
+        names = ", ".join(definition.tools)
+        raise UnknownAgentType(
+            f"Agent '{definition.name}' would be spawned with zero tools — refusing. Its tools "
+            f"list resolved to nothing: unrecognized [{names}]. Fix the agent's tools "
+            "frontmatter or pass a different subagent_type."
+        )
 
     def _untrusted(self, definition: AgentDefinition) -> bool:
         """A project's agent file in a folder nobody trusted (its hooks do not run there)."""

@@ -443,3 +443,30 @@ def test_f16_max_turns_stops_the_subagent_and_the_hand_back_says_so(fake_api, pr
     result = _tool_result(fake_api, "t0")
     assert result.get("is_error") is not True
     assert "stopped at its 2-turn limit before finishing" in json.dumps(result)
+
+
+# -- F18: an agent whose tools resolve to nothing is refused -------------------------------------
+
+
+def test_f18_an_agent_whose_tools_resolve_to_nothing_is_refused(fake_api, project):
+    agents = _home() / ".claude" / "agents"
+    _write(agents / "c.md", "---\nname: lowertools\ndescription: c\ntools: read, bash\n---\nLOW\n")
+    _write(agents / "n.md", "---\nname: none\ndescription: n\ntools: []\n---\nNONE\n")
+    low = {"subagent_type": "lowertools", "prompt": "go", "description": "d"}
+    none = {"subagent_type": "none", "prompt": "go", "description": "d"}
+    fake_api.load(
+        [
+            turn_of([tool_use_block("Agent", low, "t1")]),
+            turn_of([tool_use_block("Agent", none, "t2")]),
+            text_turn("tool-less answer"),
+            text_turn("done"),
+        ]
+    )
+    _ok(_run(fake_api, project, "go"))
+    refused = _tool_result(fake_api, "t1")
+    assert refused["is_error"] is True
+    assert "Agent 'lowertools' would be spawned with zero tools — refusing" in json.dumps(
+        refused, ensure_ascii=False
+    )
+    assert not any(_system(b).startswith("LOW") for b in fake_api.bodies())
+    assert _tool_result(fake_api, "t2").get("is_error") is not True  # `tools: []` on purpose
