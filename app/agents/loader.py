@@ -10,7 +10,8 @@
 
 Folders, lowest precedence first (a later definition replaces an earlier one of the same name):
 the built-ins, `~/.claude/agents` (or `$CLAUDE_CONFIG_DIR/agents`), `$LATHE_CONFIG_DIR/agents`,
-`<project>/.claude/agents`, `<project>/.lathe/agents`, each searched with its subfolders. A file
+`<project>/.claude/agents`, `<project>/.lathe/agents`, each searched with its subfolders
+(symlinked ones too, as for commands; a link back up is not followed). A file
 with no frontmatter (a README) is not a definition and is passed over; one whose frontmatter does
 not parse, or lacks `name` or `description`, is skipped with a problem line naming it.
 """
@@ -35,6 +36,7 @@ from app.memory.frontmatter import (
     as_text,
     split_frontmatter,
 )
+from app.memory.markdown_walk import markdown_files
 from tools.subagent import AgentSummary
 
 MAX_AGENT_BYTES = 256_000
@@ -139,7 +141,8 @@ def load_agents(
     out = AgentSet({a.name: a for a in BUILT_IN_AGENTS})
     for folder, source in agent_folders(project_root, config_dir, env):
         try:
-            files = sorted(folder.rglob("*.md")) if folder.is_dir() else []
+            # Symlinked sub-folders are followed, never a link back up (as for commands).
+            files = markdown_files(folder)
         except OSError as exc:
             out.problems.append(f"agents folder {folder} unreadable: {exc}")
             continue
@@ -159,7 +162,7 @@ def add_plugin_agents(out: AgentSet, plugins: Sequence[Any]) -> None:
     for plugin in plugins:
         folder = plugin.root / "agents"
         try:
-            files = sorted(folder.rglob("*.md")) if folder.is_dir() else []
+            files = markdown_files(folder)
         except OSError as exc:
             out.problems.append(f"plugin agents folder {folder} unreadable: {exc}")
             continue

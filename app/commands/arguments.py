@@ -52,10 +52,25 @@ def split_arguments(text: str) -> list[str]:
         return text.split()
 
 
-def substitute(body: str, args: str) -> str:
+def substitute(body: str, args: str, names: tuple[str, ...] = ()) -> str:
+    """`names`: the frontmatter's `arguments:`, so `$name` is the argument at its place (kept
+    as written when there is none, as `$N`)."""
     words = [escape_bangs(w) for w in split_arguments(args)]
     args = escape_bangs(args)
     used = False
+    if names:
+        position = {name: i for i, name in reversed(list(enumerate(names)))}
+        named = re.compile(r"\$(" + "|".join(re.escape(n) for n in names) + r")(?!\w)")
+
+        def by_name(match: re.Match[str]) -> str:
+            nonlocal used
+            n = position[match.group(1)]
+            if n >= len(words):
+                return match.group(0)
+            used = True
+            return words[n]
+
+        body = named.sub(by_name, body)
 
     def repl(match: re.Match[str]) -> str:
         nonlocal used

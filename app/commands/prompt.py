@@ -134,7 +134,7 @@ async def expand_prompt(
     command, args = hit
     session_id = session.session_id
     skill_dir = command.base_dir or None
-    body = substitute(fill_variables(command.body, skill_dir, session_id), args)
+    body = substitute(fill_variables(command.body, skill_dir, session_id), args, command.arguments)
     if command.base_dir:  # a skill: Claude Code names its folder, so its files can be found
         body = f"Base directory for this skill: {command.base_dir}\n\n{body}"
     expanded = ExpandedPrompt([], command, command.allowed_tools, command.model)

@@ -45,7 +45,7 @@ class SkillCatalog:
         session = self._session
         session_id = session.session_id if session is not None else ""
         skill_dir = None if skill.is_command else str(skill.base_dir)
-        body = substitute(fill_variables(skill.body, skill_dir, session_id), args)
+        body = substitute(fill_variables(skill.body, skill_dir, session_id), args, skill.arguments)
         if session is None:
             return skill_text(skill, body)
         if skill.allowed_tools:

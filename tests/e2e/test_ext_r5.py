@@ -470,3 +470,73 @@ def test_f18_an_agent_whose_tools_resolve_to_nothing_is_refused(fake_api, projec
     )
     assert not any(_system(b).startswith("LOW") for b in fake_api.bodies())
     assert _tool_result(fake_api, "t2").get("is_error") is not True  # `tools: []` on purpose
+
+
+# -- F17: when_to_use in the listing, named arguments --------------------------------------------
+
+
+def test_f17_when_to_use_is_listed_and_named_arguments_are_filled(fake_api, project):
+    skills = project / ".claude" / "skills"
+    _write(
+        skills / "wtu" / "SKILL.md",
+        "---\ndescription: WTUDESC base\nwhen_to_use: WHENTOUSE banana\n---\nW\n",
+    )
+    _write(
+        skills / "named" / "SKILL.md",
+        "---\ndescription: n\narguments: [target, mode]\n---\nTARGET=$target MODE=$mode X=$other ALL=$ARGUMENTS\n",
+    )
+    fake_api.load([text_turn("ok"), text_turn("ok")])
+    _ok(_run(fake_api, project, "/named prod fast"))
+    _ok(_run(fake_api, project, "/named prod"))
+    first, second = fake_api.bodies()
+    assert "- wtu: WTUDESC base - WHENTOUSE banana" in json.dumps(first)
+    assert first["messages"][0]["content"][1]["text"].endswith(
+        "TARGET=prod MODE=fast X=$other ALL=prod fast\n"
+    )
+    assert second["messages"][0]["content"][1]["text"].endswith(
+        "TARGET=prod MODE=$mode X=$other ALL=prod\n"
+    )
+
+
+# -- F5: the skill listing keeps to a budget -----------------------------------------------------
+
+
+def test_f5_the_skill_listing_keeps_to_its_budget_and_names_every_skill(fake_api, project):
+    for i in range(300):
+        _write(
+            _home() / ".claude" / "skills" / f"sk{i:03d}" / "SKILL.md",
+            f"---\ndescription: skill {i} " + "does a thing carefully " * 13 + "\n---\nB\n",
+        )
+    fake_api.load([text_turn("ok")])
+    _ok(_run(fake_api, project, "hi"))
+    system = _system(fake_api.bodies()[0])
+    listing = system[
+        system.index("The following skills are available for use with the Skill tool:") :
+    ]
+    entries = [line for line in listing.split("\n") if line.startswith("- sk")]
+    assert len(entries) == 300  # every skill named
+    assert sum(len(e) + 1 for e in entries) <= 30_000
+    assert entries[0].startswith("- sk000: skill 0") and entries[-1] == "- sk299"
+
+
+# -- b: symlinked sub-folders of agents folders --------------------------------------------------
+
+
+def test_b_agents_folders_follow_symlinked_sub_folders_without_loops(fake_api, project, tmp_path):
+    team = tmp_path / "team" / "deep"
+    _write(team / "la.md", "---\nname: linkedagent\ndescription: LINKEDAGENTDESC\n---\nL\n")
+    agents = _home() / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "shared").symlink_to(tmp_path / "team")
+    (agents / "loop").symlink_to(agents)  # a link back up: not walked again
+    start = {"subagent_type": "linkedagent", "prompt": "go", "description": "d"}
+    fake_api.load(
+        [turn_of([tool_use_block("Agent", start, "t1")]), text_turn("sub"), text_turn("done")]
+    )
+    _ok(_run(fake_api, project, "go"))
+    first = json.dumps(fake_api.bodies()[0])
+    assert first.count("- linkedagent: LINKEDAGENTDESC") == 1
+    assert any(
+        _system(b).startswith("L") and "linkedagent" not in _system(b) for b in fake_api.bodies()
+    )
+    assert _tool_result(fake_api, "t1").get("is_error") is not True
