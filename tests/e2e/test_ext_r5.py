@@ -325,7 +325,7 @@ def test_f8_a_long_claude_md_is_sent_whole_and_said_to_be_large(fake_api, projec
     _ok(proc)
     sent = json.dumps(fake_api.bodies()[0])
     assert "HUGEEND: run make check" in sent and "is longer than shown" not in sent
-    assert "is large (" in proc.stderr and "sent whole with every request" in proc.stderr
+    assert "will impact performance" in proc.stderr and "sent whole with every request" in proc.stderr
 
 
 # -- F12: a skill wins over a custom command of its name -----------------------------------------
