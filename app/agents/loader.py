@@ -160,13 +160,17 @@ def load_agents(
 def add_plugin_agents(out: AgentSet, plugins: Sequence[Any]) -> None:
     """Each plugin's `agents/**/*.md` as the type `PLUGIN:NAME` (app/config/plugins.py)."""
     for plugin in plugins:
-        folder = plugin.root / "agents"
-        try:
-            files = markdown_files(folder)
-        except OSError as exc:
-            out.problems.append(f"plugin agents folder {folder} unreadable: {exc}")
-            continue
-        for path in files:
+        files: list[Path] = []
+        # Its manifest's `agents` paths too (files or folders: VoltAgent lists its files so).
+        for folder in (plugin.root / "agents", *getattr(plugin, "agent_paths", ())):
+            if folder.is_file():
+                files.append(folder)
+                continue
+            try:
+                files.extend(markdown_files(folder))
+            except OSError as exc:
+                out.problems.append(f"plugin agents folder {folder} unreadable: {exc}")
+        for path in dict.fromkeys(files):
             try:
                 definition = parse_agent(path, "plugin")
             except FrontmatterError as exc:

@@ -232,21 +232,26 @@ def load_commands(
 
 
 def add_plugin_commands(out: CommandSet, plugins: Sequence[Any]) -> None:
-    """Each plugin's `commands/**/*.md` as `/PLUGIN:NAME` (app/config/plugins.py)."""
+    """Each plugin's `commands/**/*.md` as `/PLUGIN:NAME` (app/config/plugins.py), and the
+    files or folders its manifest's `commands` names (a file is named by its stem)."""
     for plugin in plugins:
-        folder = plugin.root / "commands"
-        try:
-            files = markdown_files(folder)
-        except OSError as exc:
-            out.problems.append(f"plugin commands folder {folder} unreadable: {exc}")
-            continue
-        for path in files:
-            rel = ":".join(path.relative_to(folder).with_suffix("").parts)
-            if not _NAME.match(rel):
-                out.problems.append(f"plugin command {path} skipped: {rel!r} is not a name")
-                continue
-            name = f"{plugin.name}:{rel}"
-            try:
-                out.commands[name] = parse_command(path, name, "plugin")
-            except (OSError, FrontmatterError) as exc:
-                out.problems.append(f"plugin command {path} skipped: {exc}")
+        places = [plugin.root / "commands", *getattr(plugin, "command_paths", ())]
+        for folder in places:
+            if folder.is_file():
+                files, base = [folder], folder.parent
+            else:
+                try:
+                    files, base = markdown_files(folder), folder
+                except OSError as exc:
+                    out.problems.append(f"plugin commands folder {folder} unreadable: {exc}")
+                    continue
+            for path in files:
+                rel = ":".join(path.relative_to(base).with_suffix("").parts)
+                if not _NAME.match(rel):
+                    out.problems.append(f"plugin command {path} skipped: {rel!r} is not a name")
+                    continue
+                name = f"{plugin.name}:{rel}"
+                try:
+                    out.commands[name] = parse_command(path, name, "plugin")
+                except (OSError, FrontmatterError) as exc:
+                    out.problems.append(f"plugin command {path} skipped: {exc}")

@@ -217,10 +217,18 @@ def load_skills(
     added = [(Path(d) / ".claude" / "skills", "project") for d in extra_dirs]
     folders = [*added, *(f for f in folders if f not in added)]
     # A plugin's skills (app/config/plugins.py) are `PLUGIN:NAME`, as Claude Code names them.
-    plugged = [(p.root / "skills", "plugin", f"{p.name}:") for p in plugins]
+    # Its manifest's `skills` paths too: a folder of skill folders, or one skill's own folder.
+    plugged = [
+        (folder, "plugin", f"{p.name}:")
+        for p in plugins
+        for folder in (p.root / "skills", *getattr(p, "skill_paths", ()))
+    ]
     for folder, source, prefix in [*((f, s, "") for f, s in folders), *plugged]:
         try:
-            found = sorted(folder.glob("*/SKILL.md")) if folder.is_dir() else []
+            if source == "plugin" and (folder / "SKILL.md").is_file():
+                found = [folder / "SKILL.md"]
+            else:
+                found = sorted(folder.glob("*/SKILL.md")) if folder.is_dir() else []
         except OSError as exc:
             out.problems.append(f"skills folder {folder} unreadable: {exc}")
             continue

@@ -325,7 +325,9 @@ def test_f8_a_long_claude_md_is_sent_whole_and_said_to_be_large(fake_api, projec
     _ok(proc)
     sent = json.dumps(fake_api.bodies()[0])
     assert "HUGEEND: run make check" in sent and "is longer than shown" not in sent
-    assert "will impact performance" in proc.stderr and "sent whole with every request" in proc.stderr
+    assert (
+        "will impact performance" in proc.stderr and "sent whole with every request" in proc.stderr
+    )
 
 
 # -- F12: a skill wins over a custom command of its name -----------------------------------------
@@ -540,3 +542,39 @@ def test_b_agents_folders_follow_symlinked_sub_folders_without_loops(fake_api, p
         _system(b).startswith("L") and "linkedagent" not in _system(b) for b in fake_api.bodies()
     )
     assert _tool_result(fake_api, "t1").get("is_error") is not True
+
+
+# -- F4: a plugin manifest's own commands / skills / agents paths --------------------------------
+
+
+def test_f4_a_plugin_manifests_component_paths_are_read(fake_api, project, tmp_path):
+    plug = tmp_path / "mp"
+    outside = _write(tmp_path / "elsewhere.md", "---\nname: out\ndescription: OUTSIDE\n---\nO\n")
+    manifest = {
+        "name": "mp",
+        "commands": ["./cmds/hello.md"],
+        "skills": "./myskills/",
+        # VoltAgent's marketplace shape: the agent files at the plugin's root.
+        "agents": ["./api-designer.md", "../elsewhere.md"],
+    }
+    _write(plug / ".claude-plugin" / "plugin.json", json.dumps(manifest))
+    _write(plug / "cmds" / "hello.md", "MPHELLO body $ARGUMENTS\n")
+    _write(plug / "myskills" / "sk1" / "SKILL.md", "---\ndescription: MPSKILL desc\n---\nS\n")
+    _write(
+        plug / "api-designer.md",
+        "---\nname: api-designer\ndescription: APIDESIGNER\ntools: Read\n---\nAPI PROMPT\n",
+    )
+    start = {"subagent_type": "mp:api-designer", "prompt": "go", "description": "d"}
+    fake_api.load(
+        [turn_of([tool_use_block("Agent", start, "t1")]), text_turn("sub"), text_turn("done")]
+    )
+    proc = _run(fake_api, project, "/mp:hello X", "--plugin-dir", str(plug))
+    _ok(proc)
+    first = fake_api.bodies()[0]
+    assert first["messages"][0]["content"][1]["text"] == "MPHELLO body X\n"
+    sent = json.dumps(first)
+    assert "- mp:sk1: MPSKILL desc" in sent and "mp:api-designer: APIDESIGNER" in sent
+    assert "OUTSIDE" not in sent and "is outside the plugin" in proc.stderr
+    sub = next(b for b in fake_api.bodies() if _system(b).startswith("API PROMPT"))
+    assert _tool_names(sub) == ["Read"]
+    assert outside.exists()
