@@ -374,11 +374,18 @@ class Session:
             return
         self._started_hooks = True
         result = await self.parts.session_hooks.session_start(source, self.context)
-        for message in result.messages:
-            from app.engine.events import Notice
+        from app.engine.events import Notice
 
+        for message in result.messages:
             self.emit(Notice(message.text, message.level))
         self._pending_context.extend(result.additional_context)
+        # Then one InstructionsLoaded per memory file of the system prompt, as Claude Code fires.
+        for path, memory_type in self.parts.memory_files:
+            loaded = await self.parts.session_hooks.instructions_loaded(
+                path, memory_type, self.context
+            )
+            for message in loaded.messages:
+                self.emit(Notice(message.text, message.level))
 
     # -- turns ----------------------------------------------------------------------------------
 

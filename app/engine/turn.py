@@ -164,6 +164,25 @@ async def run_turn(
                 )
                 if queued:
                     session.emit(QueuedPromptsDelivered(tuple(queued)))
+            if hooks is not None and response.results and not response.interrupted:
+                # Once per batch, after every call of it (Claude Code 2.1.332's PostToolBatch).
+                batch = await hooks.post_tool_batch(
+                    [
+                        {
+                            "tool_name": r.tool_name,
+                            "tool_input": r.input,
+                            "tool_use_id": r.tool_use_id,
+                            "tool_response": r.result_block.get("content", ""),
+                        }
+                        for r in response.results
+                    ],
+                    session.context,
+                )
+                _notices(session, batch.messages)
+                user_content.extend(
+                    {"type": "text", "text": f"<system-reminder>\n{extra}\n</system-reminder>"}
+                    for extra in batch.additional_context
+                )
             results_message = {"role": "user", "content": user_content}
             session.append(results_message, response.results)
             session.emit(ToolResultsMessage(results_message))

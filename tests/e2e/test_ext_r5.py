@@ -578,3 +578,45 @@ def test_f4_a_plugin_manifests_component_paths_are_read(fake_api, project, tmp_p
     sub = next(b for b in fake_api.bodies() if _system(b).startswith("API PROMPT"))
     assert _tool_names(sub) == ["Read"]
     assert outside.exists()
+
+
+# -- F3: InstructionsLoaded and PostToolBatch ----------------------------------------------------
+
+
+def test_f3_instructions_loaded_and_post_tool_batch_fire(fake_api, project, tmp_path):
+    _write(project / "CLAUDE.md", "MEM\n")
+
+    def logger(event: str, out: str = "") -> dict:
+        return {
+            "type": "command",
+            "command": f"cat >> {tmp_path}/{event}.json; echo >> {tmp_path}/{event}.json{out}",
+        }
+
+    batch_ctx = '; echo \'{"hookSpecificOutput":{"hookEventName":"PostToolBatch","additionalContext":"BATCHCTX"}}\''
+    settings = {
+        "hooks": {
+            "InstructionsLoaded": [{"hooks": [logger("il")]}],
+            "PostToolBatch": [{"hooks": [logger("ptb", batch_ctx)]}],
+        }
+    }
+    _write(project / ".claude" / "settings.json", json.dumps(settings))
+    ls = {"command": "ls", "description": "l"}
+    read = {"file_path": str(project / "CLAUDE.md")}
+    fake_api.load(
+        [
+            turn_of([tool_use_block("Bash", ls, "b1"), tool_use_block("Read", read, "r1")]),
+            text_turn("done"),
+        ]
+    )
+    proc = _run(fake_api, project, "hi")
+    _ok(proc)
+    assert "unknown hook event" not in proc.stderr
+    loaded = json.loads((tmp_path / "il.json").read_text().splitlines()[0])
+    assert loaded["file_path"] == str(project / "CLAUDE.md")
+    assert loaded["memory_type"] == "Project" and loaded["load_reason"] == "session_start"
+    batches = [json.loads(x) for x in (tmp_path / "ptb.json").read_text().splitlines() if x]
+    assert len(batches) == 1
+    calls = batches[0]["tool_calls"]
+    assert [c["tool_use_id"] for c in calls] == ["b1", "r1"]
+    assert "CLAUDE.md" in calls[0]["tool_response"]
+    assert "PostToolBatch hook additional context: BATCHCTX" in json.dumps(fake_api.bodies()[1])
