@@ -327,6 +327,9 @@ def build_session(
         project_dir=str(project),
         commands=commands,
         nested_memory=NestedMemory(start, loaded_memory),
+        memory_files=tuple(
+            (str(f.path), _MEMORY_TYPES.get(f.kind, "Project")) for f in loaded_memory.files
+        ),
         skills=skills,
         rebuild_system=lambda: build_system(
             start,
@@ -391,6 +394,10 @@ def _with_option_servers(
         for spec in specs:
             out.servers = [s for s in out.servers if s.name != spec.name] + [spec]
     return out
+
+
+# lathe's memory kinds in Claude Code's InstructionsLoaded `memory_type` words.
+_MEMORY_TYPES = {"user": "User", "project": "Project", "local": "Local", "managed": "Managed"}
 
 
 def _add_flag_agents(agents: Any, options: Any, warnings: list[str]) -> None:

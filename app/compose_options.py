@@ -35,6 +35,9 @@ def engine_options(opts: CliOptions | EngineOptions) -> EngineOptions:
         resume=opts.resume,
         bare=opts.bare,
         include_partial_messages=opts.include_partial_messages,
+        # Every mode honours --setting-sources, not only the SDK's stream-json one (ext-r4 F19:
+        # plain `-p` ran a project's hooks the flag had left out).
+        setting_sources=opts.sdk.setting_sources,
     )
 
 

@@ -48,6 +48,8 @@ class SubagentOutcome:
     interrupted: bool = False
     prompt: str = ""  # what the parent asked it (Claude Code's hooks read it back)
     model: str = ""  # the model it ran on
+    # The definition's `maxTurns` when the agent stopped there (0: it ended by itself).
+    turn_limit: int = 0
 
     def hook_response(self) -> dict[str, Any]:
         """PostToolUse's `tool_response` of an Agent call, in Claude Code 2.1.332's shape

@@ -27,6 +27,8 @@ NEVER_FOR_SUBAGENTS = frozenset({"Agent", "Task", "ExitPlanMode", "AskUserQuesti
 # Explore and Plan only look (Claude Code 2.1.332: "All tools except Agent, ExitPlanMode, Edit,
 # Write, NotebookEdit").
 READ_ONLY_EXCLUDED = ("Agent", "ExitPlanMode", "Edit", "Write", "NotebookEdit")
+# The tools an agent with `memory:` always has (app/agents/memory.py).
+MEMORY_TOOLS = ("Read", "Write", "Edit")
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,13 @@ class AgentDefinition:
     path: str = ""
     # Frontmatter `memory` (project, user, local): app/agents/memory.py reads its notes in.
     memory: str | None = None
+    # That memory's folder (absolute), set when the session loads the definition.
+    memory_dir: str = ""
+    # Frontmatter `hooks:` (a settings file's shape) as JSON text, "" without: they run for the
+    # subagent's own events only (app/agents/hooks.py).
+    hooks_json: str = ""
+    # Frontmatter `maxTurns`: the subagent ends after this many model requests (None: no limit).
+    max_turns: int | None = None
 
     def tools_text(self) -> str:
         """The model-facing summary of its tools, as Claude Code lists agent types."""
@@ -71,11 +80,16 @@ def select_tools(definition: AgentDefinition, tools: Sequence[Any]) -> list[Any]
                 return True
         return False
 
+    listed = definition.tools
+    if listed is not None and definition.memory_dir:
+        # An agent with memory can always read and write its notes (Claude Code 2.1.332 adds
+        # these to a narrower `tools:`, measured); its disallowedTools still remove them.
+        listed = (*listed, *MEMORY_TOOLS)
     out = []
     for tool in tools:
         if tool.name in NEVER_FOR_SUBAGENTS:
             continue
-        if definition.tools is not None and not named(tool, definition.tools):
+        if listed is not None and not named(tool, listed):
             continue
         if named(tool, definition.disallowed):
             continue

@@ -10,7 +10,8 @@
 
 Folders, lowest precedence first (a later definition replaces an earlier one of the same name):
 the built-ins, `~/.claude/agents` (or `$CLAUDE_CONFIG_DIR/agents`), `$LATHE_CONFIG_DIR/agents`,
-`<project>/.claude/agents`, `<project>/.lathe/agents`, each searched with its subfolders. A file
+`<project>/.claude/agents`, `<project>/.lathe/agents`, each searched with its subfolders
+(symlinked ones too, as for commands; a link back up is not followed). A file
 with no frontmatter (a README) is not a definition and is passed over; one whose frontmatter does
 not parse, or lacks `name` or `description`, is skipped with a problem line naming it.
 """
@@ -25,9 +26,17 @@ from pathlib import Path
 from typing import Any
 
 from app.agents.definitions import BUILT_IN_AGENTS, AgentDefinition
-from app.agents.memory import SCOPES, with_memory
+from app.agents.hooks import parse_agent_hooks
+from app.agents.memory import SCOPES, memory_folder
 from app.memory.files import claude_user_dir
-from app.memory.frontmatter import FrontmatterError, as_list, as_text, split_frontmatter
+from app.memory.frontmatter import (
+    FrontmatterError,
+    FrontValue,
+    as_list,
+    as_text,
+    split_frontmatter,
+)
+from app.memory.markdown_walk import markdown_files
 from tools.subagent import AgentSummary
 
 MAX_AGENT_BYTES = 256_000
@@ -101,7 +110,20 @@ def parse_agent(path: Path, source: str) -> AgentDefinition | None:
         permission_mode=as_text(fields.get("permissionMode")).strip() or None,
         skills=tuple(as_list(fields.get("skills"))),
         memory=as_text(fields.get("memory")).strip().lower() or None,
+        hooks_json=parse_agent_hooks(text.lstrip("\ufeff"), str(path)),
+        max_turns=_max_turns(fields.get("maxTurns")),
     )
+
+
+def _max_turns(value: FrontValue | None) -> int | None:
+    """`maxTurns: 5`: a positive whole number; anything else is a reason to skip the file (a
+    limit the user set must not be dropped silently)."""
+    if value is None:
+        return None
+    text = as_text(value).strip()
+    if not text.isdigit() or int(text) < 1:
+        raise FrontmatterError(f"maxTurns {text!r} is not a positive whole number")
+    return int(text)
 
 
 def _tool_list(fields: Mapping[str, object], key: str) -> list[str] | None:
@@ -119,7 +141,8 @@ def load_agents(
     out = AgentSet({a.name: a for a in BUILT_IN_AGENTS})
     for folder, source in agent_folders(project_root, config_dir, env):
         try:
-            files = sorted(folder.rglob("*.md")) if folder.is_dir() else []
+            # Symlinked sub-folders are followed, never a link back up (as for commands).
+            files = markdown_files(folder)
         except OSError as exc:
             out.problems.append(f"agents folder {folder} unreadable: {exc}")
             continue
@@ -137,13 +160,17 @@ def load_agents(
 def add_plugin_agents(out: AgentSet, plugins: Sequence[Any]) -> None:
     """Each plugin's `agents/**/*.md` as the type `PLUGIN:NAME` (app/config/plugins.py)."""
     for plugin in plugins:
-        folder = plugin.root / "agents"
-        try:
-            files = sorted(folder.rglob("*.md")) if folder.is_dir() else []
-        except OSError as exc:
-            out.problems.append(f"plugin agents folder {folder} unreadable: {exc}")
-            continue
-        for path in files:
+        files: list[Path] = []
+        # Its manifest's `agents` paths too (files or folders: VoltAgent lists its files so).
+        for folder in (plugin.root / "agents", *getattr(plugin, "agent_paths", ())):
+            if folder.is_file():
+                files.append(folder)
+                continue
+            try:
+                files.extend(markdown_files(folder))
+            except OSError as exc:
+                out.problems.append(f"plugin agents folder {folder} unreadable: {exc}")
+        for path in dict.fromkeys(files):
             try:
                 definition = parse_agent(path, "plugin")
             except FrontmatterError as exc:
@@ -209,5 +236,7 @@ def load_for_session(
                 f"agent {name}: memory {definition.memory!r} is not one of {', '.join(SCOPES)}"
             )
             continue
-        out.agents[name] = with_memory(definition, Path(project_root), e)
+        folder = memory_folder(definition.memory, definition.name, Path(project_root), e)
+        if folder is not None:
+            out.agents[name] = replace(definition, memory_dir=str(folder))
     return out

@@ -1,7 +1,7 @@
 """Argument substitution in a custom command's body, as Claude Code 2.1 does it (measured).
 
 `$ARGUMENTS` is the whole argument text; `$ARGUMENTS[N]` and `$N` the N-th argument counted from
-0 (`/cmd alpha "beta gamma"`: `$0` is alpha, `$1` is beta gamma; quotes group words). `$N` with
+0 (`/cmd alpha "beta gamma"`: `$0` is alpha, `$1` is beta gamma; quotes group words). Either with
 no N-th argument, or followed by a letter or digit (`$1x`, `$10` with 2 arguments), stays as
 written, as in Claude Code (so prices like `$10` survive). A body where nothing was substituted
 gets `\n\nARGUMENTS: <text>` appended when arguments were given, so they are never lost.
@@ -52,10 +52,25 @@ def split_arguments(text: str) -> list[str]:
         return text.split()
 
 
-def substitute(body: str, args: str) -> str:
+def substitute(body: str, args: str, names: tuple[str, ...] = ()) -> str:
+    """`names`: the frontmatter's `arguments:`, so `$name` is the argument at its place (kept
+    as written when there is none, as `$N`)."""
     words = [escape_bangs(w) for w in split_arguments(args)]
     args = escape_bangs(args)
     used = False
+    if names:
+        position = {name: i for i, name in reversed(list(enumerate(names)))}
+        named = re.compile(r"\$(" + "|".join(re.escape(n) for n in names) + r")(?!\w)")
+
+        def by_name(match: re.Match[str]) -> str:
+            nonlocal used
+            n = position[match.group(1)]
+            if n >= len(words):
+                return match.group(0)
+            used = True
+            return words[n]
+
+        body = named.sub(by_name, body)
 
     def repl(match: re.Match[str]) -> str:
         nonlocal used
@@ -65,11 +80,14 @@ def substitute(body: str, args: str) -> str:
                 return match.group(0)
             used = True
             return words[n]
-        used = True
         if match.group(1) is None:
+            used = True
             return args
         n = int(match.group(1))
-        return words[n] if n < len(words) else ""
+        if n >= len(words):
+            return match.group(0)  # as `$N`: Claude Code 2.1.332 keeps it as written (ext-r4 F1)
+        used = True
+        return words[n]
 
     out = _PLACEHOLDER.sub(repl, body)
     if not used and args.strip():

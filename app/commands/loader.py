@@ -26,6 +26,7 @@ from app.memory.frontmatter import (
     as_text,
     split_frontmatter,
 )
+from app.memory.markdown_walk import markdown_files
 
 # Claude Code 2.1.332 lists a SKILL.md of 999,991 bytes, not one of 1,048,568 (measured, ext-r3
 # F12); it takes commands up to somewhere between 1.05 and 1.5 MB, lathe to the skills' limit.
@@ -50,6 +51,7 @@ BUILTIN_COMMAND_NAMES = frozenset(
 )
 _NAME = re.compile(r"^[\w.:-]+$")
 _SPACED = re.compile(r"^[\w.:-]+(?: [\w.:-]+)*$")
+_ARG_NAME = re.compile(r"^[A-Za-z_]\w*$")
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,9 @@ class CustomCommand:
     base_dir: str = ""
     # `disable-model-invocation: true`: not offered to the model through the Skill tool.
     model_invocable: bool = True
+    # `arguments: [target, mode]`: `$target`, `$mode` in the body are the first and second
+    # argument (Claude Code 2.1.332's named arguments, measured, ext-r4 F17).
+    arguments: tuple[str, ...] = ()
 
     @property
     def help(self) -> str:
@@ -165,41 +170,8 @@ def command_from(
         model=as_text(fields.get("model")).strip(),
         model_invocable=as_text(fields.get("disable-model-invocation")).strip().lower()
         not in ("true", "yes", "on", "1"),
+        arguments=tuple(a for a in as_list(fields.get("arguments")) if _ARG_NAME.match(a)),
     )
-
-
-def markdown_files(folder: Path) -> list[Path]:
-    """The `*.md` files under `folder`, sorted, through symlinked sub-folders too (Claude Code
-    2.1.332 loads `~/.claude/commands/shared -> ~/dotfiles/team` as `/shared:NAME`, measured in
-    ext-r3 F2); a link back to a folder already on the way down (`loop -> ..`) is not followed,
-    nor is a folder reached twice. Raises OSError when `folder` cannot be read."""
-    if not folder.is_dir():
-        return []
-    found: list[Path] = []
-    seen: set[str] = set()
-    errors: list[OSError] = []
-
-    def fail(exc: OSError) -> None:
-        errors.append(exc)
-
-    for top, dirs, names in os.walk(folder, followlinks=True, onerror=fail):
-        here = os.path.realpath(top)
-        if here in seen:
-            dirs[:] = []
-            continue
-        seen.add(here)
-        kept = []
-        for d in dirs:
-            real = os.path.realpath(os.path.join(top, d))
-            # A link to this folder or one above it would walk forever.
-            if real in seen or here == real or here.startswith(real.rstrip(os.sep) + os.sep):
-                continue
-            kept.append(d)
-        dirs[:] = kept
-        found.extend(Path(top) / n for n in names if n.endswith(".md"))
-    if errors and not found and errors[0].filename == os.fspath(folder):
-        raise errors[0]
-    return sorted(found)
 
 
 def load_commands(
@@ -260,21 +232,26 @@ def load_commands(
 
 
 def add_plugin_commands(out: CommandSet, plugins: Sequence[Any]) -> None:
-    """Each plugin's `commands/**/*.md` as `/PLUGIN:NAME` (app/config/plugins.py)."""
+    """Each plugin's `commands/**/*.md` as `/PLUGIN:NAME` (app/config/plugins.py), and the
+    files or folders its manifest's `commands` names (a file is named by its stem)."""
     for plugin in plugins:
-        folder = plugin.root / "commands"
-        try:
-            files = markdown_files(folder)
-        except OSError as exc:
-            out.problems.append(f"plugin commands folder {folder} unreadable: {exc}")
-            continue
-        for path in files:
-            rel = ":".join(path.relative_to(folder).with_suffix("").parts)
-            if not _NAME.match(rel):
-                out.problems.append(f"plugin command {path} skipped: {rel!r} is not a name")
-                continue
-            name = f"{plugin.name}:{rel}"
-            try:
-                out.commands[name] = parse_command(path, name, "plugin")
-            except (OSError, FrontmatterError) as exc:
-                out.problems.append(f"plugin command {path} skipped: {exc}")
+        places = [plugin.root / "commands", *getattr(plugin, "command_paths", ())]
+        for folder in places:
+            if folder.is_file():
+                files, base = [folder], folder.parent
+            else:
+                try:
+                    files, base = markdown_files(folder), folder
+                except OSError as exc:
+                    out.problems.append(f"plugin commands folder {folder} unreadable: {exc}")
+                    continue
+            for path in files:
+                rel = ":".join(path.relative_to(base).with_suffix("").parts)
+                if not _NAME.match(rel):
+                    out.problems.append(f"plugin command {path} skipped: {rel!r} is not a name")
+                    continue
+                name = f"{plugin.name}:{rel}"
+                try:
+                    out.commands[name] = parse_command(path, name, "plugin")
+                except (OSError, FrontmatterError) as exc:
+                    out.problems.append(f"plugin command {path} skipped: {exc}")

@@ -60,7 +60,9 @@ def enter_command_scope(
     if added and decider is not None:
         decider.set_context(decider.context.with_rules(added))
     old_model = session.backend.model
-    model = resolve_alias(command.model) if command.model and use_model else ""
+    # `model: inherit` is the session's model (Claude Code 2.1.332 sends it, ext-r4 F11).
+    named = command.model if command.model and command.model.strip() != "inherit" else ""
+    model = resolve_alias(named) if named and use_model else ""
     if model:
         session.backend.model = model
 

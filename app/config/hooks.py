@@ -31,6 +31,8 @@ HookEvent = Literal[
     "PermissionRequest",
     "SubagentStart",
     "SubagentStop",
+    "PostToolBatch",
+    "InstructionsLoaded",
 ]
 HOOK_EVENTS: tuple[HookEvent, ...] = (
     "PreToolUse",
@@ -45,6 +47,8 @@ HOOK_EVENTS: tuple[HookEvent, ...] = (
     "PermissionRequest",
     "SubagentStart",
     "SubagentStop",
+    "PostToolBatch",
+    "InstructionsLoaded",
 )
 # SubagentStart and SubagentStop are parsed and wired (CommandHookRunner.subagent_start/stop);
 # they fire once the Agent tool runs subagents.
@@ -64,6 +68,7 @@ MATCHED_EVENTS: frozenset[str] = frozenset(
         "PermissionRequest",
         "SubagentStart",
         "SubagentStop",
+        "InstructionsLoaded",
     }
 )
 DEFAULT_TIMEOUT_S = 600.0

@@ -266,8 +266,12 @@ def _without_secret_env(entry: Any) -> Any:
 
 def source_paths(project: Path, env: Mapping[str, str] | None = None) -> list[tuple[str, Path]]:
     home = home_dir(env)
+    # Claude Code's user folder is `$CLAUDE_CONFIG_DIR` when set, `~/.claude` then unread (as
+    # for its CLAUDE.md, commands, skills and agents; measured with 2.1.332, ext-r4 F13).
+    claude_dir = (env if env is not None else os.environ).get("CLAUDE_CONFIG_DIR", "")
+    claude_user = Path(claude_dir).expanduser() if claude_dir else home / ".claude"
     return [
-        ("claude-user", home / ".claude" / "settings.json"),
+        ("claude-user", claude_user / "settings.json"),
         ("user", config_dir(env) / "settings.toml"),
         ("claude-project", project / ".claude" / "settings.json"),
         ("project", project / ".lathe" / "settings.toml"),

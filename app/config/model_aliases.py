@@ -1,7 +1,10 @@
-"""Claude Code's model aliases: `sonnet`, `opus`, `haiku` in a command's, skill's or agent's
-`model:` frontmatter (and a subagent call's `model`) name these ids, the first-party defaults
+"""Claude Code's model aliases: `sonnet`, `opus`, `haiku` name these ids, the first-party defaults
 Claude Code 2.1.332 sends (read from its model table; `ANTHROPIC_DEFAULT_<ALIAS>_MODEL`
-overrides one, as there). Anything else is a model id and is sent as written."""
+overrides one, as there), wherever a model is named: the session's (`--model`, settings'
+`model`, ANTHROPIC_MODEL, `/model`), a command's, skill's or agent's `model:` frontmatter, a
+subagent call's `model`. The 1M-context forms `sonnet[1m]` and `opus[1m]` send the same ids
+(measured, ext-r4 F7/F11; lathe sends no 1M-context beta). Anything else is a model id and is
+sent as written."""
 
 from __future__ import annotations
 
@@ -19,6 +22,8 @@ def resolve_alias(name: str, env: Mapping[str, str] | None = None) -> str:
     """The model id `name` stands for (a non-alias is returned stripped)."""
     e = os.environ if env is None else env
     alias = name.strip().lower()
+    if alias.endswith("[1m]"):
+        alias = alias[: -len("[1m]")].strip()
     if alias in MODEL_ALIASES:
         return e.get(f"ANTHROPIC_DEFAULT_{alias.upper()}_MODEL") or MODEL_ALIASES[alias]
     return name.strip()

@@ -7,16 +7,16 @@ A plugin comes from `--plugin-dir PATH` (the Agent SDK's flag, repeatable) or is
 the `enabledPlugins` settings key (`{"name@marketplace": true}`) turns it on. Only user and local
 settings enable plugins, and the project's when its hooks would run (a plugin runs hooks). A
 plugin's name is its manifest's `name`, else its folder's. What it holds, each named
-`PLUGIN:NAME` as in Claude Code: `commands/**/*.md`, `skills/*/SKILL.md`, `agents/**/*.md`, and
+`PLUGIN:NAME` as in Claude Code: `commands/**/*.md`, `skills/*/SKILL.md`, `agents/**/*.md` (and
+the files or folders the manifest's `commands`, `skills` and `agents` name), and
 `hooks/hooks.json` plus the manifest's `hooks` (a table, a path, or a list of them) -- in a
 hook command `${CLAUDE_PLUGIN_ROOT}` is the plugin's folder, and the hook runs with
 `CLAUDE_PLUGIN_ROOT` and `CLAUDE_PLUGIN_DATA` (`~/.claude/plugins/data/ID`, ID being
 `name@marketplace`, `name@inline` for `--plugin-dir`, with every other character than letters,
 digits, `-` and `_` made `-`, as Claude Code 2.1.332 names it) in its environment. Loaded by
 app/commands, app/skills, app/agents and the hooks config like their own folders. MCP servers
-(`.mcp.json`, the manifest's `mcpServers`) are app/mcp/plugin_servers.py's. Not read: a
-manifest's custom component paths for commands/agents/skills, LSP servers (lathe has no LSP
-tool), output styles.
+(`.mcp.json`, the manifest's `mcpServers`) are app/mcp/plugin_servers.py's. Not read: LSP
+servers (lathe has no LSP tool), output styles.
 """
 
 from __future__ import annotations
@@ -40,6 +40,11 @@ class Plugin:
     root: Path
     source: str  # "user" (installed) or "cli" (--plugin-dir)
     data: Path | None = None  # its CLAUDE_PLUGIN_DATA folder (made when a hook or server runs)
+    # The manifest's own `commands`, `skills` and `agents` paths (files or folders inside the
+    # plugin), read besides its `commands/`, `skills/` and `agents/` folders (component_paths).
+    command_paths: tuple[Path, ...] = ()
+    skill_paths: tuple[Path, ...] = ()
+    agent_paths: tuple[Path, ...] = ()
 
     def env(self) -> dict[str, str]:
         """What a plugin's hooks and servers get in their environment."""
@@ -91,7 +96,42 @@ def read_plugin(root: Path, source: str, problems: list[str]) -> Plugin | None:
     if ":" in name or "/" in name:
         problems.append(f"plugin {manifest} skipped: {name!r} is not a plugin name")
         return None
-    return Plugin(name, root, source)
+    return Plugin(
+        name,
+        root,
+        source,
+        command_paths=component_paths(root, data.get("commands"), "commands", problems),
+        skill_paths=component_paths(root, data.get("skills"), "skills", problems),
+        agent_paths=component_paths(root, data.get("agents"), "agents", problems),
+    )
+
+
+def component_paths(root: Path, value: Any, key: str, problems: list[str]) -> tuple[Path, ...]:
+    """A manifest's `commands` / `skills` / `agents`: a path or a list of paths relative to the
+    plugin (`"./cmds/hello.md"`, `"./myskills/"`; VoltAgent's marketplace lists its agent
+    files so), read as Claude Code 2.1.332 reads them (measured, ext-r4 F4). A path that leaves
+    the plugin's folder, or is no string, is skipped with a warning."""
+    if value is None:
+        return ()
+    items = value if isinstance(value, list) else [value]
+    out: list[Path] = []
+    real_root = os.path.realpath(root)
+    for item in items:
+        if not isinstance(item, str) or not item.strip():
+            problems.append(f"plugin {root / MANIFEST}: `{key}` entry {item!r} is not a path")
+            continue
+        path = root / item.strip()
+        real = os.path.realpath(path)
+        if real != real_root and not real.startswith(real_root.rstrip(os.sep) + os.sep):
+            problems.append(
+                f"plugin {root / MANIFEST}: `{key}` entry {item!r} is outside the plugin: skipped"
+            )
+            continue
+        if not path.exists():
+            problems.append(f"plugin {root / MANIFEST}: `{key}` entry {item!r} does not exist")
+            continue
+        out.append(path)
+    return tuple(out)
 
 
 def _installed(plugins_dir: Path) -> dict[str, Path]:

@@ -64,13 +64,31 @@ async def run_expanded_turn(
     if skills is not None:  # a Skill call during this turn scopes its rules to the turn
         skills.begin_turn(session, lambda text: session.emit(Notice(text, "warning")))
     try:
+        # The UserPromptSubmit hooks judge the prompt as typed before anything of it runs: a
+        # blocking hook keeps a command's `!` lines from running (Claude Code 2.1.332 runs the
+        # hook first, measured, ext-r4 F9).
+        from app.engine.turn import prompt_verdict
+
+        verdict = await prompt_verdict(session, prompt, abort)
+        if verdict is not None and verdict.blocked:
+            return await run_turn(session, prompt, abort, None, verdict)
         expanded = await expand_prompt(prompt, session, commands)
         for text in [*notices, *expanded.notices]:
             session.emit(Notice(text, "warning"))
+        if expanded.stopped:
+            # A `!` line was refused or failed: Claude Code 2.1.332 sends nothing and ends with
+            # its words as the result (exit 0, subtype success; measured, ext-r4 F2). The
+            # refused call is in permission_denials (Claude Code lists none: lathe says more).
+            session.emit(Notice(expanded.stopped, "warning"))
+            info = {"local_command": "custom"}
+            denials = tuple(expanded.denials)
+            ended = TurnEnded(None, expanded.stopped, False, "success", 0, denials, info)
+            session.emit(ended)
+            return ended
         content = [*expanded.content, *(dict(a) for a in attachments)]
         if attachments:  # an image alone: the API refuses the empty text block beside it
             content = [b for b in content if b.get("type") != "text" or b.get("text")]
-        return await run_turn(session, prompt, abort, content)
+        return await run_turn(session, prompt, abort, content, verdict)
     finally:
         if skills is not None:
             skills.end_turn()

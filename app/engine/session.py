@@ -153,8 +153,11 @@ class Session:
         return self._turn_abort is not None
 
     def set_model(self, model: str) -> None:
-        """`/model NAME`: later requests use NAME (the offline models answer whatever is asked)."""
-        self.backend.model = model
+        """`/model NAME`: later requests use NAME (the offline models answer whatever is asked);
+        an alias (`opus`) is its model id, as at start."""
+        from app.config.model_aliases import resolve_alias
+
+        self.backend.model = resolve_alias(model) if model.strip() else model
         self.report_context()  # another model may have another window
 
     def describe_permissions(self) -> str:
@@ -371,11 +374,18 @@ class Session:
             return
         self._started_hooks = True
         result = await self.parts.session_hooks.session_start(source, self.context)
-        for message in result.messages:
-            from app.engine.events import Notice
+        from app.engine.events import Notice
 
+        for message in result.messages:
             self.emit(Notice(message.text, message.level))
         self._pending_context.extend(result.additional_context)
+        # Then one InstructionsLoaded per memory file of the system prompt, as Claude Code fires.
+        for path, memory_type in self.parts.memory_files:
+            loaded = await self.parts.session_hooks.instructions_loaded(
+                path, memory_type, self.context
+            )
+            for message in loaded.messages:
+                self.emit(Notice(message.text, message.level))
 
     # -- turns ----------------------------------------------------------------------------------
 

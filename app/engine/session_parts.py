@@ -72,6 +72,8 @@ class SessionParts:
     # The skills the Skill tool loads; a turn hands it the session so a skill's rules last the turn.
     skills: SkillCatalog | None = None
     nested_memory: NestedMemory | None = None
+    # The memory files loaded at start (path, Claude Code's memory_type) for InstructionsLoaded.
+    memory_files: tuple[tuple[str, str], ...] = ()
     # Compaction rebuilds the system prompt, re-reading the memory files from disk.
     rebuild_system: Callable[[], list[Json]] | None = None
     include_partial_messages: bool = False

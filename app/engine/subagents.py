@@ -22,7 +22,9 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from app.agents.definitions import AgentDefinition, resolve_model, select_tools
+from app.agents.hooks import enter_agent_hooks
 from app.agents.loader import AgentSet
+from app.agents.memory import MAX_LINES, index_in_prompt, memory_prompt, prepare_folder
 from app.engine.events import (
     AssistantMessage,
     EngineEvent,
@@ -43,6 +45,7 @@ from app.engine.subagent_parts import (
 from app.execution.interfaces import DenyingPrompter, HookRunner
 from tools.abort import AbortController, AbortSignal
 from tools.base import ReadFileCache, ToolContext, ToolProgress
+from tools.files.readstate import record_read
 from tools.registry import ToolPool
 from tools.subagent import (
     AgentSummary,
@@ -53,6 +56,7 @@ from tools.subagent import (
 )
 
 if TYPE_CHECKING:
+    from app.config.models import PermissionMode
     from app.engine.session import Session
 
 
@@ -72,9 +76,12 @@ class _Progress:
     current: str = ""
     tools_used: list[str] = field(default_factory=list)
 
-    def tool(self, name: str, summary: str) -> None:
+    def tool(self, name: str, summary: str, known: bool = True) -> None:
+        """`known`: the subagent has the tool. A call of one it lacks ("No such tool
+        available") is not named among the tools it used (Claude Code 2.1.332's
+        `<tools-used-before-summary>` leaves it out, measured, ext-r4 F6)."""
         self.tool_uses += 1
-        if name not in self.tools_used:
+        if known and name not in self.tools_used:
             self.tools_used.append(name)
         self.current = f"{name} {summary}".strip()
         self._report(output=f"{name}({summary})\n" if summary else f"{name}\n")
@@ -143,6 +150,7 @@ class SessionSubagents:
         on_progress: Callable[[ToolProgress], None],
     ) -> SubagentOutcome:
         definition = self.find(request.subagent_type)
+        self._refuse_toolless(definition)
         agent_id = new_agent_id()
         progress = _Progress(definition.name, on_progress)
         child = self._child(definition, request, agent_id, context, progress, context.tool_use_id)
@@ -154,6 +162,7 @@ class SessionSubagents:
         from app.engine.background_agents import BackgroundAgent, notification_text
 
         definition = self.find(request.subagent_type)
+        self._refuse_toolless(definition)
         agent_id = new_agent_id()
         progress = _Progress(definition.name, lambda p: None)
         tool_use_id = context.tool_use_id
@@ -216,15 +225,19 @@ class SessionSubagents:
         finally:
             if child.parts.transcript is not None:
                 child.parts.transcript.close()
+        limited = ended.subtype == "error_max_turns" and definition.max_turns is not None
         return SubagentOutcome(
             agent_id=agent_id,
             agent_type=definition.name,
-            text=ended.result_text,
+            # At its turn limit the agent has no report (the text is lathe's "Reached ..."):
+            # the hand-back says where it stopped instead, and it is no failure.
+            text="" if limited else ended.result_text,
             tool_uses=progress.tool_uses,
             total_tokens=progress.tokens,
             duration_ms=int((time.perf_counter() - started) * 1000),
             tools_used=tuple(progress.tools_used),
-            is_error=ended.is_error,
+            is_error=ended.is_error and not limited,
+            turn_limit=definition.max_turns or 0 if limited else 0,
             interrupted=ended.subtype == "interrupted",
             prompt=request.prompt,
             model=child.backend.model,
@@ -275,15 +288,27 @@ class SessionSubagents:
         hooks: HookRunner = parts.hooks
         if parts.hooks is parts.session_hooks and session_hooks is not None:
             hooks = session_hooks
+            # The agent file's own hooks, on this subagent's copy of the runner only.
+            enter_agent_hooks(
+                session_hooks,
+                definition.hooks_json,
+                definition.path,
+                self._untrusted(definition),
+                lambda text: parent.emit(Notice(text, "warning")),
+                definition.name,
+            )
         # The skill listing comes with the Skill tool (Claude Code lists the skills to every
         # subagent that has the tool, measured), else the tool names skills it never offered.
         with_skills = any(t.offers_skills for t in tools)
         build = parts.build_system
+        prepare_folder(definition)
 
         def system_prompt() -> list[dict[str, Any]]:
+            # An agent with `memory:` gets its notes' guide and index, read as it starts.
+            own = memory_prompt(definition)
             if build is None:
-                return [{"type": "text", "text": definition.system_prompt}]
-            return build(definition.system_prompt, with_skills)
+                return [{"type": "text", "text": own}]
+            return build(own, with_skills)
 
         system = system_prompt()
         decider, view = self._decider(definition)
@@ -297,6 +322,12 @@ class SessionSubagents:
             abort=AbortSignal(),
             state={},
         )
+        seen = index_in_prompt(definition)
+        if seen is not None:
+            try:
+                record_read(child_context, seen[0], seen[1], None, None if seen[1] else MAX_LINES)
+            except OSError:
+                pass  # gone since: the agent reads it first, as any file
         child_parts = SessionParts(
             backend=backend,
             pool=pool,
@@ -309,6 +340,8 @@ class SessionSubagents:
             session_hooks=session_hooks,
             transcript=transcript,
             max_tokens=parts.max_tokens,
+            # The definition's `maxTurns` (Claude Code 2.1.332 stops the agent there, ext-r4 F16).
+            max_turns=definition.max_turns,
             fallback_tools=tuple(tools),
             rules=parts.rules,
             settings=parts.settings,
@@ -321,6 +354,26 @@ class SessionSubagents:
         child.set_sink(self._sink(child, definition.name, agent_id, parent_tool_use_id, progress))
         return child
 
+    def _refuse_toolless(self, definition: AgentDefinition) -> None:
+        """A `tools:` list naming tools but none the session has (`tools: read, bash`, lower
+        case) starts nothing: Claude Code 2.1.332 refuses it in these words (measured, ext-r4
+        F18). `tools: []` on purpose still runs tool-less."""
+        if not definition.tools or select_tools(definition, self.parent.pool.tools):
+            return
+        names = ", ".join(definition.tools)
+        raise UnknownAgentType(
+            f"Agent '{definition.name}' would be spawned with zero tools — refusing. Its tools "
+            f"list resolved to nothing: unrecognized [{names}]. Fix the agent's tools "
+            "frontmatter or pass a different subagent_type."
+        )
+
+    def _untrusted(self, definition: AgentDefinition) -> bool:
+        """A project's agent file in a folder nobody trusted (its hooks do not run there)."""
+        rules = self.parent.parts.rules
+        context = getattr(rules, "context", None)
+        trusted = bool(getattr(context, "trusted", False))
+        return definition.source == "project" and not trusted
+
     def _decider(self, definition: AgentDefinition) -> tuple[Any, Any]:
         """The parent's decider, or (its `permissionMode` granted) one in the agent's own mode
         (app/permissions/subagent_mode.py), with the permission view its tools read."""
@@ -329,20 +382,23 @@ class SessionSubagents:
 
         parts = self.parent.parts
         rules = parts.rules
-        if not definition.permission_mode or not isinstance(rules, RuleDecider):
+        memory = (definition.memory_dir,) if definition.memory_dir else ()
+        if not (definition.permission_mode or memory) or not isinstance(rules, RuleDecider):
             return parts.decider, None
         if parts.decider is not rules:  # a decider lathe did not build (benchmarks): as is
             return parts.decider, None
-        mode, warning = subagent_mode(
-            definition.permission_mode,
-            rules.context.mode,
-            untrusted=untrusted_carrier(definition.source, rules.context),
-        )
-        if warning:
-            self.parent.emit(Notice(warning, "warning"))
-        if mode is None:
+        mode: PermissionMode | None = None
+        if definition.permission_mode:
+            mode, warning = subagent_mode(
+                definition.permission_mode,
+                rules.context.mode,
+                untrusted=untrusted_carrier(definition.source, rules.context),
+            )
+            if warning:
+                self.parent.emit(Notice(warning, "warning"))
+        if mode is None and not memory:
             return parts.decider, None
-        decider = ModeDecider(rules, mode)
+        decider = ModeDecider(rules, mode, memory)
         return decider, decider.view()
 
     def _sink(
@@ -363,7 +419,8 @@ class SessionSubagents:
             # deltas, tool blocks and turn events must not land in the session's conversation.
             if isinstance(event, ToolCallUpdated):
                 if event.change == "queued":
-                    progress.tool(event.view.name, event.view.title)
+                    name = event.view.name
+                    progress.tool(name, event.view.title, child.deps.find(name) is not None)
                 # Nested under the Agent call: front ends that show subagents' calls can.
                 view = replace(event.view, parent_tool_use_id=parent_tool_use_id)
                 parent.emit(ToolCallUpdated(view, event.change, event.output))

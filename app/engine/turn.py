@@ -73,13 +73,25 @@ class _StreamCancelled(Exception):
     pass
 
 
+async def prompt_verdict(session: Session, prompt: str, abort: AbortController) -> Any:
+    """What the UserPromptSubmit hooks say of `prompt` (None: no hooks, or interrupted already
+    during the SessionStart hooks: no prompt hook for a prompt not sent)."""
+    hooks = session.parts.session_hooks
+    if hooks is None or abort.signal.aborted:
+        return None
+    return await hooks.user_prompt_submit(prompt, session.context)
+
+
 async def run_turn(
     session: Session,
     prompt: str,
     abort: AbortController,
     content: list[dict[str, Any]] | None = None,
+    verdict: Any = None,
 ) -> TurnEnded:
-    """`content`: the prompt's blocks when it was expanded (a custom command, `@file`s)."""
+    """`content`: the prompt's blocks when it was expanded (a custom command, `@file`s);
+    `verdict`: the UserPromptSubmit hooks' answer when the caller already asked them (before a
+    command's `!` lines ran: prompt_verdict)."""
     started = time.perf_counter()
     session.emit(TurnStarted(prompt))
     content = list(content) if content else [{"type": "text", "text": prompt}]
@@ -88,9 +100,9 @@ async def run_turn(
     for extra in session.take_pending_context():
         content.append({"type": "text", "text": f"<system-reminder>\n{extra}\n</system-reminder>"})
     hooks = session.parts.session_hooks
-    # Interrupted already (during the SessionStart hooks): no prompt hook for a prompt not sent.
-    if hooks is not None and not abort.signal.aborted:
-        verdict = await hooks.user_prompt_submit(prompt, session.context)
+    if verdict is None:
+        verdict = await prompt_verdict(session, prompt, abort)
+    if verdict is not None:
         _notices(session, verdict.messages)
         if verdict.blocked:
             reason = verdict.reason or "blocked by a UserPromptSubmit hook"
@@ -152,6 +164,25 @@ async def run_turn(
                 )
                 if queued:
                     session.emit(QueuedPromptsDelivered(tuple(queued)))
+            if hooks is not None and response.results and not response.interrupted:
+                # Once per batch, after every call of it (Claude Code 2.1.332's PostToolBatch).
+                batch = await hooks.post_tool_batch(
+                    [
+                        {
+                            "tool_name": r.tool_name,
+                            "tool_input": r.input,
+                            "tool_use_id": r.tool_use_id,
+                            "tool_response": r.result_block.get("content", ""),
+                        }
+                        for r in response.results
+                    ],
+                    session.context,
+                )
+                _notices(session, batch.messages)
+                user_content.extend(
+                    {"type": "text", "text": f"<system-reminder>\n{extra}\n</system-reminder>"}
+                    for extra in batch.additional_context
+                )
             results_message = {"role": "user", "content": user_content}
             session.append(results_message, response.results)
             session.emit(ToolResultsMessage(results_message))

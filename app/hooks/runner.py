@@ -39,6 +39,7 @@ from app.hooks.results import (
 )
 from app.hooks.translate import (
     translate_permission_request,
+    translate_post_tool_batch,
     translate_post_tool_use,
     translate_pre_compact,
     translate_pre_tool_use,
@@ -257,6 +258,40 @@ class CommandHookRunner:
         `permission_prompt`; an idle prompt, `idle_prompt`). Its output is only shown."""
         fields = {"message": message, "notification_type": notification_type}
         outputs = await self._run("Notification", notification_type, fields, context)
+        return translate_session_end(outputs)
+
+    async def post_tool_batch(
+        self, calls: Sequence[Mapping[str, Any]], context: HookContext | None = None
+    ) -> SessionStartHookResult:
+        """Once after each batch of tool results (Claude Code 2.1.332's PostToolBatch,
+        measured, ext-r4 F3): `tool_calls` lists each call with its `tool_response`; an
+        `additionalContext` goes to the model with the results."""
+        if not self.has_hooks("PostToolBatch"):
+            return translate_session_start([])
+        tool_calls = [
+            {
+                "tool_name": c["tool_name"],
+                "tool_input": dict(c["tool_input"]),
+                "tool_use_id": c["tool_use_id"],
+                # What the model read (Claude Code 2.1.332 gives Bash's output text here).
+                "tool_response": _result_text(c["tool_response"]),
+            }
+            for c in calls
+        ]
+        outputs = await self._run("PostToolBatch", None, {"tool_calls": tool_calls}, context)
+        return translate_post_tool_batch(outputs)
+
+    async def instructions_loaded(
+        self, file_path: str, memory_type: str, context: HookContext | None = None
+    ) -> SessionEndHookResult:
+        """A memory file was loaded at session start (Claude Code 2.1.332's InstructionsLoaded,
+        measured, ext-r4 F3); its matcher is the load reason. Its output is only shown."""
+        fields = {
+            "file_path": file_path,
+            "memory_type": memory_type,
+            "load_reason": "session_start",
+        }
+        outputs = await self._run("InstructionsLoaded", "session_start", fields, context)
         return translate_session_end(outputs)
 
     async def subagent_start(
@@ -521,3 +556,13 @@ if TYPE_CHECKING:
 
     def _is_a_hook_runner(runner: CommandHookRunner) -> HookRunner:
         return runner  # mypy proves CommandHookRunner satisfies the pipeline's protocol
+
+
+def _result_text(content: Any) -> Any:
+    """A tool_result's content as PostToolBatch gives it: its text (blocks other than text,
+    an image, stay as they are)."""
+    if isinstance(content, list) and all(
+        isinstance(b, Mapping) and b.get("type") == "text" for b in content
+    ):
+        return "\n".join(str(b.get("text", "")) for b in content)
+    return content

@@ -211,6 +211,23 @@ def translate_session_start(outputs: Sequence[HookOutput]) -> SessionStartHookRe
     )
 
 
+def translate_post_tool_batch(outputs: Sequence[HookOutput]) -> SessionStartHookResult:
+    """Only a JSON `additionalContext` reaches the model (as for PostToolUse), in Claude Code's
+    words ("PostToolBatch hook additional context: ...")."""
+    messages = _messages(outputs)
+    context = [
+        f"PostToolBatch hook additional context: {_cap(out.additional_context)}"
+        for out in outputs
+        if out.additional_context
+    ]
+    for out in outputs:
+        if out.block is not None:
+            messages.append(HookMessage(f"{out.handler.label}: {out.block}", "warning"))
+    return SessionStartHookResult(
+        tuple(context), tuple(messages), any(out.cancelled for out in outputs)
+    )
+
+
 def translate_session_end(outputs: Sequence[HookOutput]) -> SessionEndHookResult:
     messages = _messages(outputs)
     for out in outputs:

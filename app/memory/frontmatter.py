@@ -97,16 +97,17 @@ def split_frontmatter(
             fields[key] = _scalar(value)
     body = "\n".join(lines[end + 1 :])
     if lines[end].strip() != "---":
-        # A longer closer (`----------`): Claude Code closes at its first three dashes and the
-        # rest of the line starts the body (2.1.332 measured, ext-r3 F13).
-        body = lines[end].rstrip()[3:] + "\n" + body
+        # A longer closer (`----------`, `------ words`, `--- # comment`): Claude Code closes
+        # at its first three dashes and the rest of the line starts the body (2.1.332
+        # measured, ext-r3 F13 and ext-r4 F10: `/dash2` sends `# comment\nBODY`).
+        body = lines[end].rstrip()[3:].lstrip(" \t") + "\n" + body
     return fields, body
 
 
 def _closes(line: str) -> bool:
-    """`---`, or a line of more dashes (awesome-claude-agents closes with 56 of them)."""
-    text = line.strip()
-    return len(text) >= 3 and set(text) == {"-"} and line.startswith("---")
+    """A line starting with `---`: `---`, more dashes (awesome-claude-agents closes with 56 of
+    them), or dashes and more text (`--- # end`), as Claude Code 2.1.332 closes them."""
+    return line.startswith("---")
 
 
 def as_list(value: FrontValue | None) -> list[str]:

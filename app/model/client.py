@@ -46,10 +46,14 @@ def select_model(
     settings_model: str | None = None,
     env: Mapping[str, str] | None = None,
 ) -> str:
-    """The model id: `--model` beats settings beats ANTHROPIC_MODEL beats the default."""
-    for candidate in (flag, settings_model, _env(env).get("ANTHROPIC_MODEL")):
+    """The model id: `--model` beats settings beats ANTHROPIC_MODEL beats the default. An alias
+    (`opus`, `sonnet[1m]`) is the id Claude Code sends for it (app/config/model_aliases.py)."""
+    from app.config.model_aliases import resolve_alias
+
+    e = _env(env)
+    for candidate in (flag, settings_model, e.get("ANTHROPIC_MODEL")):
         if candidate and candidate.strip():
-            return candidate.strip()
+            return resolve_alias(candidate, e)
     return DEFAULT_MODEL
 
 

@@ -60,6 +60,9 @@ class PermissionContext:
     local_settings_path: str = ""
     # When the session started (ns): project script files changed after it (scriptfiles.py).
     session_started_ns: int = 0
+    # A subagent's own `memory:` folder (app/agents/memory.py): Write and Edit below it go
+    # through without asking, its `.claude/` notwithstanding (paths.memory_write_ok).
+    memory_dirs: tuple[str, ...] = ()
 
     # -- questions ------------------------------------------------------------------------------
 

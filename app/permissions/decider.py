@@ -26,7 +26,14 @@ from app.permissions.matching import (
 from app.permissions.messages import PLAN_MODE_MESSAGE, rule_reason, source_label
 from app.permissions.pathcheck import allow_match, ask_for, deny_for
 from app.permissions.pathprograms import path_write_reason
-from app.permissions.paths import DEVICE_PATHS, candidates, inside, is_unc, protected_any
+from app.permissions.paths import (
+    DEVICE_PATHS,
+    candidates,
+    inside,
+    is_unc,
+    memory_write_ok,
+    protected_any,
+)
 from app.permissions.procpaths import tool_path_secret
 from app.permissions.suggest import path_suggestion
 from app.permissions.view import ContextPermissionView
@@ -241,6 +248,11 @@ def _decide_path(
             return PermissionDecision.deny(
                 PLAN_MODE_MESSAGE, DecisionReason("mode", PLAN_MODE_MESSAGE, part=cands[0])
             )
+        if pc.memory_dirs and memory_write_ok(cands, pc.memory_dirs):
+            # A subagent's own notes (Claude Code 2.1.332 writes them without asking, measured);
+            # the deny and ask rules above still hold.
+            text = "the agent's own memory folder"
+            return PermissionDecision.allow(DecisionReason("check", text, part=cands[0]))
         why = next(
             (protected_any(c, cwd, pc.home) for c in cands if protected_any(c, cwd, pc.home)), ""
         ) or next((w for w in (path_write_reason(c, pc, cwd) for c in cands) if w), "")

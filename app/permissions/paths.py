@@ -105,6 +105,31 @@ def protected_reason(path: str) -> str:
     return _config_file_reason(path, parts) or _git_dir_reason(path)
 
 
+def memory_write_ok(cands: tuple[str, ...], folders: tuple[str, ...]) -> bool:
+    """Whether a write to `cands` (a path's readings, paths.candidates) lands below one of an
+    agent's memory folders and nowhere else: the folder and its two parents are no links (a
+    link there could lead into `.git`), every reading lies below it, the file's real place
+    too, and nothing below the folder is itself protected (`NAME/.git/config`)."""
+    for folder in folders:
+        chain = (folder, os.path.dirname(folder), os.path.dirname(os.path.dirname(folder)))
+        if not os.path.isabs(folder) or any(os.path.islink(p) for p in chain):
+            continue
+        real_folder = os.path.realpath(folder)
+        forms = (folder.rstrip("/") + "/", real_folder.rstrip("/") + "/")
+        if not all(any(c.startswith(f) for f in forms) for c in cands):
+            continue
+        real = os.path.realpath(cands[-1])
+        if not real.startswith(forms[1]):
+            continue
+        parts = real[len(forms[1]) :].lower().split("/")
+        if any(p in PROTECTED_DIRS for p in parts) or parts[-1] in _PROTECTED_FILES_LOWER:
+            continue
+        if _git_dir_reason(real) or _config_file_reason(real, real.lower().split("/")):
+            continue
+        return True
+    return False
+
+
 def _git_dir_reason(path: str) -> str:
     """A git dir under another name (`git clone --separate-git-dir=.hg2`, the target of a
     gitfile, a bare repository): its config and hooks run programs as `.git`'s do. Found by

@@ -91,19 +91,32 @@ def denied_agent_type(context: PermissionContext, names: Iterable[str]) -> str:
 
 
 class ModeDecider:
-    """The parent's RuleDecider with another mode: same rules, read live."""
+    """The parent's RuleDecider with another mode (None: the parent's, read live) and the
+    subagent's own memory folders (context.memory_dirs): same rules, read live."""
 
-    def __init__(self, base: RuleDecider, mode: PermissionMode) -> None:
+    def __init__(
+        self,
+        base: RuleDecider,
+        mode: PermissionMode | None,
+        memory_dirs: tuple[str, ...] = (),
+    ) -> None:
         self.base = base
         self.mode = mode
+        self.memory_dirs = memory_dirs
 
     @property
     def context(self) -> PermissionContext:
-        return replace(self.base.context, mode=self.mode, pre_plan_mode=None)
+        own = self.base.context
+        if self.mode is not None:
+            own = replace(own, mode=self.mode, pre_plan_mode=None)
+        return replace(own, memory_dirs=self.memory_dirs) if self.memory_dirs else own
 
     def set_context(self, context: PermissionContext) -> None:
-        # A rule the user adds while the subagent asks is the session's; the mode stays ours.
-        self.base.set_context(replace(context, mode=self.base.context.mode))
+        # A rule the user adds while the subagent asks is the session's; the mode and the
+        # memory folders stay ours.
+        base = self.base.context
+        mode = base.mode if self.mode is not None else context.mode
+        self.base.set_context(replace(context, mode=mode, memory_dirs=base.memory_dirs))
 
     def blanket_denied(self, tool_name: str) -> bool:
         return self.base.blanket_denied(tool_name)

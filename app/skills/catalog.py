@@ -16,6 +16,7 @@ from app.commands.arguments import fill_variables, substitute
 from app.commands.ports import CommandSession
 from app.commands.scope import enter_command_scope
 from app.skills.loader import Skill, SkillSet
+from tools.base import ToolError
 
 
 def skill_text(skill: Skill, body: str) -> str:
@@ -44,7 +45,7 @@ class SkillCatalog:
         session = self._session
         session_id = session.session_id if session is not None else ""
         skill_dir = None if skill.is_command else str(skill.base_dir)
-        body = substitute(fill_variables(skill.body, skill_dir, session_id), args)
+        body = substitute(fill_variables(skill.body, skill_dir, session_id), args, skill.arguments)
         if session is None:
             return skill_text(skill, body)
         if skill.allowed_tools:
@@ -56,9 +57,13 @@ class SkillCatalog:
             self._leave.append(_enter_skill_hooks(skill, session, self._warn))
         # `!`cmd`` lines run as they do for `/name` (Claude Code runs them for the tool too,
         # measured), after the scope is entered: the skill's own allowed-tools cover them.
-        from app.commands.prompt import run_bang_lines
+        from app.commands.prompt import BangLineFailed, run_bang_lines
 
-        return skill_text(skill, await run_bang_lines(body, session))
+        try:
+            return skill_text(skill, await run_bang_lines(body, session))
+        except BangLineFailed as failed:
+            # No body is loaded; the model reads Claude Code's words as an error result.
+            raise ToolError(failed.message) from None
 
     def begin_turn(self, session: CommandSession, warn: Callable[[str], None]) -> None:
         """`warn` shows a warning to the user (the turn's caller emits it as the engine's Notice:

@@ -36,6 +36,7 @@ from app.memory.yaml_block import YamlBlockError, nested_block, parse_block
 # characters, and the listing is sent with every request.
 MAX_DESCRIPTION = 1024
 LISTING_HEADER = "The following skills are available for use with the Skill tool:"
+LISTING_BUDGET = 30_000  # characters of the listing's entries (SkillSet.listing)
 # Claude Code loads a folder whose name has spaces (reached through the Skill tool only: no
 # `/name` can hold a space).
 _NAME = re.compile(r"^[\w.-]+(?: [\w.-]+)*$")
@@ -59,6 +60,10 @@ class Skill:
     is_command: bool = False
     # `context: fork`: the agent type it runs as (its `agent`, else general-purpose); "" inline.
     fork_agent: str = ""
+    # `when_to_use`: listed after the description (Claude Code 2.1.332, measured, ext-r4 F17).
+    when_to_use: str = ""
+    # `arguments:`: named arguments (app/commands/arguments.py substitute).
+    arguments: tuple[str, ...] = ()
     # The frontmatter `hooks:` (settings files' shape) as JSON text, "" without: they run while
     # the skill is in scope, and such a skill asks before it loads, as in Claude Code.
     hooks_json: str = ""
@@ -72,8 +77,16 @@ class Skill:
         return self.path.parent
 
     def listing_line(self) -> str:
-        shown = f"{self.name} ({self.display_name})" if self.display_name else self.name
+        # A plugin's `ecc:accessibility` named `accessibility` says nothing new in brackets.
+        redundant = self.name.endswith(f":{self.display_name}")
+        shown = (
+            f"{self.name} ({self.display_name})"
+            if self.display_name and not redundant
+            else self.name
+        )
         desc = self.description or first_line(self.body) or "skill"
+        if self.when_to_use:
+            desc = f"{desc} - {self.when_to_use}"
         if len(desc) > MAX_DESCRIPTION:
             desc = desc[: MAX_DESCRIPTION - 1] + "…"
         return f"- {shown}: {desc}"
@@ -89,6 +102,7 @@ class Skill:
             allowed_tools=self.allowed_tools,
             model=self.model,
             base_dir=str(self.base_dir),
+            arguments=self.arguments,
         )
 
 
@@ -109,8 +123,20 @@ class SkillSet:
 
     def listing(self) -> str:
         """The text offered to the model (empty when no skill may be invoked by it)."""
-        lines = [s.listing_line() for s in self.sorted() if s.model_invocable]
-        return f"{LISTING_HEADER}\n\n" + "\n".join(lines) if lines else ""
+        listed = [s for s in self.sorted() if s.model_invocable]
+        if not listed:
+            return ""
+        full = [s.listing_line() for s in listed]
+        bare = [f"- {s.name}" for s in listed]
+        # Within LISTING_BUDGET characters, as Claude Code 2.1.332 keeps its listing (about
+        # 30,000 with 314 skills, measured, ext-r4 F5): every skill is named, the first ones
+        # with their descriptions, the rest by name only (each is still one Skill call away).
+        keep = len(full)
+        size = sum(len(line) + 1 for line in full)
+        while keep and size > LISTING_BUDGET:
+            keep -= 1
+            size -= len(full[keep]) - len(bare[keep])
+        return f"{LISTING_HEADER}\n\n" + "\n".join(full[:keep] + bare[keep:])
 
 
 def _flag(value: object, default: bool) -> bool:
@@ -146,6 +172,8 @@ def parse_skill(path: Path, name: str, source: str) -> Skill:
         user_invocable=_flag(fields.get("user-invocable"), True),
         fork_agent=_fork_agent(fields),
         hooks_json=hooks_json,
+        when_to_use=" ".join(as_text(fields.get("when_to_use")).split()),
+        arguments=shared.arguments,
     )
 
 
@@ -189,10 +217,18 @@ def load_skills(
     added = [(Path(d) / ".claude" / "skills", "project") for d in extra_dirs]
     folders = [*added, *(f for f in folders if f not in added)]
     # A plugin's skills (app/config/plugins.py) are `PLUGIN:NAME`, as Claude Code names them.
-    plugged = [(p.root / "skills", "plugin", f"{p.name}:") for p in plugins]
+    # Its manifest's `skills` paths too: a folder of skill folders, or one skill's own folder.
+    plugged = [
+        (folder, "plugin", f"{p.name}:")
+        for p in plugins
+        for folder in (p.root / "skills", *getattr(p, "skill_paths", ()))
+    ]
     for folder, source, prefix in [*((f, s, "") for f, s in folders), *plugged]:
         try:
-            found = sorted(folder.glob("*/SKILL.md")) if folder.is_dir() else []
+            if source == "plugin" and (folder / "SKILL.md").is_file():
+                found = [folder / "SKILL.md"]
+            else:
+                found = sorted(folder.glob("*/SKILL.md")) if folder.is_dir() else []
         except OSError as exc:
             out.problems.append(f"skills folder {folder} unreadable: {exc}")
             continue
@@ -210,7 +246,8 @@ def load_skills(
 
 
 def add_skill_commands(commands: CommandSet, builtins: Collection[str] = ()) -> None:
-    """Each skill a user may invoke becomes `/name` too, unless a command has that name."""
+    """Each skill a user may invoke becomes `/name` too, in place of a custom command of that
+    name (but for a plugin's own command of the same name)."""
     skills = commands.skills
     if not isinstance(skills, SkillSet):
         return
@@ -224,12 +261,13 @@ def add_skill_commands(commands: CommandSet, builtins: Collection[str] = ()) -> 
                 f"/{skill.name} is a built-in command"
             )
             continue
-        if skill.name in commands.commands:
-            commands.problems.append(
-                f"skill /{skill.name} ({skill.path}) is not a slash command: the custom command "
-                f"{commands.commands[skill.name].path} has that name"
-            )
+        command = commands.commands.get(skill.name)
+        if command is not None and command.source == "plugin" and skill.source == "plugin":
+            # One plugin's `commands/x.md` and `skills/x/`: Claude Code 2.1.332 runs the
+            # command (measured on everything-claude-code, ext-r4 F12).
             continue
+        # Elsewhere the skill wins, whatever folder the command is in (Claude Code 2.1.332,
+        # measured, ext-r4 F12; its docs: "the skill takes precedence").
         commands.commands[skill.name] = skill.as_command()
 
 
@@ -254,6 +292,7 @@ def add_command_skills(commands: CommandSet) -> None:
             argument_hint=command.argument_hint,
             allowed_tools=command.allowed_tools,
             model=command.model,
+            arguments=command.arguments,
             model_invocable=command.model_invocable,
             user_invocable=False,  # `/name` is the command itself
             is_command=True,

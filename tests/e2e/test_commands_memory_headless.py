@@ -24,7 +24,7 @@ def repo(project: Path, tmp_path: Path) -> Path:
         "---\ndescription: Run the frontend tests\nargument-hint: [file] [mode]\n"
         "allowed-tools: Bash(echo:*)\nmodel: claude-haiku-4-5\n---\n"
         "ALL=[$ARGUMENTS] ZERO=[$0] ONE=[$1]\nShell: !`echo shell-ran`\n"
-        "Denied: !`touch made-by-command`\nFile: @notes.txt\n"
+        "File: @notes.txt\n"
     )
     (commands / "help.md").write_text("shadows the built-in /help")
     (commands / "bad.md").write_text("---\nthis is not frontmatter\n---\nbody\n")
@@ -62,8 +62,7 @@ def test_custom_command_expands_as_in_claude_code(fake_api, repo):
     )
     assert texts[1].startswith('ALL=[alpha "beta gamma"] ZERO=[alpha] ONE=[beta gamma]\n')
     assert "Shell: shell-ran\n" in texts[1]  # allowed by the command's allowed-tools
-    assert "Denied: [!`touch made-by-command` was not run or failed: Permission" in texts[1]
-    assert not (repo / "made-by-command").exists()
+    # A refused `!` line stops the command: tests/e2e/test_ext_r5.py (ext-r4 F2).
     assert "description:" not in "".join(texts)
     assert texts[2] == (
         "<system-reminder>\nCalled the Read tool with the following input: "

@@ -291,10 +291,11 @@ def test_a_fenced_bang_block_runs_and_its_output_replaces_it(fake_api, project):
 def test_a_fenced_block_goes_through_the_permission_rules(fake_api, project):
     _fenced(project)
     fake_api.load([text_turn("ok")])
-    _result(lathe(["-p", "/touchy", "--output-format", "json"], project, env_for(fake_api)))
+    out = _result(lathe(["-p", "/touchy", "--output-format", "json"], project, env_for(fake_api)))
     assert not (project / "made").exists()  # -p cannot ask, so it did not run
-    body = fake_api.bodies()[0]["messages"][0]["content"][1]["text"]
-    assert "was not run" in body and "```!" not in body
+    # A refused block stops the command before any request (ext-r4 F2, Claude Code's words).
+    assert fake_api.bodies() == []
+    assert out["result"].startswith("Shell command permission check failed for pattern")
     fake_api.load([text_turn("ok")])
     args = ["-p", "/touchy", "--allowedTools", "Bash(touch:*)"]
     _result(lathe([*args, "--output-format", "json"], project, env_for(fake_api)))

@@ -138,8 +138,11 @@ def test_skill_bodies_get_their_folder_the_session_id_and_the_plugin_root(
     )
     _write(
         project / ".claude" / "skills" / "pv" / "SKILL.md",
-        "---\ndescription: p\n---\nPDIR=${CLAUDE_SKILL_DIR} SID=${CLAUDE_SESSION_ID} $0\n"
-        "!`echo BANG-${CLAUDE_PLUGIN_ROOT}`\n",
+        "---\ndescription: p\n---\nPDIR=${CLAUDE_SKILL_DIR} SID=${CLAUDE_SESSION_ID} $0\n",
+    )
+    _write(
+        project / ".claude" / "skills" / "pb" / "SKILL.md",
+        "---\ndescription: b\n---\n!`echo BANG-${CLAUDE_PLUGIN_ROOT}`\n",
     )
     fake_api.load(
         [
@@ -147,6 +150,7 @@ def test_skill_bodies_get_their_folder_the_session_id_and_the_plugin_root(
                 [
                     tool_use_block("Skill", {"skill": "pr:vars"}, "toolu_1"),
                     tool_use_block("Skill", {"skill": "pv", "args": "A"}, "toolu_2"),
+                    tool_use_block("Skill", {"skill": "pb"}, "toolu_3"),
                 ]
             ),
             text_turn("done"),
@@ -157,9 +161,11 @@ def test_skill_bodies_get_their_folder_the_session_id_and_the_plugin_root(
     assert f"ROOT={plug} DATA={_data_dir('pr-inline')} DIR={plug / 'skills' / 'vars'}" in sent
     assert f"PDIR={project / '.claude' / 'skills' / 'pv'} SID={out['session_id']} A" in sent
     # A project skill is no plugin's: its `${CLAUDE_PLUGIN_ROOT}` stays as written, and the
-    # `!` line holding it is not run (it would expand a variable of the environment).
+    # `!` line holding it is not run (it would expand a variable of the environment), and the
+    # skill stops there (ext-r4 F2: the tool's result is the refusal).
     assert "${CLAUDE_SKILL_DIR}" not in sent and "${CLAUDE_SESSION_ID}" not in sent
-    assert "expands $CLAUDE_PLUGIN_ROOT" in sent
+    refused = _tool_result(fake_api, "toolu_3")
+    assert refused["is_error"] is True and "expands $CLAUDE_PLUGIN_ROOT" in str(refused["content"])
 
 
 # -- F2: model aliases ---------------------------------------------------------------------------

@@ -196,17 +196,32 @@ async def test_a_denied_skill_tool_takes_its_listing_with_it(fake_api, project, 
 
 async def test_bang_lines_run_when_the_model_loads_the_skill(fake_api, project, monkeypatch):
     """As Claude Code 2.1.332 did (measured): `!`cmd`` in a skill loaded by the tool is replaced
-    by its output; a command no rule allows is not run, and the text says so."""
+    by its output; a command no rule allows is not run and the skill is not loaded: the tool's
+    result is the error (ext-r4 F2)."""
     root = project / ".claude" / "skills"
     (root / "dyn").mkdir(parents=True)
-    (root / "dyn" / "SKILL.md").write_text(
-        "---\ndescription: d\n---\nNow: !`echo DYN-OUT`\nNot: !`touch bang-made`\nEnd.\n"
+    (root / "dyn" / "SKILL.md").write_text("---\ndescription: d\n---\nNow: !`echo DYN-OUT`\nEnd.\n")
+    (root / "den").mkdir(parents=True)
+    (root / "den" / "SKILL.md").write_text(
+        "---\ndescription: d\n---\nNot: !`touch bang-made`\nAfter: !`echo NEVER-RAN`\n"
     )
-    fake_api.load([turn_of([tool_use_block("Skill", {"skill": "dyn"}, "s1")]), text_turn("ok")])
+    fake_api.load(
+        [
+            turn_of([tool_use_block("Skill", {"skill": "dyn"}, "s1")]),
+            turn_of([tool_use_block("Skill", {"skill": "den"}, "s2")]),
+            text_turn("ok"),
+        ]
+    )
     session, _ = make_session(fake_api, project, monkeypatch=monkeypatch)
     await session.run_turn("go")
     text = _user_messages(fake_api.bodies()[1])[-1][1]["text"]
     assert "Now: DYN-OUT\n" in text and "End." in text
-    assert "[!`touch bang-made` was not run or failed:" in text
+    last = _user_messages(fake_api.bodies()[2])[-1]
+    result = next(b for b in last if b.get("type") == "tool_result" and b["tool_use_id"] == "s2")
+    assert result["is_error"] is True
+    assert str(result["content"]).startswith(
+        'Shell command permission check failed for pattern "!`touch bang-made`": '
+    )
+    assert "NEVER-RAN" not in json.dumps(fake_api.bodies()[2])
     assert not (project / "bang-made").exists()
     await session.close()

@@ -89,7 +89,8 @@ def test_a_malformed_skill_is_a_notice_and_the_others_load(tmp_path: Path) -> No
     assert any("is not a skill name" in p for p in found.problems)
 
 
-def test_commands_win_a_name_and_builtins_are_never_shadowed(tmp_path: Path) -> None:
+def test_skills_win_a_name_and_builtins_are_never_shadowed(tmp_path: Path) -> None:
+    """A skill beats a custom command of its name, as in Claude Code 2.1.332 (ext-r4 F12)."""
     (tmp_path / ".claude" / "commands").mkdir(parents=True)
     (tmp_path / ".claude" / "commands" / "deploy.md").write_text("command body")
     root = tmp_path / ".claude" / "skills"
@@ -98,14 +99,14 @@ def test_commands_win_a_name_and_builtins_are_never_shadowed(tmp_path: Path) -> 
     from app.skills.session_load import load_for_session
 
     commands, _skills = load_for_session(str(tmp_path), env={"HOME": str(tmp_path / "h")})
-    assert commands.commands["deploy"].body == "command body"
-    assert commands.commands["deploy"].base_dir == ""
-    assert any("custom command" in p and "deploy" in p for p in commands.problems)
+    assert commands.commands["deploy"].body == "skill body"
+    assert commands.commands["deploy"].base_dir != ""
+    assert not any("custom command" in p and "deploy" in p for p in commands.problems)
     assert any("/help is a built-in command" in p for p in commands.problems)
     # The model still has both skills (a name clash only concerns `/name`).
     assert commands.skills.get("deploy") is not None and commands.skills.get("help") is not None
     hit = match_command("/deploy now", commands)
-    assert hit is not None and hit[0].body == "command body"
+    assert hit is not None and hit[0].body == "skill body"
 
 
 def test_real_public_skills_load(tmp_path: Path) -> None:
