@@ -261,7 +261,9 @@ def build_session(
     warnings.extend(commands.problems)
     from app.engine.context import ContextConfig, beta_headers
 
-    betas = beta_headers(backend.model, ContextConfig.from_settings(merged))
+    betas = beta_headers(
+        backend.model, ContextConfig.from_settings(merged, extended_named=backend.extended)
+    )
     if betas:
         # The 1M-token window is a beta: every request of this client asks for it.
         backend.client = backend.client.with_options(default_headers=betas)

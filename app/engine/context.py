@@ -36,11 +36,21 @@ class ContextConfig:
     clear_tool_results: bool = True
     tool_results_budget: int = 40_000
     reread_files_budget: int = 30_000
+    # The model was named with Claude Code's `[1m]` suffix: the 1M window is asked for (on a
+    # model that offers it) as if `extended_window` were set.
+    extended_named: bool = False
 
     @classmethod
-    def from_settings(cls, settings: Settings | None) -> ContextConfig:
+    def from_settings(
+        cls, settings: Settings | None, *, extended_named: bool = False
+    ) -> ContextConfig:
         given = settings.context.model_dump(exclude_none=True) if settings is not None else {}
-        return cls(**given)
+        return cls(**given, extended_named=extended_named)
+
+    def opens_extended(self, model: str) -> bool:
+        """Whether requests ask for the 1M window: wanted (set or named `[1m]`) and offered."""
+        wanted = self.extended_window or self.extended_named
+        return self.window is None and wanted and supports_extended(model)
 
 
 def supports_extended(model: str) -> bool:
@@ -53,14 +63,14 @@ def context_window(model: str, config: ContextConfig) -> int:
     (every current Claude model; other models behind a gateway are assumed alike)."""
     if config.window is not None:
         return config.window
-    if config.extended_window and supports_extended(model):
+    if config.opens_extended(model):
         return EXTENDED_WINDOW
     return DEFAULT_WINDOW
 
 
 def beta_headers(model: str, config: ContextConfig) -> dict[str, str]:
     """The request header that opens the 1M window, when it is wanted and offered."""
-    if config.window is None and config.extended_window and supports_extended(model):
+    if config.opens_extended(model):
         return {"anthropic-beta": EXTENDED_BETA}
     return {}
 

@@ -98,7 +98,9 @@ class Session:
         # Tool calls as the views front ends render (built from the executor's events).
         self._calls = ToolCallTracker(parts.parent_tool_use_id, find=lambda n: self.deps.find(n))
         # Context accounting and compaction (app/engine/long_session.py does the work).
-        self.context_config = ContextConfig.from_settings(parts.settings)
+        self.context_config = ContextConfig.from_settings(
+            parts.settings, extended_named=parts.backend.extended
+        )
         self.context_state = ContextState()
         self.controls = SessionControls(self)  # what program front ends ask beyond turns
 
@@ -155,9 +157,18 @@ class Session:
     def set_model(self, model: str) -> None:
         """`/model NAME`: later requests use NAME (the offline models answer whatever is asked);
         an alias (`opus`) is its model id, as at start."""
-        from app.config.model_aliases import resolve_alias
+        from dataclasses import replace
+
+        from app.config.model_aliases import asks_extended_window, resolve_alias
+        from app.engine.context import beta_headers
 
         self.backend.model = resolve_alias(model) if model.strip() else model
+        if asks_extended_window(model) and not self.context_config.extended_named:
+            self.context_config = replace(self.context_config, extended_named=True)
+            self.backend.extended = True
+            headers = beta_headers(self.backend.model, self.context_config)
+            if headers:  # later requests of this client ask for the window, as compose does
+                self.backend.client = self.backend.client.with_options(default_headers=headers)
         self.report_context()  # another model may have another window
 
     def describe_permissions(self) -> str:

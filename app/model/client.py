@@ -51,10 +51,29 @@ def select_model(
     from app.config.model_aliases import resolve_alias
 
     e = _env(env)
-    for candidate in (flag, settings_model, e.get("ANTHROPIC_MODEL")):
+    named = _named_model(flag, settings_model, e)
+    return resolve_alias(named, e) if named else DEFAULT_MODEL
+
+
+def _named_model(flag: str | None, settings_model: str | None, env: Mapping[str, str]) -> str:
+    for candidate in (flag, settings_model, env.get("ANTHROPIC_MODEL")):
         if candidate and candidate.strip():
-            return resolve_alias(candidate, e)
-    return DEFAULT_MODEL
+            return candidate.strip()
+    return ""
+
+
+def _backend(
+    client: AsyncAnthropic,
+    flag: str | None,
+    settings_model: str | None,
+    env: Mapping[str, str] | None,
+    kind: BackendKind,
+) -> ModelBackend:
+    from app.config.model_aliases import asks_extended_window
+
+    named = _named_model(flag, settings_model, _env(env))
+    model = select_model(flag, settings_model, env)
+    return ModelBackend(client, model, kind, extended=asks_extended_window(named))
 
 
 def make_api_client(
@@ -97,6 +116,8 @@ class ModelBackend:
     client: AsyncAnthropic
     model: str
     kind: BackendKind
+    # The model was named with `[1m]`: the 1M window is asked for where the model offers it.
+    extended: bool = False
 
     @property
     def offline(self) -> bool:
@@ -124,7 +145,7 @@ def open_backend(
         from app.model.scripted import client_for_scenario_file
 
         client = client_for_scenario_file(model_script, max_retries=max_retries)
-        return ModelBackend(client, select_model(model_flag, settings_model, env), "script")
+        return _backend(client, model_flag, settings_model, env, "script")
     wants_demo = model_flag == DEMO_MODEL
     helper = api_key_helper.strip() if api_key_helper else ""
     if not wants_demo and helper and not has_credentials(env):
@@ -138,10 +159,10 @@ def open_backend(
             max_retries=max_retries,
             timeout=600.0,
         )
-        return ModelBackend(client, select_model(model_flag, settings_model, env), "api")
+        return _backend(client, model_flag, settings_model, env, "api")
     if wants_demo or (not has_credentials(env) and fallback_to_demo and not model_flag):
         from app.model.demo import make_demo_client
 
         return ModelBackend(make_demo_client(cwd or Path.cwd()), DEMO_MODEL, "demo")
     client = make_api_client(env, max_retries=max_retries)
-    return ModelBackend(client, select_model(model_flag, settings_model, env), "api")
+    return _backend(client, model_flag, settings_model, env, "api")
