@@ -153,7 +153,7 @@ def build_session(
         base = [adapt_tool(t) for t in base]
     builtins = get_tools(decider, base_tools=base, simple=True if opts.bare else None)
     builtins = [*_narrow_tools(builtins, opts.tools, warnings), *opts.extra_tools]
-    if not skills_text:  # no skill the model may invoke: no Skill tool to offer
+    if not skills_text and not skill_set.has_conditional():  # no skill for the model: no tool
         builtins = [t for t in builtins if not t.offers_skills]
     elif not any(t.offers_skills for t in builtins):
         skills_text = ""  # simple mode, --tools or a deny rule took the tool: no listing of it
@@ -246,7 +246,6 @@ def build_session(
         memory_confine=memory_confined(),
     )
     from app.memory.files import load_memory
-    from app.memory.nested import NestedMemory
 
     loaded_memory = load_memory(
         start,
@@ -328,7 +327,7 @@ def build_session(
         settings=merged,
         project_dir=str(project),
         commands=commands,
-        nested_memory=NestedMemory(start, loaded_memory),
+        nested_memory=_nested_memory(start, loaded_memory, skill_set, skills_text),
         memory_files=tuple(
             (str(f.path), _MEMORY_TYPES.get(f.kind, "Project")) for f in loaded_memory.files
         ),
@@ -429,3 +428,14 @@ def _plugins(
     plugins, problems = load_plugins(claude_dir, files, dirs)
     warnings.extend(problems)
     return plugins
+
+
+def _nested_memory(start: Path, loaded: Any, skill_set: Any, skills_text: str) -> Any:
+    """Memory that loads as files are worked on, and the `paths:` skills announced the same way
+    (where the Skill tool is offered: `skills_text` empty means it is not)."""
+    from app.memory.nested import NestedMemory
+
+    nested = NestedMemory(start, loaded)
+    if skills_text or skill_set.has_conditional():
+        nested.watchers.append(skill_set.reveal_for)
+    return nested

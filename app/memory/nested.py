@@ -55,6 +55,9 @@ class NestedMemory:
         self.home = home or Path.home()
         self.refuse = loaded.refuse
         self.confine_to = loaded.confine_to
+        # Others told of each file worked on (a `paths:` skill's announcement): (start, file)
+        # -> whole text blocks to add to the tool results.
+        self.watchers: list[Callable[[Path, Path], list[str]]] = []
 
     def reminders_for(self, file_path: str) -> list[str]:
         path = Path(file_path)
@@ -101,6 +104,13 @@ class NestedMemory:
             )
             if target is None:
                 continue
+            for watch in self.watchers:
+                touched = Path(target) if Path(target).is_absolute() else self.start / target
+                try:
+                    touched = touched.resolve()
+                except (OSError, RuntimeError):
+                    pass
+                blocks.extend({"type": "text", "text": t} for t in watch(self.start, touched))
             for text in self.reminders_for(target):
                 blocks.append(
                     {

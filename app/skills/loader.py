@@ -29,7 +29,7 @@ from app.commands.loader import (
     first_line,
     read_markdown,
 )
-from app.memory.frontmatter import FrontmatterError, FrontValue, as_text
+from app.memory.frontmatter import FrontmatterError, FrontValue, as_list, as_text
 from app.memory.yaml_block import YamlBlockError, nested_block, parse_block
 
 # Each description is cut here in the listing: the Agent Skills spec caps a description at 1024
@@ -62,6 +62,9 @@ class Skill:
     fork_agent: str = ""
     # `when_to_use`: listed after the description (Claude Code 2.1.332, measured, ext-r4 F17).
     when_to_use: str = ""
+    # Frontmatter `paths`: globs (from the session's folder); such a skill is left out of the
+    # listing until a file matching one is worked on, then announced (SkillSet.reveal_for).
+    paths: tuple[str, ...] = ()
     # `arguments:`: named arguments (app/commands/arguments.py substitute).
     arguments: tuple[str, ...] = ()
     # The frontmatter `hooks:` (settings files' shape) as JSON text, "" without: they run while
@@ -110,6 +113,8 @@ class Skill:
 class SkillSet:
     skills: dict[str, Skill] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    # The `paths:` skills announced so far (their listing lines now go with the others).
+    revealed: set[str] = field(default_factory=set)
 
     def get(self, name: str) -> Skill | None:
         found = self.skills.get(name.strip().lstrip("/"))
@@ -123,7 +128,7 @@ class SkillSet:
 
     def listing(self) -> str:
         """The text offered to the model (empty when no skill may be invoked by it)."""
-        listed = [s for s in self.sorted() if s.model_invocable]
+        listed = [s for s in self.sorted() if self._listed(s)]
         if not listed:
             return ""
         full = [s.listing_line() for s in listed]
@@ -137,6 +142,37 @@ class SkillSet:
             keep -= 1
             size -= len(full[keep]) - len(bare[keep])
         return f"{LISTING_HEADER}\n\n" + "\n".join(full[:keep] + bare[keep:])
+
+    def _listed(self, skill: Skill) -> bool:
+        return skill.model_invocable and (not skill.paths or skill.name in self.revealed)
+
+    def has_conditional(self) -> bool:
+        """True when a `paths:` skill may still be announced (so the Skill tool stays)."""
+        return any(s.model_invocable and s.paths for s in self.skills.values())
+
+    def reveal_for(self, start: Path, touched: Path) -> list[str]:
+        """The announcement of the `paths:` skills a glob of which matches `touched` (relative
+        to the session's folder `start`), each once: Claude Code 2.1.332 lists such a skill
+        only after a matching file is read (measured, ext-r4 F17)."""
+        from app.memory.nested import glob_matches
+
+        try:
+            rel = touched.relative_to(start).as_posix()
+        except ValueError:
+            return []
+        new = [
+            s
+            for s in self.sorted()
+            if s.paths
+            and s.model_invocable
+            and s.name not in self.revealed
+            and any(glob_matches(g.removeprefix("./"), rel) for g in s.paths)
+        ]
+        if not new:
+            return []
+        self.revealed.update(s.name for s in new)
+        lines = "\n".join(s.listing_line() for s in new)
+        return [f"<system-reminder>\n{LISTING_HEADER}\n\n{lines}\n</system-reminder>"]
 
 
 def _flag(value: object, default: bool) -> bool:
@@ -174,6 +210,7 @@ def parse_skill(path: Path, name: str, source: str) -> Skill:
         hooks_json=hooks_json,
         when_to_use=" ".join(as_text(fields.get("when_to_use")).split()),
         arguments=shared.arguments,
+        paths=tuple(as_list(fields.get("paths"))),
     )
 
 
