@@ -53,8 +53,8 @@ def split_arguments(text: str) -> list[str]:
 
 
 def substitute(body: str, args: str, names: tuple[str, ...] = ()) -> str:
-    """`names`: the frontmatter's `arguments:`, so `$name` is the argument at its place (kept
-    as written when there is none, as `$N`)."""
+    """`names`: the frontmatter's `arguments:`, so `$name` is the argument at its place (empty
+    when there is none, unlike `$N`)."""
     words = [escape_bangs(w) for w in split_arguments(args)]
     args = escape_bangs(args)
     used = False
@@ -65,10 +65,10 @@ def substitute(body: str, args: str, names: tuple[str, ...] = ()) -> str:
         def by_name(match: re.Match[str]) -> str:
             nonlocal used
             n = position[match.group(1)]
-            if n >= len(words):
-                return match.group(0)
             used = True
-            return words[n]
+            # A name with no argument at its place is empty (Claude Code 2.1.332: `/named prod`
+            # gives `TARGET=prod MODE=`, measured by ext-fix6b; `$N` is kept as written).
+            return words[n] if n < len(words) else ""
 
         body = named.sub(by_name, body)
 

@@ -170,7 +170,11 @@ def command_from(
         model=as_text(fields.get("model")).strip(),
         model_invocable=as_text(fields.get("disable-model-invocation")).strip().lower()
         not in ("true", "yes", "on", "1"),
-        arguments=tuple(a for a in as_list(fields.get("arguments")) if _ARG_NAME.match(a)),
+        # A list, or names split by spaces (`arguments: target mode`: Claude Code 2.1.332 reads
+        # both, measured by ext-fix6b).
+        arguments=tuple(
+            n for a in as_list(fields.get("arguments")) for n in a.split() if _ARG_NAME.match(n)
+        ),
     )
 
 
