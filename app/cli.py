@@ -44,6 +44,9 @@ class CliOptions:
     continue_session: bool = False
     resume: str | None = None
     resume_picker: bool = False
+    # Set by the TUI's picker only: a conversation a /clear ended resumes forked at its last line.
+    resume_at: str | None = None
+    fork_session: bool = False
     bare: bool = False
     # The Claude Agent SDK's flags (app/protocol/flags.py).
     sdk: ProtocolOptions = field(default_factory=ProtocolOptions)

@@ -33,6 +33,8 @@ def engine_options(opts: CliOptions | EngineOptions) -> EngineOptions:
         max_turns=opts.max_turns,
         continue_session=opts.continue_session,
         resume=opts.resume,
+        resume_at=opts.resume_at,
+        fork_session=opts.fork_session,
         bare=opts.bare,
         include_partial_messages=opts.include_partial_messages,
         # Every mode honours --setting-sources, not only the SDK's stream-json one (ext-r4 F19:

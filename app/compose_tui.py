@@ -238,6 +238,10 @@ def run_tui(opts: CliOptions) -> int:
     return result if isinstance(result, int) else 0
 
 
+# Joins a session id and the line a /clear-ended conversation stops at in a picker key.
+CLEARED_AT = "@"
+
+
 def make_app(
     opts: CliOptions,
     cwd: Path | None = None,
@@ -262,27 +266,42 @@ def make_app(
     app = LatheApp(config, session_factory=factory, early_turn=early_turn)
 
     def list_saved() -> list[SessionSummary]:
-        from app.transcript import list_sessions
+        from app.transcript import cleared_parts, list_sessions
         from app.tui.screens.resume import relative_time
 
         now = time.time()
         current = app.session.session_id if app.session is not None else None
-        return [
-            SessionSummary(
-                s.session_id,
-                s.first_prompt or "(no prompt)",
-                relative_time(s.modified, now),
-                s.messages,
-                s.branch,
-            )
-            for s in list_sessions(project)
-            # Past sessions only: not this one (it is open here), not one nobody spoke in.
-            if s.session_id != current and s.messages
-        ]
+        out: list[SessionSummary] = []
+        # Past sessions only: not this one (it is open here), not one nobody spoke in.
+        for s in list_sessions(project):
+            if s.session_id == current:
+                continue
+            when = relative_time(s.modified, now)
+            if s.messages:
+                out.append(
+                    SessionSummary(
+                        s.session_id, s.first_prompt or "(no prompt)", when, s.messages, s.branch
+                    )
+                )
+            try:
+                parts = cleared_parts(s.path)
+            except OSError:
+                continue
+            # What a /clear ended is listed too (newest first), as Claude Code lists it: the
+            # picker's key names the line it ends at, and resuming forks the session there.
+            for part in reversed(parts):
+                key = f"{part.session_id}{CLEARED_AT}{part.until}"
+                title = part.first_prompt or "(no prompt)"
+                out.append(SessionSummary(key, title, when, part.messages, s.branch))
+        return out
 
     def resume(session_id: str) -> None:
         # A new Session on the chosen transcript replaces the current one (which is closed).
+        session_id, _, until = session_id.partition(CLEARED_AT)
         opts.resume, opts.continue_session = session_id, False
+        # A conversation a /clear ended goes on in a new session holding it (the old file keeps
+        # the /clear and what came after); a whole session is resumed in place.
+        opts.resume_at, opts.fork_session = (until, True) if until else (None, False)
         old = app.session
         app.session = None
         app.main.conversation.clear_blocks()

@@ -521,3 +521,34 @@ def list_sessions(project_dir: str | Path, limit: int = 50) -> list[SessionSumma
             SessionSummary(loaded.session_id, path, modified, first[:200], len(everything), branch)
         )
     return out
+
+
+@dataclass(frozen=True)
+class ClearedPart:
+    """A conversation a /clear ended: Claude Code starts a new session at /clear, so what was
+    said before it stays resumable there; here it is the transcript up to the line `until`."""
+
+    session_id: str
+    until: str  # the uuid of its last line (a resume forks the session from there)
+    first_prompt: str
+    messages: int
+
+
+def cleared_parts(path: Path) -> list[ClearedPart]:
+    """The conversations of a transcript that a /clear ended, oldest first (empty ones left out)."""
+    records = parse_lines(path.read_bytes(), str(path)).records
+    out: list[ClearedPart] = []
+    last: str | None = None
+    for at, record in enumerate(records):
+        kind = record.get("type")
+        if kind == "clear" or (kind == "system" and record.get("subtype") == "clear"):
+            # Copies: reading a conversation consumes its records' line numbers.
+            part = conversation_of([dict(r) for r in records[:at]], str(path))
+            everything = [*part.earlier, *part.messages]
+            if everything and last is not None:
+                first = " ".join(first_prompt_of(everything).split())[:200]
+                sid = str(part.meta.get("session_id") or path.stem)
+                out.append(ClearedPart(sid, last, first, len(everything)))
+        if isinstance(record.get("uuid"), str):
+            last = record["uuid"]
+    return out

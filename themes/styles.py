@@ -88,10 +88,80 @@ def solid(value: str, background: Color) -> Color | None:
     return background + colour if colour.a < 1 else colour
 
 
+# Textual draws Rich's `dim` by mixing the text two thirds of the way into its background
+# (textual.constants.DIM_FACTOR): 1.56:1 in solarized-light. lathe's `dim` is a colour mixed only
+# as far as keeps this contrast (WCAG; 3:1 is the legible minimum, the rest is a margin for the
+# tints a block is drawn on: hover, focus, surface).
+DIM_CONTRAST = 3.4
+# The Rich style names lathe dims with; each becomes the theme's dim colour plus its attributes.
+DIM_STYLES = ("dim", "dim italic", "dim strike")
+
+
+def luminance(colour: Color) -> float:
+    """WCAG relative luminance."""
+
+    def channel(value: int) -> float:
+        x = value / 255
+        return x / 12.92 if x <= 0.03928 else ((x + 0.055) / 1.055) ** 2.4
+
+    r, g, b = colour.rgb
+    return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
+
+
+def contrast(a: Color, b: Color) -> float:
+    """WCAG contrast ratio, 1 to 21."""
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def dim_colour(foreground: Color, *backgrounds: Color, least: float = DIM_CONTRAST) -> Color:
+    """The text colour mixed toward the (first) background as Textual's dim does, but no
+    further than keeps `least` contrast against every background (the plain text colour if even
+    that does not reach it)."""
+    from textual.constants import DIM_FACTOR
+
+    base = backgrounds[0]
+    share = DIM_FACTOR
+    while share < 1.0:
+        mixed = base.blend(foreground, share)
+        if all(contrast(mixed, b) >= least for b in backgrounds):
+            return mixed
+        share = min(1.0, share + 0.02)
+    return foreground
+
+
+def _dim_too_faint(foreground: Color, background: Color, surface: Color) -> bool:
+    """Whether Textual's own dim of the text colour falls below DIM_CONTRAST (the themes where
+    it does not keep Rich's dim, as drawn before)."""
+    from textual.constants import DIM_FACTOR
+
+    if foreground.ansi is not None:
+        return False
+    mixed = background.blend(foreground, DIM_FACTOR)
+    return any(contrast(mixed, b) < DIM_CONTRAST for b in (background, surface))
+
+
+def _legible(style: Style, foreground: Color, *backgrounds: Color) -> Style:
+    """A role's colour moved toward the text colour until it reaches DIM_CONTRAST against the
+    backgrounds it is drawn on (a light theme's pale green or yellow: 1.4:1 in atom-one-light)."""
+    if style.color is None or style.color.triplet is None:
+        return style
+    if style.bgcolor is not None and style.bgcolor.triplet is not None:
+        backgrounds = (Color(*style.bgcolor.triplet),)
+    colour = Color(*style.color.triplet)
+    share = 0.0
+    while share < 1.0 and any(contrast(colour, b) < DIM_CONTRAST for b in backgrounds):
+        share = min(1.0, share + 0.05)
+        colour = Color(*style.color.triplet).blend(foreground, share)
+    return style + Style(color=colour.hex) if share else style
+
+
 def rich_theme(variables: Mapping[str, str], *, dark: bool = True) -> Theme:
     """Every role with the theme's colours in place of its `$variables`. A role whose variable
     the theme lacks keeps its text attributes and loses only that colour."""
     background = solid(variables.get("background", "#000000"), Color(0, 0, 0)) or Color(0, 0, 0)
+    foreground = solid(variables.get("foreground", ""), background)
+    surface = solid(variables.get("surface", ""), background) or background
     resolved: dict[str, str] = {}
     for name, value in variables.items():
         colour = solid(value, background)
@@ -115,7 +185,16 @@ def rich_theme(variables: Mapping[str, str], *, dark: bool = True) -> Theme:
             elif words and words[-1] == "on":
                 words.pop()  # "on $missing": no background rather than a broken style
         styles[role] = Style.parse(" ".join(words))
+    if foreground is not None and foreground.ansi is None:
+        for role, style in styles.items():
+            styles[role] = _legible(style, foreground, background, surface)
     styles[DARK_MARKER] = Style(bold=dark)
+    if foreground is not None and _dim_too_faint(foreground, background, surface):
+        dim = dim_colour(foreground, background, surface)
+        for name in DIM_STYLES:
+            # Rich looks a style name up in the theme before parsing it as attributes.
+            attributes = Style.parse(name.replace("dim", "").strip() or "none")
+            styles[name] = attributes + Style(color=dim.hex)
     return Theme(styles, inherit=True)
 
 

@@ -368,6 +368,7 @@ class BashTool(Tool[BashInput]):
         except OSError as exc:
             return ToolResult(BashResult(text=f"Could not start the command: {exc}"), is_error=True)
         context.background.add(shell)
+        shell.on_exit = context.background.report_finished
         text = (
             f"Command running in background with ID: {shell_id}. Read its output with BashOutput "
             f'(bash_id "{shell_id}"); stop it with TaskStop (shell_id "{shell_id}"). '

@@ -86,6 +86,14 @@ class BackgroundTasks:
 
     def __init__(self) -> None:
         self._tasks: dict[str, BackgroundTask] = {}
+        # The session's: shows the user a task's end in the words its tool declared (a
+        # background command's "completed (exit code 0)", as Claude Code says it).
+        self.on_finished: Callable[[str], None] | None = None
+
+    def report_finished(self, words: str) -> None:
+        """A task ended by itself (not stopped): `words` say so to the user."""
+        if self.on_finished is not None:
+            self.on_finished(words)
 
     def add(self, task: BackgroundTask) -> None:
         self._tasks[task.id] = task

@@ -257,6 +257,12 @@ class Conversation(VerticalScroll):
             block.remove()
         return new
 
+    def remove_block(self, block: Widget) -> None:
+        """Take a live block off the screen (a cut-off answer the kept response lacks)."""
+        if block in self._live:
+            self._live.remove(block)
+            block.remove()
+
     def load_history(self, renderables: Iterable[RenderableType]) -> None:
         """Put already-finished history straight into the archive (resuming a session)."""
         items = list(renderables)

@@ -103,6 +103,8 @@ class Session:
         )
         self.context_state = ContextState()
         self.controls = SessionControls(self)  # what program front ends ask beyond turns
+        # A background command's end, in its tool's words, for the user (tui-r4 F6).
+        self.context.background.on_finished = lambda words: self.emit(Notice(words))
 
     # -- what front ends read ------------------------------------------------------------------
 

@@ -135,6 +135,7 @@ class EventRouter:
             case AssistantMessage():
                 if not self._thought_streamed:
                     self._show_thinking_of(event.message)
+                self._take_back_unkept(event.message)
                 self._finish_assistant(None if self._streamed else message_text(event.message))
                 self._streamed = False
             case PermissionRequested():
@@ -336,6 +337,23 @@ class EventRouter:
                     finished=True,
                 )
             )
+
+    def _take_back_unkept(self, message: Mapping[str, Any]) -> None:
+        """A stream cut after a complete tool call: the text streamed after it that the kept
+        message lacks leaves the screen (app/tui/kept_text.py)."""
+        from app.tui.kept_text import kept_part
+
+        block = self.assistant
+        if block is None or not self._streamed:
+            return
+        kept = kept_part(block.markdown_text, message)
+        if kept is None:
+            return
+        if kept:
+            block.finish(kept)
+        else:
+            self.assistant = None
+            self.app.main.conversation.remove_block(block)
 
     def _finish_assistant(self, full_text: str | None) -> None:
         self._finish_thinking()

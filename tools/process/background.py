@@ -12,6 +12,7 @@ import contextlib
 import re
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -69,6 +70,8 @@ class BackgroundShell:
         self._status = "starting"
         self.started_at = time.time()
         self.exit_code: int | None = None
+        # Told the words of its end when it ends by itself (tools/context.py report_finished).
+        self.on_exit: Callable[[str], None] | None = None
 
     # -- the BackgroundTask protocol ----------------------------------------------------------------
 
@@ -137,6 +140,14 @@ class BackgroundShell:
                 self._status = "completed"
             else:
                 self._status = "failed"
+            if self.on_exit is not None and not self._killed and proc.returncode is not None:
+                self.on_exit(self.finished_words())
+
+    def finished_words(self) -> str:
+        """Its end as the user reads it (Claude Code: 'Background command "X" completed (exit
+        code 0)'); the model reads BashOutput's text instead."""
+        verb = "completed" if self._status == "completed" else "failed"
+        return f'Background command "{self._description}" {verb} (exit code {self.exit_code})'
 
     async def wait(self) -> None:
         """Until the command and every reader of its pipes are done (tests, shutdown)."""

@@ -16,7 +16,7 @@ from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Button, Footer, Input, Static
 
 from app.engine.api import PermissionQuestion, answers
@@ -69,7 +69,8 @@ class QuestionsScreen(GuardedQuestionScreen):
         with Vertical(id="dialog"):
             yield Static(id="chips")
             yield Static(id="question")
-            with Vertical(id="options"):
+            # Long options scroll (the rows the rest leaves, dialog_fit); the hint stays below.
+            with VerticalScroll(id="options"):
                 for n in range(5):
                     yield Button("", id=f"option-{n}", compact=True)
             yield Input(placeholder="Type your answer (Enter sends, Esc goes back)", id="other")
@@ -80,12 +81,28 @@ class QuestionsScreen(GuardedQuestionScreen):
     def on_mount(self) -> None:
         # Focusable only while open: Textual would otherwise focus it, hidden, and take the keys.
         self.query_one("#other", Input).can_focus = False
+        self.query_one("#options", VerticalScroll).can_focus = False
         self.start_guard()
         self._show()
-        fit(self)
+        self._fit()
 
     def on_resize(self) -> None:
-        fit(self)
+        self._fit()
+
+    def _fit(self) -> None:
+        # The options get the rows the chips, question and hint leave (tui-r4 F9: at 60x20 four
+        # described options pushed option 4, "Other" and the hint off the screen).
+        fit(self, "#options", most=60)
+
+    def _cursor_into_view(self) -> None:
+        """The highlighted row is always on screen: ↑↓ reach every option and "Other"."""
+        if not self.is_attached or not self.query("#options"):
+            return
+        buttons = list(self.query("#options Button").results(Button))
+        if self.cursor < len(buttons):
+            self.query_one("#options", VerticalScroll).scroll_to_widget(
+                buttons[self.cursor], animate=False
+            )
 
     def on_key(self, event: events.Key) -> None:
         # Not the dialog's keys (a digit of a row it shows, Space when it ticks, the arrows,
@@ -97,7 +114,7 @@ class QuestionsScreen(GuardedQuestionScreen):
         if take_typed_key(
             self, self.guard, event, dialog_key=dialog_key, typing=self._other_open()
         ):
-            fit(self)
+            self._fit()
 
     def _rows(self) -> int:
         """The rows on screen for this question: its options and "Other"."""
@@ -152,6 +169,7 @@ class QuestionsScreen(GuardedQuestionScreen):
             else f"{digits} or ↑↓ Enter choose  Esc don't answer"
         )
         self.query_one("#hint", Static).update(Text(hint, style="dim"))
+        self.call_after_refresh(self._cursor_into_view)
 
     # -- answering ----------------------------------------------------------------------------
 
@@ -190,6 +208,7 @@ class QuestionsScreen(GuardedQuestionScreen):
         field.add_class("-active")
         field.can_focus = True
         field.focus()
+        self._fit()  # the field takes rows: the options give them up, the hint stays
 
     def _close_other(self) -> None:
         field = self.query_one("#other", Input)
@@ -197,6 +216,7 @@ class QuestionsScreen(GuardedQuestionScreen):
         field.remove_class("-active")
         field.can_focus = False
         self.set_focus(None)
+        self._fit()
 
     def _activate(self, row: int) -> None:
         """A row chosen (key or click): single-select answers; multi-select ticks."""
