@@ -97,8 +97,10 @@ class AssistantBlock(Markdown):
                 await self._hand_back(chunk)
                 self._start_tail()
             self._next_flush = loop.time() + FRAME_S
-            # This batch's frame goes out now, not at the next tick of the screen's update timer
-            # (widgets/paint_now.py): the batch waited for the frame interval already.
+        if self.finished:
+            # No delta will follow: the frame with the last words goes out now, not at the
+            # next tick of the screen's update timer (widgets/paint_now.py). Batches before it
+            # go with the screen's own frames, with whatever else changed.
             paint_now(self)
         if self.finished and self._tail is not None:
             # The tail shows the last words: let that frame out first, then render the

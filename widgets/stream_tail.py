@@ -21,6 +21,10 @@ paragraph Textual would draw.
 
 from __future__ import annotations
 
+import math
+import re
+import time
+from collections.abc import Callable
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from rich._wrap import divide_line  # the line breaking Textual's Content.wrap itself uses
@@ -33,18 +37,35 @@ from textual.visual import Visual
 from textual.widgets import Markdown
 from textual.widgets._markdown import MarkdownParagraph
 
-# The live widget's height grows this many lines at a time: a new line inside the reserved ones
-# repaints that line alone; only a step is a layout pass (and a repaint of the whole screen,
-# which scrolls), the costly part of a frame while an answer streams.
+# The live widget's height grows at least this many lines at a time: a new line inside the
+# reserved ones repaints that line alone; only a step is a layout pass (and a repaint of the whole
+# screen, which scrolls), the costly part of a frame while an answer streams. A fast stream gets
+# the lines it brings in RESERVE_S, up to MAX_RESERVE_LINES: the blank lines under the text fill
+# within a quarter of a second, and 1,000 words a second cost 4 steps a second, not 12.
 RESERVE_LINES = 4
+MAX_RESERVE_LINES = 12
+RESERVE_S = 0.25
 _PAIRS = {"[": "]", "(": ")", "<": ">"}
 _CLOSERS = {v: k for k, v in _PAIRS.items()}
 _RUNS = "`*_~"
+# What `stable_cut` looks at besides whitespace.
+_MARKUP = re.compile(r"[\\\[\]()<>`*_~]")
+_LAST_SPACE = re.compile(r"(?<=.)\s(?=\S*\Z)", re.DOTALL)
 
 
 def stable_cut(src: str) -> int:
     """The last offset before a whitespace at which every inline construct opened in `src[:cut]`
     is closed (0 when there is none): text before it renders the same whatever follows."""
+    if _MARKUP.search(src) is None:
+        # Nothing opens a construct: the last whitespace is the cut (a batch of a fast stream
+        # is thousands of characters; the scan is a Python loop over each).
+        last = _LAST_SPACE.search(src)
+        return last.start() if last is not None else 0
+    return scan_cut(src)
+
+
+def scan_cut(src: str) -> int:
+    """`stable_cut`, character by character."""
     depth = {k: 0 for k in _PAIRS}
     odd = dict.fromkeys(_RUNS, False)
     cut = 0
@@ -140,7 +161,13 @@ class LiveParagraph(MarkdownParagraph):
 class StreamTail:
     """Drives one streaming paragraph: `extend` with each batch of text that has no newline."""
 
-    def __init__(self, block: Markdown, head: MarkdownParagraph, source: str) -> None:
+    def __init__(
+        self,
+        block: Markdown,
+        head: MarkdownParagraph,
+        source: str,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.block = block
         self.head = head
         # The block's own parser (link URLs shown: widgets/markdown_render.py), so the streamed
@@ -153,12 +180,15 @@ class StreamTail:
         self.width = head.content_region.width
         self._lines = 0  # wrapped lines shown at the last update
         self._reserved = 0  # the height the live widget was given (0: its own)
+        self._clock = clock
+        self._started = clock()
         # The live widget takes the paragraph's place while it streams (the parsed head is
         # hidden, and shown again with the finished text by `close`).
         self.live = LiveParagraph(block, self)
         block.mount(self.live, after=head)
         head.display = False
         self._wrap(first_changed=0)
+        self._base_lines = self._lines  # the paragraph's lines when it started streaming here
 
     def _inline(self, src: str) -> Content:
         tokens: list[Token] = self.parser.parseInline(src)
@@ -207,10 +237,18 @@ class StreamTail:
         # the changed lines are repainted, with no layout pass over the screen.
         relayout = lines != self._lines and lines > self._reserved
         if relayout and not during_layout:
-            self._reserved = lines + RESERVE_LINES - 1
+            self._reserved = lines + self._ahead(lines) - 1
             self.live.styles.min_height = self._reserved
         self.live.show([*self.done, *pieces], first_changed, layout=relayout and not during_layout)
         self._lines = lines
+
+    def _ahead(self, lines: int) -> int:
+        """How many lines a step reserves: what the stream brings in RESERVE_S at its rate."""
+        elapsed = self._clock() - self._started
+        if elapsed < RESERVE_S:  # no rate to go by yet: a slow stream shows no blank lines
+            return RESERVE_LINES
+        coming = (lines - self._base_lines) * RESERVE_S / elapsed
+        return max(RESERVE_LINES, min(MAX_RESERVE_LINES, math.ceil(coming)))
 
     def close(self) -> AwaitRemove:
         """Hand the paragraph back to the Markdown widget (it re-renders it exactly): the head

@@ -3,6 +3,7 @@ be, wrapped the same, and handed back to the Markdown parser at a newline and at
 
 from __future__ import annotations
 
+import random
 import re
 
 from textual.widgets._markdown import MarkdownParagraph
@@ -102,3 +103,30 @@ async def test_a_newline_hands_the_paragraph_back_to_the_parser() -> None:
         assert names == ["MarkdownParagraph", "MarkdownBulletList"]
         text = re.sub(r"\s+", " ", block.children[0]._content.plain).strip()
         assert text == "First paragraph goes on and on."
+
+
+def test_the_cut_of_text_without_markup_is_the_cut_the_scan_finds() -> None:
+    from widgets.stream_tail import scan_cut
+
+    rng = random.Random(18)
+    alphabet = "ab \t\n\u00a0\x1cx."
+    for _ in range(5000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 14)))
+        assert stable_cut(text) == scan_cut(text), repr(text)
+    assert stable_cut("w1 w2 w3 ") == len("w1 w2 w3")
+
+
+def test_a_fast_stream_reserves_more_lines_a_step_than_a_slow_one() -> None:
+    from widgets.stream_tail import MAX_RESERVE_LINES, RESERVE_LINES, RESERVE_S, StreamTail
+
+    now = [0.0]
+    tail = StreamTail.__new__(StreamTail)  # only the reserve's arithmetic, no widgets
+    tail._clock, tail._started, tail._base_lines = (lambda: now[0]), 0.0, 0
+    now[0] = RESERVE_S / 2
+    assert tail._ahead(40) == RESERVE_LINES  # no rate yet: the first steps stay small
+    now[0] = 10.0
+    assert tail._ahead(20) == RESERVE_LINES  # 2 lines a second
+    now[0] = 2.0
+    assert tail._ahead(100) == MAX_RESERVE_LINES  # 50 lines a second: 12.5 in a quarter second
+    now[0] = 1.0
+    assert tail._ahead(32) == 8
