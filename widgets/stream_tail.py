@@ -25,10 +25,10 @@ import math
 import re
 import time
 from collections.abc import Callable
+
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from rich._wrap import divide_line  # the line breaking Textual's Content.wrap itself uses
-from rich.cells import cell_len
 from textual.await_remove import AwaitRemove
 from textual.content import Content
 from textual.geometry import Region, Size

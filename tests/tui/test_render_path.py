@@ -22,8 +22,8 @@ from app.engine.events import TextDelta, TurnStarted
 from tests.tui.conftest import SIZE, make_app
 from widgets import assistant_block
 from widgets.assistant_block import AssistantBlock
-from widgets.stream_tail import StreamTail
 from widgets.markdown_render import parser_factory
+from widgets.stream_tail import StreamTail
 
 
 async def _turns(n: int = 5) -> None:
