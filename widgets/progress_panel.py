@@ -14,8 +14,8 @@ from typing import Literal
 
 from rich.cells import cell_len
 from rich.console import RenderableType
-from rich.text import Text
 from rich.style import Style
+from rich.text import Text
 from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
