@@ -18,6 +18,8 @@ from widgets.stream_tail import StreamTail
 # Deltas are taken at most once a frame (60 Hz): however fast they come, the widget does one update
 # a frame, and the loop never falls behind the socket doing one per delta.
 FRAME_S = 1 / 60
+BURST_CHARS = 2_000
+BURST_S = 0.1
 
 
 def _wake(waiter: asyncio.Future[None]) -> None:
@@ -96,7 +98,10 @@ class AssistantBlock(Markdown):
             else:
                 await self._hand_back(chunk)
                 self._start_tail()
-            self._next_flush = loop.time() + FRAME_S
+            # A batch of more than a screenful means the stream outruns the screen: the next
+            # waits longer, and the loop reads the socket instead of painting frames no one can
+            # read (each a layout and a repaint of the whole screen as the answer scrolls).
+            self._next_flush = loop.time() + (FRAME_S if len(chunk) < BURST_CHARS else BURST_S)
         if self.finished:
             # No delta will follow: the frame with the last words goes out now, not at the
             # next tick of the screen's update timer (widgets/paint_now.py). Batches before it

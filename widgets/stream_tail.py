@@ -40,11 +40,14 @@ from textual.widgets._markdown import MarkdownParagraph
 # The live widget's height grows at least this many lines at a time: a new line inside the
 # reserved ones repaints that line alone; only a step is a layout pass (and a repaint of the whole
 # screen, which scrolls), the costly part of a frame while an answer streams. A fast stream gets
-# the lines it brings in RESERVE_S, up to MAX_RESERVE_LINES: the blank lines under the text fill
-# within a quarter of a second, and 1,000 words a second cost 4 steps a second, not 12.
+# the lines it brings in RESERVE_S at its rate so far (measured once RATE_AFTER_S have passed),
+# up to MAX_RESERVE_LINES: the blank lines under the text fill within a quarter of a second, and
+# 1,000 words a second cost 4 steps a second, not 12. A stream of a few lines a second (the API's
+# usual pace) keeps steps of RESERVE_LINES.
 RESERVE_LINES = 4
-MAX_RESERVE_LINES = 12
+MAX_RESERVE_LINES = 24
 RESERVE_S = 0.25
+RATE_AFTER_S = 0.05
 _PAIRS = {"[": "]", "(": ")", "<": ">"}
 _CLOSERS = {v: k for k, v in _PAIRS.items()}
 _RUNS = "`*_~"
@@ -245,7 +248,7 @@ class StreamTail:
     def _ahead(self, lines: int) -> int:
         """How many lines a step reserves: what the stream brings in RESERVE_S at its rate."""
         elapsed = self._clock() - self._started
-        if elapsed < RESERVE_S:  # no rate to go by yet: a slow stream shows no blank lines
+        if elapsed < RATE_AFTER_S:  # no rate to go by yet: the first steps are small
             return RESERVE_LINES
         coming = (lines - self._base_lines) * RESERVE_S / elapsed
         return max(RESERVE_LINES, min(MAX_RESERVE_LINES, math.ceil(coming)))

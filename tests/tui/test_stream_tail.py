@@ -117,16 +117,19 @@ def test_the_cut_of_text_without_markup_is_the_cut_the_scan_finds() -> None:
 
 
 def test_a_fast_stream_reserves_more_lines_a_step_than_a_slow_one() -> None:
-    from widgets.stream_tail import MAX_RESERVE_LINES, RESERVE_LINES, RESERVE_S, StreamTail
+    from widgets.stream_tail import MAX_RESERVE_LINES, RATE_AFTER_S, RESERVE_LINES, StreamTail
 
     now = [0.0]
     tail = StreamTail.__new__(StreamTail)  # only the reserve's arithmetic, no widgets
     tail._clock, tail._started, tail._base_lines = (lambda: now[0]), 0.0, 0
-    now[0] = RESERVE_S / 2
+    now[0] = RATE_AFTER_S / 2
     assert tail._ahead(40) == RESERVE_LINES  # no rate yet: the first steps stay small
     now[0] = 10.0
     assert tail._ahead(20) == RESERVE_LINES  # 2 lines a second
     now[0] = 2.0
-    assert tail._ahead(100) == MAX_RESERVE_LINES  # 50 lines a second: 12.5 in a quarter second
+    assert tail._ahead(100) == 13  # 50 lines a second: 12.5 in a quarter second
+    now[0] = 0.1
+    assert tail._ahead(100) == MAX_RESERVE_LINES  # a burst: 1,000 lines a second
+    tail._base_lines = 98  # the paragraph had 98 lines when it started streaming
     now[0] = 1.0
-    assert tail._ahead(32) == 8
+    assert tail._ahead(130) == 2 * RESERVE_LINES  # 32 new lines in a second, not 130
