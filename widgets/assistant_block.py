@@ -90,6 +90,8 @@ class AssistantBlock(Markdown):
             if wait > 0 and not self.finished:
                 # A frame went out less than a frame ago: what comes meanwhile joins this batch.
                 await self._pause(wait)
+                if not self._pending:
+                    break  # `finish` took the batch
             chunk = "".join(self._pending)
             self._pending.clear()
             if self._tail is not None and "\n" not in chunk:
@@ -114,6 +116,20 @@ class AssistantBlock(Markdown):
             self.call_after_refresh(painted.set)
             await painted.wait()
             await self._hand_back("")
+
+    def _take_last_batch(self) -> None:
+        """The last words onto the tail at once, when the flush task is only waiting out its
+        frame interval: a frame the screen paints before that task runs again (its timer's, due
+        while the stream's last events were read) then shows them instead of what it had."""
+        if self._waiter is None or self._tail is None or not self._pending:
+            return
+        chunk = "".join(self._pending)
+        if "\n" in chunk:
+            return  # the parser's part: the flush task hands it over
+        self._pending.clear()
+        self._backlog += chunk
+        self._tail.extend(chunk)
+        paint_now(self)
 
     async def _pause(self, delay: float) -> None:
         """Wait `delay` s, or less if the message ends meanwhile (`finish` wakes it)."""
@@ -153,6 +169,8 @@ class AssistantBlock(Markdown):
     def finish(self, full_text: str | None = None) -> None:
         """The message is complete; `full_text`, if given, replaces what the deltas built."""
         self.finished = True
+        if full_text is None or full_text == self.markdown_text:
+            self._take_last_batch()
         if self._waiter is not None:
             _wake(self._waiter)  # the last batch goes now, not at the end of its frame interval
         if full_text is None or full_text == self.markdown_text:
