@@ -138,6 +138,10 @@ class LiveParagraph(MarkdownParagraph):
         if rows > 0:
             self.refresh(Region(0, first_changed, max(1, self.size.width), rows))
 
+    def notify_style_update(self) -> None:
+        self._strips.clear()  # new CSS or theme: the lines are drawn again in its colours
+        super().notify_style_update()
+
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         if width > 0 and width != self._tail.width:
             self._tail.rewrap(width)  # a new width (the terminal resized): wrap again

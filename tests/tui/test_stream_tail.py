@@ -133,3 +133,23 @@ def test_a_fast_stream_reserves_more_lines_a_step_than_a_slow_one() -> None:
     tail._base_lines = 98  # the paragraph had 98 lines when it started streaming
     now[0] = 1.0
     assert tail._ahead(130) == 2 * RESERVE_LINES  # 32 new lines in a second, not 130
+
+
+async def test_a_theme_change_redraws_the_streaming_lines_in_its_colours() -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.handle_engine_event(TurnStarted("go"))
+        for fragment in _words(40):
+            app.handle_engine_event(TextDelta(fragment, 0))
+        block = app.router.assistant
+        assert block is not None
+        await block.settle()
+        await pilot.pause()
+        tail = block._tail
+        assert tail is not None
+        before = tail.live.render_line(0)
+        app.theme = "lathe-light"
+        await pilot.pause()
+        after = tail.live.render_line(0)
+        assert after.text == before.text
+        assert [s.style for s in after] != [s.style for s in before]
