@@ -96,6 +96,14 @@ async def build_session(
     # Building imports the SDK and reads settings: off the UI thread, so the screen stays live.
     setup = await asyncio.to_thread(make)
     session: Session = setup.session
+    if preload_rendering:
+        # The SDK's first stream parse, done now beside the idle UI rather than between the
+        # first answer's first byte and its first word (app/model/stream_warmup.py).
+        from app.model.stream_warmup import warm_stream_types
+
+        warmup = asyncio.ensure_future(asyncio.to_thread(warm_stream_types))
+        _WARMUPS.add(warmup)
+        warmup.add_done_callback(_WARMUPS.discard)
     for warning in setup.warnings:
         sink(Notice(warning, "warning"))
     if setup.resumed is not None:
@@ -117,6 +125,10 @@ async def build_session(
 
 
 _BACKGROUND: set[asyncio.Task[None]] = set()
+
+
+# The warm-ups running (a task nobody awaits is kept alive by a reference).
+_WARMUPS: set[asyncio.Future[bool]] = set()
 
 
 def preload_answer_rendering() -> None:

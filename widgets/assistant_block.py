@@ -15,6 +15,17 @@ from widgets.paint_now import paint_now
 from widgets.stacked_table import FittingMarkdownTable
 from widgets.stream_tail import StreamTail
 
+# Deltas are taken at most once a frame (60 Hz): however fast they come, the widget does one update
+# a frame, and the loop never falls behind the socket doing one per delta.
+FRAME_S = 1 / 60
+BURST_CHARS = 2_000
+BURST_S = 0.1
+
+
+def _wake(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
+
 
 class AssistantBlock(Markdown):
     """Assistant markdown that grows as deltas arrive.
@@ -35,7 +46,6 @@ class AssistantBlock(Markdown):
         background: transparent;
     }
     AssistantBlock > MarkdownBlock:last-child { margin-bottom: 0; }
-    AssistantBlock > .-stream-head { margin-bottom: 0; }
     """
         + MARKDOWN_LAYOUT_CSS
     )
@@ -45,34 +55,59 @@ class AssistantBlock(Markdown):
 
     def __init__(self, text: str = "") -> None:
         super().__init__(text, parser_factory=parser_factory)
-        self.markdown_text = text
+        self._parts = [text]
         self._pending: list[str] = []
         self._flusher: asyncio.Task[None] | None = None
+        self._next_flush = 0.0  # loop time before which a batch waits (one frame after the last)
+        self._waiter: asyncio.Future[None] | None = None
         self.finished = False
         self._tail: StreamTail | None = None
         self._backlog = ""  # text shown by the tail, not yet given to the Markdown parser
 
+    @property
+    def markdown_text(self) -> str:
+        """Everything the deltas said (or the message's full text)."""
+        if len(self._parts) > 1:
+            self._parts = ["".join(self._parts)]
+        return self._parts[0] if self._parts else ""
+
+    @markdown_text.setter
+    def markdown_text(self, text: str) -> None:
+        self._parts = [text]
+
     def feed(self, fragment: str) -> None:
         if not fragment:
             return
-        self.markdown_text += fragment
+        self._parts.append(fragment)  # joined when read: `+=` on an attribute copies it all
         self._pending.append(fragment)
         if self._flusher is None or self._flusher.done():
             self._flusher = asyncio.get_running_loop().create_task(self._flush())
 
     async def _flush(self) -> None:
+        loop = asyncio.get_running_loop()
         while self._pending:
+            wait = self._next_flush - loop.time()
+            if wait > 0 and not self.finished:
+                # A frame went out less than a frame ago: what comes meanwhile joins this batch.
+                await self._pause(wait)
+                if not self._pending:
+                    break  # `finish` took the batch
             chunk = "".join(self._pending)
             self._pending.clear()
             if self._tail is not None and "\n" not in chunk:
                 self._backlog += chunk
                 self._tail.extend(chunk)
-                continue
-            await self._hand_back(chunk)
-            self._start_tail()
+            else:
+                await self._hand_back(chunk)
+                self._start_tail()
+            # A batch of more than a screenful means the stream outruns the screen: the next
+            # waits longer, and the loop reads the socket instead of painting frames no one can
+            # read (each a layout and a repaint of the whole screen as the answer scrolls).
+            self._next_flush = loop.time() + (FRAME_S if len(chunk) < BURST_CHARS else BURST_S)
         if self.finished:
             # No delta will follow: the frame with the last words goes out now, not at the
-            # next tick of the screen's update timer (widgets/paint_now.py).
+            # next tick of the screen's update timer (widgets/paint_now.py). Batches before it
+            # go with the screen's own frames, with whatever else changed.
             paint_now(self)
         if self.finished and self._tail is not None:
             # The tail shows the last words: let that frame out first, then render the
@@ -82,10 +117,36 @@ class AssistantBlock(Markdown):
             await painted.wait()
             await self._hand_back("")
 
+    def _take_last_batch(self) -> None:
+        """The last words onto the tail at once, when the flush task is only waiting out its
+        frame interval: a frame the screen paints before that task runs again (its timer's, due
+        while the stream's last events were read) then shows them instead of what it had."""
+        if self._waiter is None or self._tail is None or not self._pending:
+            return
+        chunk = "".join(self._pending)
+        if "\n" in chunk:
+            return  # the parser's part: the flush task hands it over
+        self._pending.clear()
+        self._backlog += chunk
+        self._tail.extend(chunk)
+        paint_now(self)
+
+    async def _pause(self, delay: float) -> None:
+        """Wait `delay` s, or less if the message ends meanwhile (`finish` wakes it)."""
+        loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[None] = loop.create_future()
+        handle = loop.call_later(delay, _wake, waiter)
+        self._waiter = waiter
+        try:
+            await waiter
+        finally:
+            handle.cancel()
+            self._waiter = None
+
     async def _hand_back(self, chunk: str) -> None:
         """Give the Markdown parser what the tail showed plus `chunk`."""
         if self._tail is not None:
-            self._tail.close()
+            await self._tail.close()
             self._tail = None
         text, self._backlog = self._backlog + chunk, ""
         if not text:
@@ -109,6 +170,10 @@ class AssistantBlock(Markdown):
         """The message is complete; `full_text`, if given, replaces what the deltas built."""
         self.finished = True
         if full_text is None or full_text == self.markdown_text:
+            self._take_last_batch()
+        if self._waiter is not None:
+            _wake(self._waiter)  # the last batch goes now, not at the end of its frame interval
+        if full_text is None or full_text == self.markdown_text:
             if self._flusher is None or self._flusher.done():
                 if self._tail is not None:
                     self._flusher = asyncio.get_running_loop().create_task(self._flush())
@@ -123,7 +188,7 @@ class AssistantBlock(Markdown):
             if prior is not None:
                 await prior
             if self._tail is not None:
-                self._tail.close()
+                await self._tail.close()
                 self._tail = None
             self._backlog = ""
             await self.update(full_text)

@@ -14,8 +14,9 @@ from typing import Literal
 
 from rich.cells import cell_len
 from rich.console import RenderableType
+from rich.style import Style
 from rich.text import Text
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -85,6 +86,7 @@ class ProgressPanel(Widget):
         self.linger_s = linger_s
         self.tick_s = tick_s
         self.rows: dict[str, ProgressRow] = {}
+        self._frame: tuple[Style, list[ProgressRow], float] | None = None
 
     def on_mount(self) -> None:
         if self.tick_s:
@@ -198,19 +200,28 @@ class ProgressPanel(Widget):
         # render the whole panel just to measure it on every layout.
         return 1 + len(self.rows)
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # What every line needs, worked out once a frame instead of once a line: the base style
+        # (Textual walks the ancestors' backgrounds for it: half of a line's cost), the rows,
+        # the time.
+        self._frame = (self.rich_style, list(self.rows.values()), self.clock())
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._frame = None
+
     def render_line(self, y: int) -> Strip:
         """One line of the panel: the header, then a row per tool. Textual's Line API: while
         tools report, every frame repaints the panel, and building each line's segments directly
         costs a fifth of rendering one 17-line Text (which Textual wraps and splits whole)."""
         width = self.content_size.width
-        base = self.rich_style
+        base, rows, now = self._frame or (self.rich_style, list(self.rows.values()), self.clock())
         if y == 0:
             line = self._header()
         else:
-            rows = list(self.rows.values())
             if y > len(rows):
                 return Strip.blank(width, base)
-            line = self._row(rows[y - 1], self.clock(), max(width, 40))
+            line = self._row(rows[y - 1], now, max(width, 40))
         line.stylize_before(base)
         strip = Strip(line.render(self.app.console, end=""), line.cell_len)
         return strip.crop_extend(0, width, base)

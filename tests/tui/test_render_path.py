@@ -1,9 +1,10 @@
 """The path from a text delta to the screen (issue 18): structural checks, no timings.
 
-- a delta is on its widget, and the widget marked for the next frame, within a few turns of the
-  event loop: nothing between the event and Textual's own frame waits on a timer;
-- the end of an answer is painted at once: with the screen's update timer slowed
-  (ten minutes: a fake clock for it), the frame with the last words still comes as soon as the loop is free;
+- deltas are taken once a frame (widgets/assistant_block.py FRAME_S): with the interval at 0 a
+  delta is on its widget, and the widget marked for a frame, within a few turns of the loop;
+  with it at ten minutes (a fake clock), 1,000 deltas queued between two frames are one update;
+- the end of an answer is painted at once: with the screen's update timer slowed (ten
+  minutes), the frame with the last words still comes as soon as the loop is free;
 - while an answer streams, the Markdown parser only ever sees its last block's source.
 """
 
@@ -19,8 +20,10 @@ from textual.widgets._markdown import MarkdownBlock
 
 from app.engine.events import TextDelta, TurnStarted
 from tests.tui.conftest import SIZE, make_app
+from widgets import assistant_block
 from widgets.assistant_block import AssistantBlock
 from widgets.markdown_render import parser_factory
+from widgets.stream_tail import StreamTail
 
 
 async def _turns(n: int = 5) -> None:
@@ -35,9 +38,16 @@ def _plain(block: AssistantBlock) -> str:
     )
 
 
+@pytest.fixture
+def slow_frames(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The answer takes a batch of deltas every ten minutes instead of once a frame."""
+    monkeypatch.setattr(assistant_block, "FRAME_S", 600.0)
+
+
 async def test_a_delta_is_on_its_widget_and_marked_for_the_next_frame_at_once(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setattr(assistant_block, "FRAME_S", 0.0)
     refreshed: list[Widget] = []
     original = Widget.refresh
 
@@ -92,22 +102,57 @@ async def _frame_after(app: Any, action: Any, turns: int = 200) -> bool:
         app._display = original
 
 
+async def test_a_thousand_deltas_between_two_frames_are_one_widget_update(
+    slow_frames: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    batches: list[str] = []
+    extend = StreamTail.extend
+
+    def counting(self: StreamTail, fragment: str) -> None:
+        batches.append(fragment)
+        extend(self, fragment)
+
+    monkeypatch.setattr(StreamTail, "extend", counting)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.handle_engine_event(TurnStarted("go"))
+        app.handle_engine_event(TextDelta("first ", 0))
+        await pilot.pause()
+        block = app.router.assistant
+        assert block is not None and block._tail is not None
+        assert "first" in _plain(block)  # the first batch goes at once
+        for i in range(1000):
+            app.handle_engine_event(TextDelta(f"w{i} ", 0))
+        await _turns(50)
+        # The frame interval has not passed: nothing of the thousand is taken yet.
+        assert batches == [] and "w0" not in _plain(block)
+        block.finish()  # the end of the message takes the batch at once
+        await block.settle()
+        assert batches == ["".join(f"w{i} " for i in range(1000))]
+        assert block.markdown_text.endswith("w999 ")
+        await pilot.pause()
+        assert "w999" in _plain(block)
+
+
 async def test_the_end_of_an_answer_is_painted_without_waiting_for_the_update_timer(
-    slow_update_timer: None,
+    slow_update_timer: None, slow_frames: None
 ) -> None:
     app = make_app()
     async with app.run_test(size=SIZE):
         await _turns(50)  # mounted; the first frame is drawn by the screen's resize, not a tick
         app.handle_engine_event(TurnStarted("go"))
-        app.handle_engine_event(TextDelta("the answer ", 0))
-        await _turns(50)
+        # The first batch is on its widget at once and goes with the screen's next (now slow)
+        # tick, with whatever else changed.
+        assert not await _frame_after(app, lambda: app.handle_engine_event(TextDelta("the ", 0)))
         block = app.router.assistant
-        assert block is not None
-        # A delta alone waits for the (now slow) tick: that is the one frame of coalescing.
+        assert block is not None and "the" in _plain(block)
+        # A delta less than a frame after the last batch waits for the next batch: that is the
+        # coalescing (here ten minutes).
         assert not await _frame_after(app, lambda: app.handle_engine_event(TextDelta("ends", 0)))
-        assert "ends" in _plain(block)
-        # The end of the message paints at once.
+        assert "ends" not in _plain(block)
+        # The end of the message takes it and paints at once.
         assert await _frame_after(app, lambda: block.finish())
+        assert "ends" in _plain(block)
 
 
 async def test_the_end_of_an_answer_whose_last_block_is_not_a_paragraph_paints_at_once(
@@ -196,12 +241,10 @@ async def test_a_streaming_paragraph_grows_in_steps_so_most_new_lines_need_no_la
             # The widget is never shorter than its text: no line is cut off.
             assert tail._reserved == 0 or tail._lines <= tail._reserved
         monkeypatch.setattr(textual.screen.Screen, "_refresh_layout", original)
-        freezes = len(tail.chunks) + (tail.live is not None)
         assert grown >= 20
-        # A layout pass per RESERVE_LINES new lines and one at each freeze, not one per line.
-        # Growing line by line costs two passes a line (the layout, the scroll to the end);
-        # in steps, about two a step and a few at each freeze.
-        assert len(passes) <= 2 * (grown // RESERVE_LINES + freezes) + 3
+        # A layout pass per RESERVE_LINES new lines, not one per line. Growing line by line
+        # costs two passes a line (the layout, the scroll to the end); in steps, about two a step.
+        assert len(passes) <= 2 * (grown // RESERVE_LINES) + 3
         assert len(passes) < grown
         block.finish()
         await block.settle()

@@ -3,6 +3,7 @@ be, wrapped the same, and handed back to the Markdown parser at a newline and at
 
 from __future__ import annotations
 
+import random
 import re
 
 from textual.widgets._markdown import MarkdownParagraph
@@ -28,7 +29,7 @@ def _lines(block: AssistantBlock, width: int) -> list[str]:
     """The wrapped lines the block's paragraph widgets show, top to bottom."""
     out: list[str] = []
     for child in block.children:
-        if isinstance(child, MarkdownParagraph):
+        if isinstance(child, MarkdownParagraph) and child.display:
             out += [line.plain.rstrip() for line in child._content.wrap(width)]
     return out
 
@@ -54,11 +55,17 @@ async def test_a_long_streamed_paragraph_wraps_as_the_whole_paragraph_would() ->
         assert block is not None
         await block.settle()
         await pilot.pause()
-        # Still streaming: the paragraph is split into frozen pieces and a live tail.
-        assert block._tail is not None and block._tail.live is not None
-        assert len(list(block.query(LiveParagraph))) >= 2
-        width = block.children[0].content_region.width
+        # Still streaming: one live widget shows the paragraph (the parsed one is hidden), and
+        # the lines before the last are done: never wrapped again.
+        tail = block._tail
+        assert tail is not None and len(list(block.query(LiveParagraph))) == 1
+        assert not block.children[0].display and len(tail.done) > 20
+        width = tail.live.content_region.width
+        assert width == tail.width
         streamed = _lines(block, width)
+        # What the Line API draws is those lines, row by row.
+        drawn = [tail.live.render_line(y).text.rstrip() for y in range(len(streamed))]
+        assert drawn == streamed
         reference = MarkdownParagraph(block, block.children[0]._token)
         whole = block._tail._inline("".join(fragments))
         reference._content = whole
@@ -96,3 +103,53 @@ async def test_a_newline_hands_the_paragraph_back_to_the_parser() -> None:
         assert names == ["MarkdownParagraph", "MarkdownBulletList"]
         text = re.sub(r"\s+", " ", block.children[0]._content.plain).strip()
         assert text == "First paragraph goes on and on."
+
+
+def test_the_cut_of_text_without_markup_is_the_cut_the_scan_finds() -> None:
+    from widgets.stream_tail import scan_cut
+
+    rng = random.Random(18)
+    alphabet = "ab \t\n\u00a0\x1cx."
+    for _ in range(5000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 14)))
+        assert stable_cut(text) == scan_cut(text), repr(text)
+    assert stable_cut("w1 w2 w3 ") == len("w1 w2 w3")
+
+
+def test_a_fast_stream_reserves_more_lines_a_step_than_a_slow_one() -> None:
+    from widgets.stream_tail import MAX_RESERVE_LINES, RATE_AFTER_S, RESERVE_LINES, StreamTail
+
+    now = [0.0]
+    tail = StreamTail.__new__(StreamTail)  # only the reserve's arithmetic, no widgets
+    tail._clock, tail._started, tail._base_lines = (lambda: now[0]), 0.0, 0
+    now[0] = RATE_AFTER_S / 2
+    assert tail._ahead(40) == RESERVE_LINES  # no rate yet: the first steps stay small
+    now[0] = 10.0
+    assert tail._ahead(20) == RESERVE_LINES  # 2 lines a second
+    now[0] = 2.0
+    assert tail._ahead(100) == 13  # 50 lines a second: 12.5 in a quarter second
+    now[0] = 0.1
+    assert tail._ahead(100) == MAX_RESERVE_LINES  # a burst: 1,000 lines a second
+    tail._base_lines = 98  # the paragraph had 98 lines when it started streaming
+    now[0] = 1.0
+    assert tail._ahead(130) == 2 * RESERVE_LINES  # 32 new lines in a second, not 130
+
+
+async def test_a_theme_change_redraws_the_streaming_lines_in_its_colours() -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.handle_engine_event(TurnStarted("go"))
+        for fragment in _words(40):
+            app.handle_engine_event(TextDelta(fragment, 0))
+        block = app.router.assistant
+        assert block is not None
+        await block.settle()
+        await pilot.pause()
+        tail = block._tail
+        assert tail is not None
+        before = tail.live.render_line(0)
+        app.theme = "lathe-light"
+        await pilot.pause()
+        after = tail.live.render_line(0)
+        assert after.text == before.text
+        assert [s.style for s in after] != [s.style for s in before]
