@@ -126,6 +126,28 @@ class ToolResult:
     extra_content: tuple[Mapping[str, Any], ...] = ()
 
 
+# What kind of work a call is, for a front end's icon or grouping (ACP's ToolKind, word for word).
+CallKind = Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other"]
+
+
+@dataclass(frozen=True)
+class CallLocation:
+    """A file a call reads or changes (and the line it starts at, when the input says)."""
+
+    path: str
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class FileDiff:
+    """A change to one file as whole texts: `old_text` is the file as it was (None: the call
+    creates it), `new_text` the file after the call."""
+
+    path: str
+    old_text: str | None
+    new_text: str
+
+
 @dataclass(frozen=True)
 class ToolPreview:
     """What a call will do, shown before it runs (the permission dialog, the queued call).
@@ -138,6 +160,9 @@ class ToolPreview:
     text: str
     path: str | None = None
     language: str | None = None
+    # A file change as whole texts (the file on disk and what the call would make of it), for a
+    # front end that shows a diff its own way (ACP's editor).
+    change: FileDiff | None = None
 
 
 @dataclass(frozen=True)
@@ -168,6 +193,8 @@ class ResultView:
     # The body is the tool's words for the person (a plan, the answers, a subagent's report),
     # shown instead of the text written for the model (whose framing and instructions are not).
     own_body: bool = False
+    # The change the call made as whole texts (Write's and Edit's), for a front end's diff view.
+    change: FileDiff | None = None
 
 
 class ToolError(Exception):
@@ -362,6 +389,27 @@ class Tool(Generic[InputT]):
     def summary(self, input: InputT) -> str:
         """One line for the UI: what this call does."""
         return ""
+
+    def call_kind(self) -> CallKind:
+        """What kind of work this tool's calls are. Default: from the permission declarations (a
+        shell runs, a path_write edits, a url fetches; a path_read reads one file or searches)."""
+        kind = self.permission_kind
+        if kind == "shell":
+            return "execute"
+        if kind == "path_write":
+            return "edit"
+        if kind == "url":
+            return "fetch"
+        if kind == "path_read":
+            return "read" if self.path_reach == "path" else "search"
+        return "other"
+
+    def locations(self, input: InputT) -> tuple[CallLocation, ...]:
+        """The files this call reads or changes, without I/O. Default: a path tool's subject."""
+        if self.permission_kind not in ("path_read", "path_write"):
+            return ()
+        subject = self.permission_subject(input)
+        return (CallLocation(subject),) if subject else ()
 
     def label(self, input: InputT) -> CallLabel:
         """The call on one line for the UI. Default: the summary."""

@@ -22,7 +22,7 @@ from acp.schema import (
     ToolCallUpdate,
 )
 
-from app.acp.updates import ToolView
+from app.acp.updates import ToolView, diff_content
 from app.engine.api import PermissionQuestion, answers
 from tools.decisions import DecisionReason, PermissionDecision
 from tools.interaction import PlanApprovalRequest, QuestionsRequest
@@ -51,7 +51,10 @@ def question_for(prompt: PermissionQuestion, view: ToolView) -> Question | None:
     interaction = prompt.interaction
     title = view.title
     kind = view.kind
-    content = view.proposed()
+    # The diff the engine read off the loop for this question (the real file's text), else the
+    # one the call's view already holds.
+    preview = prompt.preview.change if prompt.preview is not None else None
+    content = diff_content(preview or view.call.change)
     if isinstance(interaction, QuestionsRequest):
         return None
     if isinstance(interaction, PlanApprovalRequest):

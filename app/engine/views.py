@@ -13,7 +13,10 @@ from typing import Any, Literal
 
 from app.engine import answers
 from app.execution.resolve_once import ResolveOnce
+from tools.base import CallKind as CallKind
 from tools.base import CallLabel as CallLabel
+from tools.base import CallLocation as CallLocation
+from tools.base import FileDiff as FileDiff
 from tools.base import OutputFocus as OutputFocus
 from tools.base import ResultView as ResultView
 from tools.base import ToolPreview as ToolPreview
@@ -69,10 +72,24 @@ class ToolCallView:
     # which end of a long output the collapsed block shows.
     label: CallLabel | None = None
     output_focus: OutputFocus = "head"
+    # What the tool declares of this call (Tool.call_kind, Tool.locations; no I/O): the kind of
+    # work, the files it touches, and its user_facing_name ("srv - Title (MCP)"; "" unknown).
+    kind: CallKind = "other"
+    locations: tuple[CallLocation, ...] = ()
+    display_name: str = ""
 
     @property
     def finished(self) -> bool:
         return self.status in ("done", "failed", "denied", "interrupted")
+
+    @property
+    def change(self) -> FileDiff | None:
+        """The file change as whole texts: what the call made once it finished (Write's and
+        Edit's result), else what its question's preview proposed (the file on disk, read off
+        the loop; NotebookEdit's notebook with the cell changed); None when neither is known."""
+        if self.result is not None and self.result.change is not None:
+            return self.result.change
+        return self.preview.change if self.preview is not None else None
 
 
 @dataclass(frozen=True)
