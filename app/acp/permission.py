@@ -22,6 +22,7 @@ from acp.schema import (
     ToolCallUpdate,
 )
 
+from app import debuglog
 from app.acp.updates import ToolView, diff_content
 from app.engine.api import PermissionQuestion, answers
 from tools.decisions import DecisionReason, PermissionDecision
@@ -158,6 +159,7 @@ async def answer(prompt: PermissionQuestion, view: ToolView, ask: Ask) -> None:
     response: RequestPermissionResponse | None
     try:
         response = await ask(question.tool_call, question.options)
-    except Exception:  # the client failed or went away: nobody allowed it
+    except Exception as exc:  # the client failed or went away: nobody allowed it (a deny)
+        debuglog.record("acp", "session/request_permission failed; the call is denied", exc)
         response = None
     prompt.answer(decision_for(prompt, question, response))

@@ -343,3 +343,21 @@ def test_prompt_parts_images_blobs_and_refusals():
     ):
         with pytest.raises(PromptError, match=words):
             prompt_parts([bad])
+
+
+async def test_a_failed_permission_request_is_logged_and_denied(tmp_path, monkeypatch):
+    """The client errored (or went away): the call is denied, fail closed, and the log says so."""
+    from app.acp.permission import answer
+
+    log = tmp_path / "lathe.log"
+    monkeypatch.setenv("LATHE_LOG", str(log))
+
+    async def broken(tool_call, options):
+        raise ConnectionError("client went away")
+
+    question = bash_prompt()
+    await answer(question, _bash_view(question), broken)
+    assert question.resolver.value is not None
+    assert question.resolver.value.behavior == "deny"
+    text = log.read_text()
+    assert "request_permission failed" in text and "client went away" in text
