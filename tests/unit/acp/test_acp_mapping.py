@@ -30,7 +30,6 @@ from tools.interaction import Question, QuestionOption, QuestionsRequest
 from tools.read import ReadInput, ReadTool
 
 
-
 def _bash_view(prompt: PermissionQuestion) -> ToolView:
     """A Bash call as the engine shows it (its view, not the tool)."""
     view = ToolCallView(prompt.tool_use_id, "Bash", "", prompt.input, kind="execute")
