@@ -13,7 +13,16 @@ import fnmatch
 import json
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    ClassVar,
+    Generic,
+    Literal,
+    Protocol,
+    TypeVar,
+    runtime_checkable,
+)
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -113,6 +122,16 @@ class ToolProgress:
     output: str = ""
     fraction: float | None = None
     data: Mapping[str, Any] = field(default_factory=dict)
+
+
+@runtime_checkable
+class HookShaped(Protocol):
+    """Result data with Claude Code's shape for it, an optional interface a tool's data may
+    declare (Bash's `{stdout, stderr, interrupted, ...}`, Write's and Edit's patches): hooks read
+    it as `tool_response` and the transcript keeps it as `toolUseResult`. Data without it goes
+    as it is."""
+
+    def hook_response(self) -> Any: ...
 
 
 @dataclass(frozen=True)

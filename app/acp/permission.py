@@ -140,11 +140,7 @@ def decision_for(
     if chosen == REJECT_ALWAYS:
         return answers.deny_always(tuple(prompt.suggestions))
     if chosen.startswith(PLAN_PREFIX):
-        return PermissionDecision(
-            "allow",
-            reason=DecisionReason("user", "plan approved by the user"),
-            extra={"set_mode": chosen.removeprefix(PLAN_PREFIX)},
-        )
+        return answers.approve_plan(chosen.removeprefix(PLAN_PREFIX))
     return rejected()
 
 
