@@ -75,6 +75,7 @@ from app.engine.views import ToolCallStatus as ToolCallStatus
 from app.engine.views import ToolCallUpdated as ToolCallUpdated
 from app.engine.views import ToolCallView as ToolCallView
 from app.engine.views import ToolPreview as ToolPreview
+from app.execution.events import CALL_CLOCK as CALL_CLOCK
 from app.hooks.process import RawHookRun
 from app.mcp.info import ServerInfo
 from app.model.request import INTRO

@@ -7,7 +7,6 @@ output.
 
 from __future__ import annotations
 
-import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import replace
@@ -29,6 +28,7 @@ from app.engine.views import (
     ToolCallView,
 )
 from app.execution.events import (
+    CALL_CLOCK,
     ToolFinished,
     ToolProgressed,
     ToolQueued,
@@ -59,7 +59,7 @@ class ToolCallTracker:
         self,
         parent_tool_use_id: str | None = None,
         find: ToolFinder = _no_tools,
-        clock: Callable[[], float] = time.perf_counter,
+        clock: Callable[[], float] = CALL_CLOCK,
     ) -> None:
         self._calls: dict[str, ToolCallView] = {}
         # A subagent's session: its calls are shown under the Agent call that runs it.

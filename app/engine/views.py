@@ -50,8 +50,10 @@ ToolCallChange = Literal[
 class ToolCallView:
     """One tool call as it stands. `started_at` (set by the "running" change: the call was allowed
     and its tool started) and `elapsed` (the time it ran, without the permission step or any wait
-    for the user) are on the executor's clock (time.perf_counter); `output_tail` is the newest output (at most MAX_TAIL_CHARS);
-    `progress_text` the latest progress report's status line ("" when it had none)."""
+    for the user) are on CALL_CLOCK (time.monotonic, app.engine.api.CALL_CLOCK): a front end's
+    running clock is CALL_CLOCK() - started_at. `output_tail` is the newest output (at most
+    MAX_TAIL_CHARS); `progress_text` the latest progress report's status line ("" when it had
+    none)."""
 
     tool_use_id: str
     name: str
