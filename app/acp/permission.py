@@ -133,10 +133,12 @@ def decision_for(
     chosen = outcome.option_id
     if chosen not in {o.option_id for o in question.options}:
         return rejected()  # an option we never offered allows nothing
-    if chosen == ALLOW_ONCE:
-        return answers.allow_once()
-    if chosen == ALLOW_ALWAYS:
-        return answers.allow_always(tuple(prompt.suggestions))
+    # The engine's choice-to-decision mapping, as the TUI's dialog uses it (allow_always saves
+    # the question's rules, its `suggestions`).
+    if chosen in (ALLOW_ONCE, ALLOW_ALWAYS):
+        return prompt.decision_for("allow_once" if chosen == ALLOW_ONCE else "allow_always") or (
+            rejected()
+        )
     if chosen == REJECT_ALWAYS:
         return answers.deny_always(tuple(prompt.suggestions))
     if chosen.startswith(PLAN_PREFIX):

@@ -188,18 +188,26 @@ class PermissionQuestion:
     def choose(self, choice: ChoiceId, feedback: str = "", *, end_turn: bool = False) -> bool:
         """Answer with one of `choices` (a choice not offered is refused). A deny may carry
         feedback for the model, or end the turn (`end_turn`; feedback wins over it)."""
+        decision = self.decision_for(choice, feedback, end_turn=end_turn)
+        return decision is not None and self.answer(decision)
+
+    def decision_for(
+        self, choice: ChoiceId, feedback: str = "", *, end_turn: bool = False
+    ) -> PermissionDecision | None:
+        """The decision one of `choices` stands for (None: not offered), for a front end that
+        answers its own way (the TUI's dialog claims the question first; ACP maps its options)."""
         offered = self.choice(choice)
         if offered is None:
-            return False
+            return None
         if choice == "allow_once":
-            return self.answer(answers.allow_once())
+            return answers.allow_once()
         if choice == "allow_session":
-            return self.answer(answers.allow_for_session(offered.rules))
+            return answers.allow_for_session(offered.rules)
         if choice == "accept_edits":
-            return self.answer(answers.accept_edits())
+            return answers.accept_edits()
         if choice == "allow_always":
-            return self.answer(answers.allow_always(offered.rules))
-        return self.answer(answers.deny(feedback, end_turn=end_turn))
+            return answers.allow_always(offered.rules)
+        return answers.deny(feedback, end_turn=end_turn)
 
     def abort(self) -> bool:
         """Answer as aborted (the turn is being interrupted)."""
