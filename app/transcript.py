@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from app import __version__, debuglog, jsonlimits
 from app.config.paths import state_dir
@@ -32,6 +32,7 @@ from app.transcript_repair import (
     parse_lines,
     repair_messages,
 )
+from tools.base import HookShaped
 
 __all__ = ["REPAIRED_RESULT", "RESUMED_START", "repair_messages"]
 
@@ -136,23 +137,33 @@ def git_branch(folder: str | Path) -> str:
     return ""
 
 
-def tool_use_result(outcome: Any) -> Any:
+class RecordedCall(Protocol):
+    """What the transcript reads of a finished call (the engine's CallOutcome)."""
+
+    @property
+    def result_block(self) -> Mapping[str, Any]: ...
+    @property
+    def is_error(self) -> bool: ...
+    @property
+    def data(self) -> Any: ...
+
+
+def tool_use_result(outcome: RecordedCall) -> Any:
     """A tool call's `toolUseResult`, as Claude Code writes it beside the tool_result: the
     tool's data (Bash in its hook shape, `{stdout, stderr, interrupted, ...}`), or
     `Error: TEXT` for a call that failed or was refused."""
     from pydantic_core import to_jsonable_python
 
-    block = getattr(outcome, "result_block", {})
-    if getattr(outcome, "is_error", False):
+    block = outcome.result_block
+    if outcome.is_error:
         content = block.get("content", "")
         if isinstance(content, list):
             content = "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
         return f"Error: {content}"
-    data = getattr(outcome, "data", None)
-    shape = getattr(data, "hook_response", None)
-    if callable(shape):
+    data = outcome.data
+    if isinstance(data, HookShaped):
         try:
-            data = shape()
+            data = data.hook_response()
         except Exception as exc:  # a broken shape costs the line nothing but this field's shape
             debuglog.record("engine", f"{type(data).__name__}.hook_response raised", exc)
     value = to_jsonable_python(data, fallback=str)

@@ -13,7 +13,16 @@ import fnmatch
 import json
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    ClassVar,
+    Generic,
+    Literal,
+    Protocol,
+    TypeVar,
+    runtime_checkable,
+)
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -115,6 +124,16 @@ class ToolProgress:
     data: Mapping[str, Any] = field(default_factory=dict)
 
 
+@runtime_checkable
+class HookShaped(Protocol):
+    """Result data with Claude Code's shape for it, an optional interface a tool's data may
+    declare (Bash's `{stdout, stderr, interrupted, ...}`, Write's and Edit's patches): hooks read
+    it as `tool_response` and the transcript keeps it as `toolUseResult`. Data without it goes
+    as it is."""
+
+    def hook_response(self) -> Any: ...
+
+
 @dataclass(frozen=True)
 class ToolResult:
     """What `call` returns. `context_modifier` changes the context for later calls (Bash's `cd`)."""
@@ -124,6 +143,28 @@ class ToolResult:
     context_modifier: Callable[[ToolContext], ToolContext] | None = None
     # Blocks that follow the tool_result in the same user message (a skill's instructions).
     extra_content: tuple[Mapping[str, Any], ...] = ()
+
+
+# What kind of work a call is, for a front end's icon or grouping (ACP's ToolKind, word for word).
+CallKind = Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other"]
+
+
+@dataclass(frozen=True)
+class CallLocation:
+    """A file a call reads or changes (and the line it starts at, when the input says)."""
+
+    path: str
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class FileDiff:
+    """A change to one file as whole texts: `old_text` is the file as it was (None: the call
+    creates it), `new_text` the file after the call."""
+
+    path: str
+    old_text: str | None
+    new_text: str
 
 
 @dataclass(frozen=True)
@@ -138,6 +179,9 @@ class ToolPreview:
     text: str
     path: str | None = None
     language: str | None = None
+    # A file change as whole texts (the file on disk and what the call would make of it), for a
+    # front end that shows a diff its own way (ACP's editor).
+    change: FileDiff | None = None
 
 
 @dataclass(frozen=True)
@@ -168,6 +212,8 @@ class ResultView:
     # The body is the tool's words for the person (a plan, the answers, a subagent's report),
     # shown instead of the text written for the model (whose framing and instructions are not).
     own_body: bool = False
+    # The change the call made as whole texts (Write's and Edit's), for a front end's diff view.
+    change: FileDiff | None = None
 
 
 class ToolError(Exception):
@@ -362,6 +408,27 @@ class Tool(Generic[InputT]):
     def summary(self, input: InputT) -> str:
         """One line for the UI: what this call does."""
         return ""
+
+    def call_kind(self) -> CallKind:
+        """What kind of work this tool's calls are. Default: from the permission declarations (a
+        shell runs, a path_write edits, a url fetches; a path_read reads one file or searches)."""
+        kind = self.permission_kind
+        if kind == "shell":
+            return "execute"
+        if kind == "path_write":
+            return "edit"
+        if kind == "url":
+            return "fetch"
+        if kind == "path_read":
+            return "read" if self.path_reach == "path" else "search"
+        return "other"
+
+    def locations(self, input: InputT) -> tuple[CallLocation, ...]:
+        """The files this call reads or changes, without I/O. Default: a path tool's subject."""
+        if self.permission_kind not in ("path_read", "path_write"):
+            return ()
+        subject = self.permission_subject(input)
+        return (CallLocation(subject),) if subject else ()
 
     def label(self, input: InputT) -> CallLabel:
         """The call on one line for the UI. Default: the summary."""

@@ -76,6 +76,9 @@ class PermissionDecision:
     # Free-form feedback from a user who denied (sent to the model).
     feedback: str = ""
     extra: Mapping[str, Any] = field(default_factory=dict)
+    # An allow that also switches the session's permission mode before the call runs (an
+    # approved plan goes on in the mode the user picked; "accept all edits"): the mode's name.
+    set_mode: str | None = None
 
     @classmethod
     def allow(

@@ -80,7 +80,8 @@ class EditTool(PathArgument, Tool[EditInput]):
 
     def result_view(self, data: Any, is_error: bool) -> ResultView | None:
         if isinstance(data, FileChange) and not is_error:
-            return ResultView(self.result_summary(data), data.diff, "diff")
+            summary = self.result_summary(data)
+            return ResultView(summary, data.diff, "diff", change=data.file_diff())
         return super().result_view(data, is_error)
 
     def preview(self, input: EditInput, context: ToolContext) -> ToolPreview | None:

@@ -2,7 +2,7 @@
 in (default or acceptEdits), or keeps planning.
 
 The plan travels on the permission question as a PlanApprovalRequest (tools/interaction.py). An
-approval is an allow carrying `extra["set_mode"]`, which the engine's prompter applies to the
+approval is an allow carrying `set_mode`, which the engine's prompter applies to the
 session's permission context before this call runs; "keep planning" is a denial, so the model
 reads Claude Code's rejection text (with the user's feedback) and plan mode stays on.
 """

@@ -3,7 +3,7 @@ question, so the front end picks its dialog by the request's type, never by the 
 
 A tool declares it with `Tool.user_interaction(input)`. The answer comes back through the same
 PermissionDecision as any approval: the answers in `updated_input` (the call then reads them from
-its input, as Claude Code's AskUserQuestion does), a mode to go on in in `extra["set_mode"]`.
+its input, as Claude Code's AskUserQuestion does), a mode to go on in in `set_mode`.
 Where no one can answer (`lathe -p`), the request's `headless_message` is the denial the model
 reads.
 """
@@ -50,7 +50,7 @@ class QuestionsRequest:
 
 @dataclass(frozen=True)
 class PlanApprovalRequest:
-    """A plan to approve. Approval is an allow with `extra["set_mode"]` one of `modes`; "keep
+    """A plan to approve. Approval is an allow with `set_mode` one of `modes`; "keep
     planning" is a deny (with the user's feedback, if any)."""
 
     plan: str

@@ -13,6 +13,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field, field_validator
 
 from tools.base import (
+    CallLocation,
     CanUseTool,
     ProgressCallback,
     ReadOnlyTool,
@@ -120,6 +121,11 @@ class ReadTool(PathArgument, ReadOnlyTool[ReadInput]):
 
     def interrupt_behavior(self) -> Literal["cancel", "block"]:
         return "cancel"
+
+    def locations(self, input: ReadInput) -> tuple[CallLocation, ...]:
+        """The file, at the line the read starts from when the input names one."""
+        subject = self.permission_subject(input)
+        return (CallLocation(subject, input.offset),) if subject else ()
 
     def summary(self, input: ReadInput) -> str:
         where = input.file_path

@@ -71,7 +71,8 @@ class WriteTool(PathArgument, Tool[WriteInput]):
 
     def result_view(self, data: Any, is_error: bool) -> ResultView | None:
         if isinstance(data, FileChange) and not is_error:
-            return ResultView(self.result_summary(data), data.diff, "diff")
+            summary = self.result_summary(data)
+            return ResultView(summary, data.diff, "diff", change=data.file_diff())
         return super().result_view(data, is_error)
 
     def preview(self, input: WriteInput, context: ToolContext) -> ToolPreview | None:
@@ -194,4 +195,5 @@ def _preview_at(path: str, content: str) -> ToolPreview:
     old = current_file(path)
     if old is not None and old.line_ending == "\r\n":
         content = content.replace("\r\n", "\n")
-    return diff_preview(old.text if old else "", content, path)
+    created = old is None and not os.path.exists(path)
+    return diff_preview(old.text if old else "", content, path, created=created)

@@ -17,7 +17,6 @@ from app.acp.client_fs import ClientFiles
 from app.acp.client_terminal import ClientTerminals
 from app.engine.api import EngineEvent, SessionPort
 from app.engine.setup import SessionSetup
-from tools.base import Tool
 
 if TYPE_CHECKING:
     # The parsed command line, for annotations only: the face layer above calls in with it.
@@ -33,19 +32,12 @@ class Capabilities:
 
 
 class ToolAdapter:
-    """Sees every built-in tool as the session is built and keeps it by name, unchanged, so the
-    update builder can ask a tool what kind of work a call is. The tools are the real ones: the
-    client's files and terminals reach them as the session's TextFiles and Terminals (build()
-    below), and when a call really runs is the engine's "running" change, so nothing here
-    touches a tool."""
+    """What the session's built-in tools get from the client: its files and terminals reach
+    them as the session's TextFiles and Terminals (build() below). No tool is kept here: how a
+    call looks comes from the engine's views."""
 
     def __init__(self, caps: Capabilities) -> None:
         self.caps = caps
-        self.tools: dict[str, Tool[Any]] = {}
-
-    def __call__(self, tool: Tool[Any]) -> Tool[Any]:
-        self.tools[tool.name] = tool
-        return tool
 
 
 def build(
@@ -72,7 +64,6 @@ def build(
         ask_user=True,
         cwd=cwd,
         sink=sink,
-        adapt_tool=adapter,
         text_files=adapter.caps.files,
         terminals=adapter.caps.terminals,
     )

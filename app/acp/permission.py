@@ -22,7 +22,8 @@ from acp.schema import (
     ToolCallUpdate,
 )
 
-from app.acp.updates import ToolView
+from app import debuglog
+from app.acp.updates import ToolView, diff_content
 from app.engine.api import PermissionQuestion, answers
 from tools.decisions import DecisionReason, PermissionDecision
 from tools.interaction import PlanApprovalRequest, QuestionsRequest
@@ -51,7 +52,10 @@ def question_for(prompt: PermissionQuestion, view: ToolView) -> Question | None:
     interaction = prompt.interaction
     title = view.title
     kind = view.kind
-    content = view.proposed()
+    # The diff the engine read off the loop for this question (the real file's text), else the
+    # one the call's view already holds.
+    preview = prompt.preview.change if prompt.preview is not None else None
+    content = diff_content(preview or view.call.change)
     if isinstance(interaction, QuestionsRequest):
         return None
     if isinstance(interaction, PlanApprovalRequest):
@@ -129,18 +133,16 @@ def decision_for(
     chosen = outcome.option_id
     if chosen not in {o.option_id for o in question.options}:
         return rejected()  # an option we never offered allows nothing
-    if chosen == ALLOW_ONCE:
-        return answers.allow_once()
-    if chosen == ALLOW_ALWAYS:
-        return answers.allow_always(tuple(prompt.suggestions))
+    # The engine's choice-to-decision mapping, as the TUI's dialog uses it (allow_always saves
+    # the question's rules, its `suggestions`).
+    if chosen in (ALLOW_ONCE, ALLOW_ALWAYS):
+        return prompt.decision_for("allow_once" if chosen == ALLOW_ONCE else "allow_always") or (
+            rejected()
+        )
     if chosen == REJECT_ALWAYS:
         return answers.deny_always(tuple(prompt.suggestions))
     if chosen.startswith(PLAN_PREFIX):
-        return PermissionDecision(
-            "allow",
-            reason=DecisionReason("user", "plan approved by the user"),
-            extra={"set_mode": chosen.removeprefix(PLAN_PREFIX)},
-        )
+        return answers.approve_plan(chosen.removeprefix(PLAN_PREFIX))
     return rejected()
 
 
@@ -155,6 +157,7 @@ async def answer(prompt: PermissionQuestion, view: ToolView, ask: Ask) -> None:
     response: RequestPermissionResponse | None
     try:
         response = await ask(question.tool_call, question.options)
-    except Exception:  # the client failed or went away: nobody allowed it
+    except Exception as exc:  # the client failed or went away: nobody allowed it (a deny)
+        debuglog.record("acp", "session/request_permission failed; the call is denied", exc)
         response = None
     prompt.answer(decision_for(prompt, question, response))

@@ -47,9 +47,9 @@ from app.engine.api import (
     TextDelta,
     ThinkingDelta,
     ToolCallUpdated,
+    ToolCallView,
     TurnEnded,
 )
-from tools.base import Tool
 from tools.todo_write import TodoListChanged
 
 __all__ = ["AcpSession", "clean_text", "prompt_text", "stop_reason"]
@@ -253,9 +253,6 @@ class AcpSession:
     async def flush(self) -> None:
         await self._outbox.join()
 
-    def _tool(self, name: str) -> Tool[Any] | None:
-        return self.adapter.tools.get(name) if self.adapter is not None else None
-
     def _on_event(self, event: EngineEvent) -> None:
         match event:
             case TextDelta():
@@ -267,7 +264,9 @@ class AcpSession:
             case PermissionRequested():
                 question = event.question
                 view = self._views.get(question.tool_use_id) or u.ToolView(
-                    self._tool(question.tool_name), question.tool_name, question.input
+                    ToolCallView(
+                        question.tool_use_id, question.tool_name, question.title, question.input
+                    )
                 )
                 self._spawn(self._ask(question, view))
             case AppEvent(payload=TodoListChanged() as changed):
@@ -285,7 +284,7 @@ class AcpSession:
     def _tool_call(self, event: ToolCallUpdated) -> None:
         call = event.view
         if event.change == "queued":
-            view = u.ToolView(self._tool(call.name), call.name, call.input, call.title)
+            view = u.ToolView(call)
             self._views[call.tool_use_id] = view
             self._send(view.start(call.tool_use_id))
         elif event.change == "running" and call.tool_use_id in self._views:
@@ -300,7 +299,7 @@ class AcpSession:
             )
         elif event.change == "finished":
             known = self._views.pop(call.tool_use_id, None)
-            view = known or u.ToolView(self._tool(call.name), call.name, call.input, call.title)
+            view = known or u.ToolView(call)
             self._send(view.finished(call))
 
     def _terminal_shown(self, tool_use_id: str, terminal_id: str) -> None:
@@ -347,10 +346,9 @@ class AcpSession:
 
     async def replay(self) -> None:
         """A resumed session's history as updates, all sent before session/load answers."""
-        tools = self.adapter.tools if self.adapter is not None else {}
         # Off the protocol loop: the replay rebuilds resumed edits' diffs from the files on disk.
         history = await asyncio.to_thread(self.port.history)
-        for update in u.replay(history, tools):
+        for update in u.replay(history):
             self._send(update)
         await self.flush()
 

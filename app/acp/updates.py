@@ -1,14 +1,14 @@
 """Engine events and stored messages as ACP session/update payloads.
 
-What a tool call looks like to the client comes from what the tool declares (its class of work,
-its one-line summary, its path argument), never from its name: an MCP tool or a new built-in
-shows up with the right kind and title without a change here.
+What a tool call looks like to the client comes from the engine's ToolCallView: the kind, the
+files and the title the tool declared, and the diff the engine read (never a Tool, its name or
+its input's fields): an MCP tool or a new built-in shows up right without a change here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, TypeVar
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from acp.schema import (
     AgentMessageChunk,
@@ -30,12 +30,12 @@ from app.engine.api import (
     AssistantMessage,
     CompactionFinished,
     EngineEvent,
+    FileDiff,
     ToolCallUpdated,
     ToolCallView,
     TurnStarted,
     message_text,
 )
-from tools.base import Tool
 from tools.todo_write import Todo
 
 Content = ContentToolCallContent | FileEditToolCallContent | TerminalToolCallContent
@@ -50,20 +50,6 @@ SessionUpdate = (
 
 # The client shows tool output in the editor: past this it is cut (the model got all of it).
 MAX_SHOWN_CHARS = 20_000
-
-
-def _kind(tool: Tool[Any]) -> ToolKind:
-    """The ACP kind from the tool's declarations (never its name): what it may touch."""
-    kind = tool.permission_kind
-    if kind == "shell":
-        return "execute"
-    if kind == "path_write":
-        return "edit"
-    if kind == "url":
-        return "fetch"
-    if kind == "path_read":
-        return "read" if tool.path_reach == "path" else "search"
-    return "other"
 
 
 def text(value: str) -> TextContentBlock:
@@ -93,49 +79,19 @@ def terminal_content(terminal_id: str) -> TerminalToolCallContent:
 
 
 class ToolView:
-    """How one call is shown: title, kind, the files it touches and the change it proposes."""
+    """How one call is shown: title, kind, the files it touches and the change it proposes, all
+    from the engine's view of the call (what the tool declared; the diff the engine read)."""
 
-    def __init__(
-        self, tool: Tool[Any] | None, name: str, tool_input: Mapping[str, Any], summary: str = ""
-    ) -> None:
-        self.name = name
-        self.input = dict(tool_input)
-        # The engine's summary, for a tool this front end does not know (an MCP server's).
-        self.title = f"{name} {summary}".strip()
-        self.kind: ToolKind = "other"
-        self.path: str | None = None
-        parsed: Any = None
-        if tool is not None:
-            try:
-                parsed = tool.parse_input(tool_input)
-            except Exception:  # bad input: the call fails on its own; show what is known
-                parsed = None
-        if tool is not None and parsed is not None:
-            self.title = _title(tool, parsed, name)
-            self.kind = _kind(tool)
-            if tool.permission_kind in ("path_read", "path_write"):
-                target = _safe(lambda: tool.permission_subject(parsed), None)
-                self.path = target if isinstance(target, str) and target else None
+    def __init__(self, call: ToolCallView) -> None:
+        self.call = call
+        self.input = dict(call.input)
+        self.title = f"{call.display_name or call.name} {call.title}".strip()
+        self.kind: ToolKind = call.kind
 
     def locations(self) -> list[ToolCallLocation] | None:
-        if self.path is None:
+        if not self.call.locations:
             return None
-        line = self.input.get("offset")
-        return [ToolCallLocation(path=self.path, line=line if isinstance(line, int) else None)]
-
-    def proposed(self) -> list[Content] | None:
-        """The change an edit proposes, as a diff the editor can show before it is approved."""
-        if self.path is None or self.kind != "edit":
-            return None
-        old, new = self.input.get("old_string"), self.input.get("new_string")
-        if isinstance(old, str) and isinstance(new, str):
-            return [
-                FileEditToolCallContent(type="diff", path=self.path, old_text=old, new_text=new)
-            ]
-        content = self.input.get("content")
-        if isinstance(content, str):
-            return [FileEditToolCallContent(type="diff", path=self.path, new_text=content)]
-        return None
+        return [ToolCallLocation(path=loc.path, line=loc.line) for loc in self.call.locations]
 
     def start(self, tool_use_id: str) -> ToolCallStart:
         return ToolCallStart(
@@ -144,7 +100,7 @@ class ToolView:
             title=self.title,
             kind=self.kind,
             status="pending",
-            content=self.proposed(),
+            content=diff_content(self.call.change),
             locations=self.locations(),
             raw_input=self.input,
         )
@@ -154,7 +110,7 @@ class ToolView:
         content: list[Content] = []
         result = call.result
         if result is not None and result.kind == "diff":
-            content.extend(self.proposed() or [])
+            content.extend(diff_content(call.change) or [])
         # The text the model got; an image (no text body) as its tool's summary line.
         shown = ""
         if result is not None:
@@ -170,21 +126,15 @@ class ToolView:
         )
 
 
-T = TypeVar("T")
-
-
-def _safe(fn: Callable[[], T], default: T) -> T:
-    try:
-        return fn()
-    except Exception:
-        return default
-
-
-def _title(tool: Tool[Any], parsed: Any, name: str) -> str:
-    # `parsed`: the tool's own input model (each tool has its own type).
-    label = str(_safe(lambda: tool.user_facing_name(parsed), name) or name)
-    summary = str(_safe(lambda: tool.summary(parsed), "") or "")
-    return f"{label} {summary}".strip() if summary else label
+def diff_content(change: FileDiff | None) -> list[Content] | None:
+    """A file change as the editor's diff (old_text None: a new file)."""
+    if change is None:
+        return None
+    return [
+        FileEditToolCallContent(
+            type="diff", path=change.path, old_text=change.old_text, new_text=change.new_text
+        )
+    ]
 
 
 def status_update(tool_use_id: str, status: Any, **fields: Any) -> ToolCallProgress:
@@ -201,7 +151,7 @@ def plan(todos: Sequence[Todo]) -> AgentPlanUpdate:
     )
 
 
-def replay(events: Iterable[EngineEvent], tools: Mapping[str, Any]) -> list[SessionUpdate]:
+def replay(events: Iterable[EngineEvent]) -> list[SessionUpdate]:
     """A resumed conversation (the session's history, as events) as the updates a live one
     sent (session/load): the user's words, the answers, and each tool call with its result."""
     out: list[SessionUpdate] = []
@@ -222,7 +172,7 @@ def replay(events: Iterable[EngineEvent], tools: Mapping[str, Any]) -> list[Sess
             call = event.view
             view = views.get(call.tool_use_id)
             if view is None:
-                view = ToolView(tools.get(call.name), call.name, call.input, call.title)
+                view = ToolView(call)
                 views[call.tool_use_id] = view
                 out.append(view.start(call.tool_use_id))
             if call.finished:

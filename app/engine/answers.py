@@ -52,7 +52,14 @@ def accept_edits() -> PermissionDecision:
     return PermissionDecision(
         "allow",
         reason=DecisionReason("user", "allowed by the user, who accepted all edits"),
-        extra={"set_mode": "acceptEdits"},
+        set_mode="acceptEdits",
+    )
+
+
+def approve_plan(mode: str) -> PermissionDecision:
+    """Allow ExitPlanMode, and go on in `mode` (one of its request's `modes`)."""
+    return PermissionDecision(
+        "allow", reason=DecisionReason("user", f"plan approved by the user ({mode})"), set_mode=mode
     )
 
 

@@ -62,7 +62,10 @@ from app.engine.tool_views import MAX_RESULT_CHARS as MAX_RESULT_CHARS
 from app.engine.tool_views import MAX_TAIL_CHARS as MAX_TAIL_CHARS
 from app.engine.tool_views import content_text as content_text
 from app.engine.tool_views import message_text as message_text
+from app.engine.views import CallKind as CallKind
+from app.engine.views import CallLocation as CallLocation
 from app.engine.views import ChoiceId as ChoiceId
+from app.engine.views import FileDiff as FileDiff
 from app.engine.views import PermissionChoice as PermissionChoice
 from app.engine.views import PermissionQuestion as PermissionQuestion
 from app.engine.views import PermissionRequested as PermissionRequested
@@ -72,6 +75,7 @@ from app.engine.views import ToolCallStatus as ToolCallStatus
 from app.engine.views import ToolCallUpdated as ToolCallUpdated
 from app.engine.views import ToolCallView as ToolCallView
 from app.engine.views import ToolPreview as ToolPreview
+from app.execution.events import CALL_CLOCK as CALL_CLOCK
 from app.hooks.process import RawHookRun
 from app.mcp.info import ServerInfo
 from app.model.request import INTRO

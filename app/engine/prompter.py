@@ -60,8 +60,8 @@ class EventPrompter:
         updates = decision.extra.get("updates")
         if updates:
             self._apply_updates(updates)
-        mode = decision.extra.get("set_mode") if decision.behavior == "allow" else None
-        if isinstance(mode, str):
+        mode = decision.set_mode if decision.behavior == "allow" else None
+        if mode is not None:
             # An approved plan goes on in the mode the user picked, before the tool's call runs.
             self.decider.set_context(
                 replace(self.decider.context, mode=parse_mode(mode), pre_plan_mode=None)

@@ -88,7 +88,8 @@ def result_view(
         return ResultView(f"Denied: {why}", screen_text(text), "error")
     declared = None if outcome.is_error else declared_view(tool, outcome)
     if declared is not None and declared.kind in ("diff", "image"):
-        return ResultView(declared.summary or text, declared.body, declared.kind)
+        summary = declared.summary or text
+        return ResultView(summary, declared.body, declared.kind, change=declared.change)
     if declared is not None and declared.own_body:
         # Plain words the tool wrote for the screen: never the model's text (F4, F14).
         return ResultView(declared.summary, declared.body, "text", own_body=True)

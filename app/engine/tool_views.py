@@ -7,7 +7,6 @@ output.
 
 from __future__ import annotations
 
-import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import replace
@@ -21,12 +20,15 @@ from app.engine.result_views import ToolFinder, call_label, result_view
 from app.engine.result_views import content_text as content_text
 from app.engine.result_views import denied_label as denied_label
 from app.engine.views import (
+    CallKind,
+    CallLocation,
     PermissionQuestion,
     ToolCallStatus,
     ToolCallUpdated,
     ToolCallView,
 )
 from app.execution.events import (
+    CALL_CLOCK,
     ToolFinished,
     ToolProgressed,
     ToolQueued,
@@ -57,7 +59,7 @@ class ToolCallTracker:
         self,
         parent_tool_use_id: str | None = None,
         find: ToolFinder = _no_tools,
-        clock: Callable[[], float] = time.perf_counter,
+        clock: Callable[[], float] = CALL_CLOCK,
     ) -> None:
         self._calls: dict[str, ToolCallView] = {}
         # A subagent's session: its calls are shown under the Agent call that runs it.
@@ -78,6 +80,8 @@ class ToolCallTracker:
         return self._calls.get(tool_use_id)
 
     def queued(self, event: ToolQueued) -> ToolCallUpdated:
+        tool = self._find(event.name)
+        kind, locations = _declared(tool, event.input)
         view = ToolCallView(
             event.tool_use_id,
             event.name,
@@ -87,6 +91,9 @@ class ToolCallTracker:
             parent_tool_use_id=self._parent,
             label=event.label,
             output_focus=event.output_focus,
+            kind=kind,
+            locations=locations,
+            display_name=event.title,
         )
         self._calls[event.tool_use_id] = view
         text = event.label.text if event.label is not None else ""
@@ -197,6 +204,27 @@ class ToolCallTracker:
         self._labels[tool_use_id] = label
         while len(self._labels) > _LABELS_KEPT:
             self._labels.popitem(last=False)
+
+
+def _declared(
+    tool: Tool[Any] | None, tool_input: Mapping[str, Any]
+) -> tuple[CallKind, tuple[CallLocation, ...]]:
+    """The tool's kind of work and the files this call touches (its declarations, no I/O). An
+    input that does not parse touches nothing known: the call fails at its schema stage."""
+    if tool is None:
+        return "other", ()
+    try:
+        kind = tool.call_kind()
+    except Exception as exc:  # a broken declaration: logged, shown as "other"
+        debuglog.record("engine", f"{tool.name}.call_kind raised", exc)
+        kind = "other"
+    try:
+        return kind, tuple(tool.locations(tool.parse_input(tool_input)))
+    except InputError:
+        return kind, ()
+    except Exception as exc:
+        debuglog.record("engine", f"{tool.name}.locations raised", exc)
+        return kind, ()
 
 
 def _final_tail(tool: Tool[Any] | None, outcome: CallOutcome) -> str | None:

@@ -13,7 +13,10 @@ from typing import Any, Literal
 
 from app.engine import answers
 from app.execution.resolve_once import ResolveOnce
+from tools.base import CallKind as CallKind
 from tools.base import CallLabel as CallLabel
+from tools.base import CallLocation as CallLocation
+from tools.base import FileDiff as FileDiff
 from tools.base import OutputFocus as OutputFocus
 from tools.base import ResultView as ResultView
 from tools.base import ToolPreview as ToolPreview
@@ -47,8 +50,10 @@ ToolCallChange = Literal[
 class ToolCallView:
     """One tool call as it stands. `started_at` (set by the "running" change: the call was allowed
     and its tool started) and `elapsed` (the time it ran, without the permission step or any wait
-    for the user) are on the executor's clock (time.perf_counter); `output_tail` is the newest output (at most MAX_TAIL_CHARS);
-    `progress_text` the latest progress report's status line ("" when it had none)."""
+    for the user) are on CALL_CLOCK (time.monotonic, app.engine.api.CALL_CLOCK): a front end's
+    running clock is CALL_CLOCK() - started_at. `output_tail` is the newest output (at most
+    MAX_TAIL_CHARS); `progress_text` the latest progress report's status line ("" when it had
+    none)."""
 
     tool_use_id: str
     name: str
@@ -69,10 +74,24 @@ class ToolCallView:
     # which end of a long output the collapsed block shows.
     label: CallLabel | None = None
     output_focus: OutputFocus = "head"
+    # What the tool declares of this call (Tool.call_kind, Tool.locations; no I/O): the kind of
+    # work, the files it touches, and its user_facing_name ("srv - Title (MCP)"; "" unknown).
+    kind: CallKind = "other"
+    locations: tuple[CallLocation, ...] = ()
+    display_name: str = ""
 
     @property
     def finished(self) -> bool:
         return self.status in ("done", "failed", "denied", "interrupted")
+
+    @property
+    def change(self) -> FileDiff | None:
+        """The file change as whole texts: what the call made once it finished (Write's and
+        Edit's result), else what its question's preview proposed (the file on disk, read off
+        the loop; NotebookEdit's notebook with the cell changed); None when neither is known."""
+        if self.result is not None and self.result.change is not None:
+            return self.result.change
+        return self.preview.change if self.preview is not None else None
 
 
 @dataclass(frozen=True)
@@ -169,18 +188,26 @@ class PermissionQuestion:
     def choose(self, choice: ChoiceId, feedback: str = "", *, end_turn: bool = False) -> bool:
         """Answer with one of `choices` (a choice not offered is refused). A deny may carry
         feedback for the model, or end the turn (`end_turn`; feedback wins over it)."""
+        decision = self.decision_for(choice, feedback, end_turn=end_turn)
+        return decision is not None and self.answer(decision)
+
+    def decision_for(
+        self, choice: ChoiceId, feedback: str = "", *, end_turn: bool = False
+    ) -> PermissionDecision | None:
+        """The decision one of `choices` stands for (None: not offered), for a front end that
+        answers its own way (the TUI's dialog claims the question first; ACP maps its options)."""
         offered = self.choice(choice)
         if offered is None:
-            return False
+            return None
         if choice == "allow_once":
-            return self.answer(answers.allow_once())
+            return answers.allow_once()
         if choice == "allow_session":
-            return self.answer(answers.allow_for_session(offered.rules))
+            return answers.allow_for_session(offered.rules)
         if choice == "accept_edits":
-            return self.answer(answers.accept_edits())
+            return answers.accept_edits()
         if choice == "allow_always":
-            return self.answer(answers.allow_always(offered.rules))
-        return self.answer(answers.deny(feedback, end_turn=end_turn))
+            return answers.allow_always(offered.rules)
+        return answers.deny(feedback, end_turn=end_turn)
 
     def abort(self) -> bool:
         """Answer as aborted (the turn is being interrupted)."""

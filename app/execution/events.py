@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from app.execution.outcome import CallOutcome
 from tools.base import CallLabel, OutputFocus, ToolProgress
+
+# The one clock of a call's times (ToolRunning.at, hence ToolCallView.started_at; elapsed): a
+# front end that shows a running clock subtracts started_at from this same clock. Monotonic, so
+# a clock change never makes a call run backwards; the same on every platform (perf_counter and
+# monotonic have different epochs on Windows).
+CALL_CLOCK = time.monotonic
 
 
 @dataclass(frozen=True)

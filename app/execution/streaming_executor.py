@@ -18,7 +18,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
@@ -26,6 +25,7 @@ from typing import Any
 
 from app import debuglog
 from app.execution.events import (
+    CALL_CLOCK,
     ExecutorEvent,
     ToolFinished,
     ToolProgressed,
@@ -101,7 +101,7 @@ class StreamingToolExecutor:
         context: ToolContext,
         turn_abort: AbortSignal | None = None,
         on_event: Callable[[ExecutorEvent], None] | None = None,
-        clock: Callable[[], float] = time.perf_counter,
+        clock: Callable[[], float] = CALL_CLOCK,
     ) -> None:
         self._deps = deps
         # The events' clock (tests pass a fake one to measure waits without sleeping).

@@ -49,6 +49,7 @@ from app.hooks.translate import (
     translate_user_prompt_submit,
 )
 from tools.abort import AbortSignal
+from tools.base import HookShaped
 from tools.process.child_env import add_env_file, child_env
 from tools.process.owner import mark_env
 
@@ -524,10 +525,9 @@ def _tool_fields(call: HookToolCall) -> dict[str, Any]:
 def _hook_response(response: Any) -> Any:
     """The tool's data in the shape Claude Code's hooks read, where a tool defines one (Bash:
     `{stdout, stderr, interrupted, isImage, noOutputExpected}`), else the data as it is."""
-    shape = getattr(response, "hook_response", None)
-    if callable(shape):
+    if isinstance(response, HookShaped):
         try:
-            return shape()
+            return response.hook_response()
         except Exception as exc:  # a broken shape must not cost the hook its input
             debuglog.record("hook", "a tool's hook_response raised; the data as it is", exc)
             return response

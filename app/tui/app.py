@@ -29,6 +29,7 @@ from app.tui.live_settings import LiveSettings
 from app.tui.permission_queue import Dialog, PermissionQueue
 from app.tui.ports import EarlyTurn, SessionFactory, TuiConfig
 from app.tui.screens.main import MainScreen
+from app.tui.screens.permission import PermissionScreen
 from app.tui.screens.settings_error import SettingsAnswer, SettingsErrorScreen
 from app.tui.screens.trust import TrustScreen
 from app.tui.screens.typed_ahead import TypedForPrompt
@@ -361,9 +362,8 @@ class LatheApp(App[int]):
     def action_cycle_mode(self) -> None:
         if self.open_dialog is not None:
             # Not under an open question: its answer was asked for in the mode shown.
-            mode_key = getattr(self.screen, "mode_key", None)
-            if callable(mode_key):
-                mode_key()
+            if isinstance(self.screen, PermissionScreen):
+                self.screen.mode_key()  # the only dialog Shift+Tab selects something in
             return
         self.turns.cycle_mode()
 

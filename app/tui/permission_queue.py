@@ -66,8 +66,8 @@ class PermissionQueue:
 
     def _dialog_closed(self, decision: PermissionDecision | None) -> None:
         self.dialog = None
-        mode = decision.extra.get("set_mode") if decision is not None else None
-        if isinstance(mode, str) and decision is not None and decision.behavior == "allow":
+        mode = decision.set_mode if decision is not None else None
+        if mode is not None and decision is not None and decision.behavior == "allow":
             # The engine switched the mode already (its prompter); the status bar follows.
             self.app.config.permission_mode = mode
             self.app.main.status_bar.set(permission_mode=mode)

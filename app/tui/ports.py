@@ -7,12 +7,11 @@ its events through `LatheApp.handle_engine_event`, which the session gets as its
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from app.engine.api import EngineEvent, SessionPort
+from app.engine.api import CALL_CLOCK, EngineEvent, SessionPort
 
 if TYPE_CHECKING:
     from app.tui.history import ReplayedHistory
@@ -96,7 +95,9 @@ class TuiConfig:
     # on every append, and a screen shows far fewer than this.
     live_blocks: int = 24
     cursor_blink: bool = True
-    clock: Callable[[], float] = time.monotonic
+    # The engine's CALL_CLOCK (time.monotonic): the panel's running clocks subtract a call's
+    # started_at from it, so both sides must be the one clock.
+    clock: Callable[[], float] = CALL_CLOCK
     ask_trust_for: str | None = None
     on_trust: Callable[[str, bool], None] | None = None
     list_sessions: Callable[[], Sequence[SessionSummary]] | None = None

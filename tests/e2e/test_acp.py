@@ -212,7 +212,10 @@ async def test_tool_calls_and_permissions(fake_api, repo):
         assert (repo / "new.txt").read_text() == "n\n" and len(client.questions) == 2
         w1 = client.tool_updates("w1")
         assert w1[0].kind == "edit" and w1[0].locations[0].path == str(repo / "new.txt")
-        assert w1[0].content[0].type == "diff" and w1[0].content[0].new_text == "n\n"
+        # No question, so no preview was read: the diff comes with the result (the engine's
+        # whole texts; old_text None: the file is new).
+        (made,) = w1[-1].content
+        assert (made.type, made.old_text, made.new_text) == ("diff", None, "n\n")
         plan = client.of("plan")[-1]
         assert [(e.content, e.status) for e in plan.entries] == [
             ("Write it", "completed"),

@@ -153,7 +153,7 @@ async def test_plan_approval_picks_the_mode(keys: tuple[str, ...], mode: str) ->
         await pilot.pause()
         decision = prompt.resolver.value
         assert decision is not None and decision.behavior == "allow"
-        assert decision.extra["set_mode"] == mode
+        assert decision.set_mode == mode
         assert app.config.permission_mode == mode
         assert app.main.status_bar.info.permission_mode == mode
 

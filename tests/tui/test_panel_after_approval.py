@@ -5,6 +5,7 @@ step (app/tui/event_router.py's "answered" branch), with its clock restarted."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -40,3 +41,33 @@ async def test_an_approved_call_is_running_in_the_panel_not_awaiting(
         (project / "go").write_text("")
         await wait_until(pilot, lambda: not app.turn_running)
         assert (project / "made").exists()
+
+
+async def test_an_answered_call_not_yet_running_is_back_to_checking() -> None:
+    """After an answer the call is checked again (an "always allow" answer writes the settings
+    file before it runs): the panel row leaves "awaiting", shown running with no clock, until
+    the engine's "running" change gives it one (P8)."""
+    from app.engine.api import ToolCallUpdated, ToolCallView
+    from tests.tui.conftest import make_app
+
+    app = make_app()
+    view = ToolCallView("c1", "Bash", "ls", {"command": "ls"})
+    async with app.run_test(size=SIZE) as pilot:
+        for status, change in (
+            ("queued", "queued"),
+            ("checking", "started"),
+            ("awaiting_approval", "awaiting_approval"),
+        ):
+            app.handle_engine_event(ToolCallUpdated(replace(view, status=status), change))
+        await pilot.pause()
+        assert app.main.progress.rows["c1"].state == "awaiting"
+        app.handle_engine_event(ToolCallUpdated(replace(view, status="checking"), "answered"))
+        await pilot.pause()
+        row = app.main.progress.rows["c1"]
+        assert row.state == "running" and row.started_at is None
+        assert "awaiting" not in app.main.progress.counts()
+        app.handle_engine_event(
+            ToolCallUpdated(replace(view, status="running", started_at=5.0), "running")
+        )
+        await pilot.pause()
+        assert app.main.progress.rows["c1"].started_at == 5.0

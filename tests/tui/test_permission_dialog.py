@@ -283,3 +283,26 @@ async def test_destructive_commands_are_flagged(command: str, warned: bool) -> N
         await pilot.pause()
         assert isinstance(app.screen, PermissionScreen)
         assert bool(app.screen.query("#destructive")) is warned
+
+
+async def test_an_edits_session_choice_answers_with_the_engines_decision() -> None:
+    """Key 2 of an edit question ("this file this session") is the engine's allow_for_session
+    with the question's session rules (PermissionQuestion.decision_for, as ACP uses it)."""
+    app = make_app()
+    prompt = replace(
+        scenes.bash_prompt(),
+        edit=True,
+        session_rules=("Edit(/p/a.txt)",),
+        accept_edits=True,
+        suggestions=("Edit(/p/**)",),
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        app.enqueue_permission(prompt)
+        await pilot.pause()
+        assert isinstance(app.screen, PermissionScreen)
+        await pilot.press("2")
+        await pilot.pause()
+        decision = prompt.resolver.value
+        assert decision is not None and decision.behavior == "allow"
+        assert decision.extra.get("session") is True and not decision.extra.get("always")
+        assert decision.suggestions == ("Edit(/p/a.txt)",)

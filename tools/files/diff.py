@@ -6,6 +6,7 @@ import difflib
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from tools.base import FileDiff
 from tools.files.lines import MAX_LINE_CHARS, TRUNCATION_MARK, format_numbered
 
 SNIPPET_CONTEXT = 4
@@ -31,6 +32,13 @@ class FileChange:
     old_string: str = ""
     new_string: str = ""
     replace_all: bool = False
+
+    def file_diff(self) -> FileDiff | None:
+        """The change as whole texts, for a front end's diff view (None: the text after is not
+        known)."""
+        if self.content is None:
+            return None
+        return FileDiff(self.file_path, self.original, self.content)
 
     def hook_response(self) -> dict[str, Any]:
         """Claude Code's PostToolUse `tool_response` for Write (`{type, filePath, content,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import stat
 
-from tools.base import ToolPreview
+from tools.base import FileDiff, ToolPreview
 from tools.files import textfile
 from tools.files.diff import unified_diff
 
@@ -40,6 +40,8 @@ def current_file(path: str) -> textfile.TextFile | None:
         os.close(fd)
 
 
-def diff_preview(old: str, new: str, path: str) -> ToolPreview:
+def diff_preview(old: str, new: str, path: str, *, created: bool = False) -> ToolPreview:
+    """`created`: there is no file yet (the change's old text is None, not empty)."""
     text, _, _ = unified_diff(old, new, path)
-    return ToolPreview("diff", text, path=path)
+    change = FileDiff(path, None if created else old, new)
+    return ToolPreview("diff", text, path=path, change=change)

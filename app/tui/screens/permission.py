@@ -317,15 +317,10 @@ class PermissionScreen(GuardedQuestionScreen):
         return True
 
     def _decision(self, choice: PermissionChoice) -> PermissionDecision:
-        if choice.id == "allow_session":
-            return answers.allow_for_session(choice.rules)
-        if choice.id == "accept_edits":
-            return answers.accept_edits()
-        if choice.id == "allow_always":
-            return answers.allow_always(choice.rules)
         if choice.id == "deny":
             return self._deny()
-        return answers.allow_once()
+        # The engine's mapping (PermissionQuestion.decision_for), as ACP's: one place for it.
+        return self.prompt.decision_for(choice.id) or self._deny()
 
     def _deny(self) -> PermissionDecision:
         # Without feedback the turn ends, as in Claude Code; with it, the model reads it and goes on.

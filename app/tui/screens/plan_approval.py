@@ -1,7 +1,7 @@
 """The plan dialog (a tool's PlanApprovalRequest, i.e. ExitPlanMode): the model's plan, then go on
 with edits auto-accepted, go on asking for each edit, or keep planning with a word for the model.
 
-Approval is an allow with `extra["set_mode"]` (the engine's prompter switches the permission mode
+Approval is an allow with `set_mode` (the engine's prompter switches the permission mode
 before the tool runs; the queue updates the status bar); keeping on planning is a denial, with the
 user's words as feedback when they typed any. Keys are ignored for the key guard after opening.
 """
@@ -22,7 +22,7 @@ from app.tui.screens.dialog_fit import fit
 from app.tui.screens.guarded import GuardedQuestionScreen
 from app.tui.screens.scroll_part import Where, below_words, scroll_part
 from app.tui.screens.typed_ahead import TypedAhead, take_typed_key
-from tools.decisions import DecisionReason, PermissionDecision
+from tools.decisions import PermissionDecision
 from tools.interaction import PlanApprovalRequest
 
 MODE_CHOICES = {
@@ -147,13 +147,7 @@ class PlanApprovalScreen(GuardedQuestionScreen):
         self._show()
         mode = self.rows[row]
         if mode:
-            self._answer(
-                PermissionDecision(
-                    "allow",
-                    reason=DecisionReason("user", f"plan approved by the user ({mode})"),
-                    extra={"set_mode": mode},
-                )
-            )
+            self._answer(answers.approve_plan(mode))
             return
         field = self.query_one("#feedback", Input)
         field.add_class("-active")

@@ -202,7 +202,7 @@ async def test_exit_plan_mode_approval_switches_the_mode(fake_api, project):
         ]
     )
     approve = PermissionDecision(
-        "allow", reason=DecisionReason("user", "ok"), extra={"set_mode": "acceptEdits"}
+        "allow", reason=DecisionReason("user", "ok"), set_mode="acceptEdits"
     )
     session, collector = plan_session(fake_api, project, approve)
     assert session.permission_mode == "plan"

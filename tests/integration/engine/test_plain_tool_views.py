@@ -76,7 +76,7 @@ def answering_session(fake_api: FakeAPI, project: Path) -> Any:
                 decision = PermissionDecision.allow(DecisionReason("user", "answered"), answered)
             elif isinstance(prompt.interaction, PlanApprovalRequest):
                 decision = PermissionDecision(
-                    "allow", reason=DecisionReason("user", "ok"), extra={"set_mode": "default"}
+                    "allow", reason=DecisionReason("user", "ok"), set_mode="default"
                 )
             else:
                 decision = PermissionDecision.deny("no", DecisionReason("user", "no"))

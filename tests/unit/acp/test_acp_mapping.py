@@ -21,7 +21,7 @@ from app.acp.client_fs import ClientFiles
 from app.acp.permission import decision_for, question_for
 from app.acp.session import prompt_text, stop_reason
 from app.acp.updates import ToolView
-from app.engine.api import PermissionQuestion
+from app.engine.api import PermissionQuestion, ToolCallView
 from app.engine.events import TurnEnded
 from app.execution.resolve_once import ResolveOnce
 from tools.base import ToolContext
@@ -29,6 +29,11 @@ from tools.bash import BashTool
 from tools.interaction import Question, QuestionOption, QuestionsRequest
 from tools.read import ReadInput, ReadTool
 
+
+def _bash_view(prompt: PermissionQuestion) -> ToolView:
+    """A Bash call as the engine shows it (its view, not the tool)."""
+    view = ToolCallView(prompt.tool_use_id, "Bash", "", prompt.input, kind="execute")
+    return ToolView(view)
 
 def bash_prompt(suggestions: tuple[str, ...] = ("Bash(npm test:*)",)) -> PermissionQuestion:
     tool_input = {"command": "npm test"}
@@ -45,7 +50,7 @@ def chosen(option_id: str) -> RequestPermissionResponse:
 
 def test_answers_map_to_the_dialogs_decisions():
     prompt = bash_prompt()
-    question = question_for(prompt, ToolView(BashTool(), "Bash", prompt.input))
+    question = question_for(prompt, _bash_view(prompt))
     assert question is not None
     assert [o.kind for o in question.options] == [
         "allow_once",
@@ -82,14 +87,14 @@ def test_answers_map_to_the_dialogs_decisions():
 )
 def test_anything_but_an_offered_allow_is_a_rejection(response):
     prompt = bash_prompt()
-    question = question_for(prompt, ToolView(BashTool(), "Bash", prompt.input))
+    question = question_for(prompt, _bash_view(prompt))
     assert question is not None
     assert decision_for(prompt, question, response).behavior == "deny"
 
 
 def test_no_always_without_a_rule_to_save():
     prompt = bash_prompt(suggestions=())
-    question = question_for(prompt, ToolView(BashTool(), "Bash", prompt.input))
+    question = question_for(prompt, _bash_view(prompt))
     assert question is not None
     assert [o.kind for o in question.options] == ["allow_once", "reject_once"]
     assert decision_for(prompt, question, chosen("allow_always")).behavior == "deny"
@@ -100,7 +105,7 @@ def test_questions_are_not_asked_of_a_client_that_cannot_show_them():
 
     asks = QuestionsRequest((Question("Which?", "Pick", (QuestionOption("a", "A"),)),))
     prompt = replace(bash_prompt(), interaction=asks)
-    assert question_for(prompt, ToolView(BashTool(), "Bash", prompt.input)) is None
+    assert question_for(prompt, _bash_view(prompt)) is None
 
 
 def test_stop_reasons():
@@ -237,7 +242,7 @@ def test_replay_shows_what_the_live_session_showed():
         },
     ]
     # The session's history (app.engine.replay) is what session/load replays.
-    out = replay(replay_events(messages, [BashTool()]), {"Bash": BashTool()})
+    out = replay(replay_events(messages, [BashTool()]))
     assert [x.session_update for x in out] == [
         "agent_message_chunk",
         "user_message_chunk",
@@ -259,12 +264,12 @@ async def test_the_first_answer_wins_a_late_client_answer_changes_nothing():
         return chosen("allow_once")
 
     question = bash_prompt()
-    await answer(question, ToolView(BashTool(), "Bash", question.input), allow)
+    await answer(question, _bash_view(question), allow)
     assert question.resolver.value is not None and question.resolver.value.behavior == "allow"
 
     cancelled = bash_prompt()
     assert cancelled.abort()  # session/cancel got there first
-    await answer(cancelled, ToolView(BashTool(), "Bash", cancelled.input), allow)
+    await answer(cancelled, _bash_view(cancelled), allow)
     assert cancelled.resolver.value is not None
     assert cancelled.resolver.value.reason.kind == "abort"
 
@@ -337,3 +342,21 @@ def test_prompt_parts_images_blobs_and_refusals():
     ):
         with pytest.raises(PromptError, match=words):
             prompt_parts([bad])
+
+
+async def test_a_failed_permission_request_is_logged_and_denied(tmp_path, monkeypatch):
+    """The client errored (or went away): the call is denied, fail closed, and the log says so."""
+    from app.acp.permission import answer
+
+    log = tmp_path / "lathe.log"
+    monkeypatch.setenv("LATHE_LOG", str(log))
+
+    async def broken(tool_call, options):
+        raise ConnectionError("client went away")
+
+    question = bash_prompt()
+    await answer(question, _bash_view(question), broken)
+    assert question.resolver.value is not None
+    assert question.resolver.value.behavior == "deny"
+    text = log.read_text()
+    assert "request_permission failed" in text and "client went away" in text

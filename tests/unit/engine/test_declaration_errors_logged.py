@@ -78,3 +78,31 @@ def test_broken_declarations_are_logged_and_bad_input_is_not(
     assert call_label(tool, "Bash", {"command": 3}) == "Bash"
     assert summarize_with([tool], "Bash", {}) == ""
     assert log.read_text(encoding="utf-8").count(" raised") == before
+
+
+def test_broken_kind_and_locations_are_logged_and_shown_as_unknown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A call's kind and files are the tool's declarations: one that raises costs the view only
+    those (kind "other", no files), and goes to the log; the rest of the view is built."""
+
+    class NoKind(BashTool):
+        def call_kind(self) -> Any:
+            raise RuntimeError("call_kind is broken")
+
+        def locations(self, input: BashInput) -> Any:
+            raise RuntimeError("locations is broken")
+
+    log = tmp_path / "lathe.log"
+    monkeypatch.setenv("LATHE_LOG", str(log))
+    tool = NoKind()
+    tracker = ToolCallTracker(find=lambda name: tool)
+    view = tracker.queued(ToolQueued("t1", "Bash", {"command": "ls"}, "ls", False)).view
+    assert (view.kind, view.locations, view.title) == ("other", (), "ls")
+    text = log.read_text()
+    assert "call_kind is broken" in text and "locations is broken" in text
+    # Input that does not parse is the model's mistake: not logged.
+    log.unlink()
+    plain = ToolCallTracker(find=lambda name: BashTool())
+    assert plain.queued(ToolQueued("t2", "Bash", {"nope": 1}, "", False)).view.kind == "execute"
+    assert not log.exists()
