@@ -7,10 +7,12 @@ They live in `tools/` because a tool's own `validate_input` and `check_permissio
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 Behavior = Literal["allow", "deny", "ask", "passthrough"]
+# How long an allowed answer's rules hold (PermissionDecision.remember).
+Remember = Literal["", "session", "always"]
 
 
 @dataclass(frozen=True)
@@ -75,7 +77,16 @@ class PermissionDecision:
     suggestions: tuple[str, ...] = ()
     # Free-form feedback from a user who denied (sent to the model).
     feedback: str = ""
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    # How long an allowed answer's `suggestions` hold: "session" (for the rest of it) or
+    # "always" (saved to .lathe/settings.local.toml); "" applies them to this call only.
+    remember: Remember = ""
+    # A user's deny that ends the turn (as Claude Code does): the batch's other calls do not run
+    # and the model is not asked again until the user writes. A deny with feedback never does.
+    end_turn: bool = False
+    # Permission updates a front end asks for with its answer (the SDK's updatedPermissions,
+    # ACP's "always reject"): app.engine.permission_updates.PermissionUpdate values, which this
+    # layer cannot name; the engine applies them before the call runs.
+    updates: tuple[object, ...] = ()
     # An allow that also switches the session's permission mode before the call runs (an
     # approved plan goes on in the mode the user picked; "accept all edits"): the mode's name.
     set_mode: str | None = None

@@ -91,14 +91,20 @@ class EditTool(PathArgument, Tool[EditInput]):
 
     def _preview_at(self, path: str, input: EditInput) -> ToolPreview:
         current = current_file(path)
-        if current is None and not os.path.exists(path):
+        created = current is None and not os.path.exists(path)
+        if created:
             current = textfile.TextFile("", "utf-8", "\n")
         if current is not None:
             try:
-                return diff_preview(current.text, self._replace(current, input).text, path)
+                new = self._replace(current, input).text
+                return diff_preview(current.text, new, path, created=created)
             except ReplaceError:
                 pass
-        return diff_preview(input.old_string, input.new_string, path)
+        # Not the whole file (too large to read for a preview, or the string is not in it):
+        # the strings alone, and no whole-text change (a front end must not show them as the file).
+        return dataclasses.replace(
+            diff_preview(input.old_string, input.new_string, path), change=None
+        )
 
     def recorded_view(self, input: EditInput, applied: bool, cwd: str) -> ResultView | None:
         """The diff as the live call showed it (tools/files/recorded.py): made, or denied."""

@@ -22,6 +22,7 @@ from app.commands.arguments import fill_variables, substitute
 from app.commands.loader import CommandSet, CustomCommand
 from app.commands.mentions import attach, confine_checked_in, mention_paths
 from app.commands.ports import CommandSession
+from tools.base import HookShaped
 
 # As Claude Code: the `!` starts the text or follows whitespace (`a!`b`` is no command line).
 # A fenced block opened with ```! is one command too, its whole text (Claude Code 2.1.332's
@@ -97,9 +98,8 @@ async def _run_bang(command: str, pattern: str, session: CommandSession) -> str:
     # It ran and failed: Claude Code shows its output (stderr merged into stdout) after
     # "[stderr]", nothing when there was none.
     output = text
-    hook_response = getattr(outcome.data, "hook_response", None)
-    if callable(hook_response):
-        output = str(hook_response().get("stdout", "")).strip()
+    if isinstance(outcome.data, HookShaped):
+        output = str(outcome.data.hook_response().get("stdout", "")).strip()
     shown = f"[stderr]\n{output}" if output else ""
     raise BangLineFailed(f'Shell command failed for pattern "{pattern}": {shown}')
 

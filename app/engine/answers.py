@@ -1,8 +1,8 @@
 """The PermissionDecisions a front end answers a permission question with.
 
-"Always allow" is an allow whose `suggestions` are the rules to persist (and `extra["always"]`);
+"Always allow" is an allow whose `suggestions` are the rules to persist (`remember="always"`);
 the engine writes them to `.lathe/settings.local.toml`; "always reject" a denial whose
-`extra["updates"]` saves deny rules there. A denial with feedback carries the user's
+`updates` save deny rules there. A denial with feedback carries the user's
 words in `feedback`, for the model. A denial without feedback may end the turn (`end_turn=True`,
 what the TUI does, as Claude Code): the batch's other calls are not run and the model is not asked
 again until the user writes; `ends_turn(decision)` tells. A denial with feedback never ends it.
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from app.execution.outcome import END_TURN
 from app.execution.outcome import ends_turn as ends_turn
 from app.execution.texts import REJECT_MESSAGE, REJECT_WITH_FEEDBACK_PREFIX
 from tools.decisions import DecisionReason, PermissionDecision
@@ -30,7 +29,7 @@ def allow_always(rules: tuple[str, ...]) -> PermissionDecision:
         "allow",
         reason=DecisionReason("user", "always allowed by the user", rule=", ".join(rules)),
         suggestions=rules,
-        extra={"always": True},
+        remember="always",
     )
 
 
@@ -42,7 +41,7 @@ def allow_for_session(rules: tuple[str, ...]) -> PermissionDecision:
             "user", "allowed for this session by the user", rule=", ".join(rules)
         ),
         suggestions=rules,
-        extra={"session": True},
+        remember="session",
     )
 
 
@@ -71,7 +70,7 @@ def deny(feedback: str = "", *, end_turn: bool = False) -> PermissionDecision:
         message=message,
         reason=DecisionReason("user", "denied by the user"),
         feedback=feedback,
-        extra={END_TURN: True} if end_turn and not feedback else {},
+        end_turn=end_turn and not feedback,
     )
 
 
@@ -81,7 +80,7 @@ def deny_always(rules: tuple[str, ...]) -> PermissionDecision:
     from app.engine.permission_updates import PermissionUpdate
 
     save = PermissionUpdate("addRules", "localSettings", "deny", rules)
-    return replace(deny(), extra={"updates": (save,)})
+    return replace(deny(), updates=(save,))
 
 
 def aborted() -> PermissionDecision:

@@ -57,7 +57,10 @@ class EventPrompter:
             self.session.emit(event)
 
     def remember(self, decision: PermissionDecision) -> None:
-        updates = decision.extra.get("updates")
+        updates = [u for u in decision.updates if isinstance(u, PermissionUpdate)]
+        if len(updates) != len(decision.updates):
+            # Not an update this engine knows: never silently widened or narrowed.
+            self.sink(Notice("A permission update of an unknown kind was ignored", "warning"))
         if updates:
             self._apply_updates(updates)
         mode = decision.set_mode if decision.behavior == "allow" else None
@@ -69,7 +72,7 @@ class EventPrompter:
         if decision.behavior != "allow" or not decision.suggestions:
             return
         rules = list(decision.suggestions)[:5]
-        if decision.extra.get("always"):
+        if decision.remember == "always":
             try:
                 self.decider.set_context(always_allow(self.decider.context, rules))
                 self.sink(Notice(f"Saved to .lathe/settings.local.toml: {', '.join(rules)}"))
@@ -79,7 +82,7 @@ class EventPrompter:
                 self.sink(
                     Notice(f"Could not save the rule ({exc}); allowed for this session", "warning")
                 )
-        elif decision.extra.get("session"):
+        elif decision.remember == "session":
             self.decider.set_context(allow_for_session(self.decider.context, rules))
 
     def _apply_updates(self, updates: Sequence[PermissionUpdate]) -> None:

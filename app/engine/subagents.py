@@ -137,8 +137,8 @@ class SessionSubagents:
         # background launch): an `Agent(TYPE)` deny rule holds for all of them.
         from app.permissions.subagent_mode import denied_agent_type
 
-        context = getattr(self.parent.parts.rules, "context", None)
-        denied = denied_agent_type(context, (found.name, name)) if context is not None else ""
+        rules = self.parent.parts.rules
+        denied = denied_agent_type(rules.context, (found.name, name)) if rules is not None else ""
         if denied:
             raise UnknownAgentType(denied)
         return found
@@ -370,8 +370,8 @@ class SessionSubagents:
     def _untrusted(self, definition: AgentDefinition) -> bool:
         """A project's agent file in a folder nobody trusted (its hooks do not run there)."""
         rules = self.parent.parts.rules
-        context = getattr(rules, "context", None)
-        trusted = bool(getattr(context, "trusted", False))
+        # No rules at all (a bare test session): nobody trusted the folder either.
+        trusted = rules is not None and rules.context.trusted
         return definition.source == "project" and not trusted
 
     def _decider(self, definition: AgentDefinition) -> tuple[Any, Any]:

@@ -88,7 +88,9 @@ class ToolCallView:
     def change(self) -> FileDiff | None:
         """The file change as whole texts: what the call made once it finished (Write's and
         Edit's result), else what its question's preview proposed (the file on disk, read off
-        the loop; NotebookEdit's notebook with the cell changed); None when neither is known."""
+        the loop; NotebookEdit's notebook with the cell changed); None when neither is known
+        as whole texts (an Edit of a file too large to preview, or whose string is not in it,
+        previews its strings alone and has no change)."""
         if self.result is not None and self.result.change is not None:
             return self.result.change
         return self.preview.change if self.preview is not None else None

@@ -12,17 +12,9 @@ from tools.decisions import PermissionDecision
 
 SyntheticReason = Literal["user_interrupt", "user_denied", "sibling_error", "streaming_fallback"]
 
-# The flag on a user's deny that ends the turn (as Claude Code does): the batch's other calls do
-# not run and the model is not asked again until the user writes. A deny with feedback goes on.
-END_TURN = "end_turn"
-
 
 def ends_turn(decision: PermissionDecision | None) -> bool:
-    return (
-        decision is not None
-        and decision.behavior == "deny"
-        and decision.extra.get(END_TURN) is True
-    )
+    return decision is not None and decision.behavior == "deny" and decision.end_turn
 
 
 @dataclass

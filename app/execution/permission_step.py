@@ -205,7 +205,7 @@ async def _ask_user(
         # A subagent's call: as in Claude Code 2.1.332, the deny is the subagent's to handle
         # (it is told to try another way or report the limitation); neither its turn nor the
         # session's ends.
-        final = replace(final, message=SUBAGENT_REJECT_MESSAGE, extra={})
+        final = replace(final, message=SUBAGENT_REJECT_MESSAGE, end_turn=False)
     return DecisionStep(final)
 
 

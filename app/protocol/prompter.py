@@ -167,7 +167,7 @@ class StdioPrompter:
                     "allow",
                     reason=DecisionReason("user", "allowed by the SDK's can_use_tool callback"),
                     updated_input=changed,
-                    extra={"updates": updates} if updates else {},
+                    updates=tuple(updates),
                 ),
                 False,
             )

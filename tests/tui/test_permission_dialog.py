@@ -40,7 +40,7 @@ async def test_keys_answer(keys: tuple[str, ...], behavior: str, always: bool) -
         await pilot.pause()
         decision = prompt.resolver.value
         assert decision is not None and decision.behavior == behavior
-        assert bool(decision.extra.get("always")) is always
+        assert (decision.remember == "always") is always
         if always:
             assert decision.suggestions == ("Bash(npm run test:*)",)
         assert not isinstance(app.screen, PermissionScreen)
@@ -96,7 +96,7 @@ async def test_always_needs_a_selection_held_for_the_guard(clock: FixedClock) ->
         await pilot.press("enter")
         await pilot.pause()
         decision = prompt.resolver.value
-        assert decision is not None and decision.extra.get("always") is True
+        assert decision is not None and decision.remember == "always"
 
 
 @pytest.mark.parametrize(
@@ -304,5 +304,5 @@ async def test_an_edits_session_choice_answers_with_the_engines_decision() -> No
         await pilot.pause()
         decision = prompt.resolver.value
         assert decision is not None and decision.behavior == "allow"
-        assert decision.extra.get("session") is True and not decision.extra.get("always")
+        assert decision.remember == "session"
         assert decision.suggestions == ("Edit(/p/a.txt)",)

@@ -35,6 +35,7 @@ def _bash_view(prompt: PermissionQuestion) -> ToolView:
     view = ToolCallView(prompt.tool_use_id, "Bash", "", prompt.input, kind="execute")
     return ToolView(view)
 
+
 def bash_prompt(suggestions: tuple[str, ...] = ("Bash(npm test:*)",)) -> PermissionQuestion:
     tool_input = {"command": "npm test"}
     return PermissionQuestion(
@@ -59,16 +60,16 @@ def test_answers_map_to_the_dialogs_decisions():
         "reject_always",
     ]
     once = decision_for(prompt, question, chosen("allow_once"))
-    assert once.behavior == "allow" and not once.extra.get("always")
+    assert once.behavior == "allow" and once.remember != "always"
     always = decision_for(prompt, question, chosen("allow_always"))
-    assert always.behavior == "allow" and always.extra["always"] is True
+    assert always.behavior == "allow" and always.remember == "always"
     assert always.suggestions == ("Bash(npm test:*)",)
     once_no = decision_for(prompt, question, chosen("reject_once"))
-    assert once_no.behavior == "deny" and not once_no.extra.get("updates")
+    assert once_no.behavior == "deny" and not once_no.updates
     # Always reject: a denial that saves the suggested rule as a deny rule.
     never = decision_for(prompt, question, chosen("reject_always"))
     assert never.behavior == "deny" and "doesn't want to proceed" in never.message
-    (update,) = never.extra["updates"]
+    (update,) = never.updates
     assert (update.kind, update.destination, update.behavior, update.rules) == (
         "addRules",
         "localSettings",
@@ -98,7 +99,7 @@ def test_no_always_without_a_rule_to_save():
     assert question is not None
     assert [o.kind for o in question.options] == ["allow_once", "reject_once"]
     assert decision_for(prompt, question, chosen("allow_always")).behavior == "deny"
-    assert not decision_for(prompt, question, chosen("reject_always")).extra.get("updates")
+    assert not decision_for(prompt, question, chosen("reject_always")).updates
 
 
 def test_questions_are_not_asked_of_a_client_that_cannot_show_them():
