@@ -36,8 +36,6 @@ def working_dir_forms(folder: str) -> tuple[str, ...]:
     return (logical,) if real == logical else (logical, real)
 
 
-# The checked-in project files (what a cloned repository brings; the local files are the user's).
-_SHARED_PROJECT_SOURCES = frozenset({"claude-project", "project"})
 # Modes that ask for or deny at least what `default` does: a project may choose them untrusted.
 _NOT_WIDER_MODES = ("default", "plan", "dontAsk")
 
@@ -111,7 +109,7 @@ def context_from_settings(
             continue
         perms = src.settings.permissions
         untrusted_project = src.name in PROJECT_SOURCES and not trusted
-        confined_source = confine and src.name in _SHARED_PROJECT_SOURCES
+        confined_source = confine and src.shared
         origin = src.path or src.name
         for behavior in ("deny", "ask", "allow"):
             if behavior == "allow" and untrusted_project:
