@@ -193,3 +193,98 @@ def test_git_that_cannot_answer_fails_closed(tmp_path: Path) -> None:
     (project / ".git" / "index").write_bytes(b"DIRC garbage")
     pc, _, _ = _session(project, env)
     assert pc.mode == "default" and not pc.allow
+
+
+# F3 ---------------------------------------------------------------------------------------------
+
+SECRET = "MARK_OUTSIDE_SECRET line"
+AGENT = "---\nname: rev\ndescription: reviews\nmemory: project\n---\nYou review.\n"
+
+
+def _linked_project(tmp: Path) -> tuple[Path, dict[str, str], Path]:
+    """A project that ships links to a file (and a folder) outside it, in every place a project
+    skill, command, agent or agent memory is read from."""
+    project, env = _repo(tmp)
+    outside = tmp / "home" / "secret.txt"
+    outside.write_text(SECRET + "\n")
+    skill_dir = tmp / "home" / "skilldir"
+    skill_dir.mkdir()
+    (skill_dir / "SKILL.md").write_text(SECRET + "\n")
+    (project / ".claude" / "skills" / "a").mkdir(parents=True)
+    os.symlink(outside, project / ".claude" / "skills" / "a" / "SKILL.md")
+    os.symlink(skill_dir, project / ".claude" / "skills" / "folder")
+    (project / ".claude" / "commands").mkdir()
+    netrc = tmp / "home" / ".netrc"
+    netrc.write_text(f"{SECRET} machine x password z\n")
+    os.symlink(netrc, project / ".claude" / "commands" / "b.md")
+    (project / ".lathe" / "commands").mkdir(parents=True)
+    os.symlink(outside, project / ".lathe" / "commands" / "c.md")
+    (project / ".claude" / "agents").mkdir()
+    (project / ".claude" / "agents" / "rev.md").write_text(AGENT)
+    agent_outside = tmp / "home" / "agent.md"
+    agent_outside.write_text(AGENT.replace("rev", "outsider").replace("reviews", SECRET))
+    os.symlink(agent_outside, project / ".claude" / "agents" / "outsider.md")
+    (project / ".claude" / "agent-memory" / "rev").mkdir(parents=True)
+    os.symlink(outside, project / ".claude" / "agent-memory" / "rev" / "MEMORY.md")
+    # Inside links stay fine: the project's own file under another name.
+    (project / "docs").mkdir()
+    (project / "docs" / "d.md").write_text("---\ndescription: inside doc\n---\nbody\n")
+    os.symlink("../../docs/d.md", project / ".claude" / "commands" / "inside.md")
+    _git(project, "add", "-A")
+    return project, env, outside
+
+
+def _loaded(project: Path, env: dict[str, str]) -> tuple[str, list[str]]:
+    config = Path(env["LATHE_CONFIG_DIR"])
+    skills = load_skills(project, config, env)
+    commands = load_commands(project, config, (), env)
+    agents = load_for_session(str(project), env)
+    texts = [s.listing_line() + s.body for s in skills.skills.values()]
+    texts += [c.description + c.body for c in commands.commands.values()]
+    texts += [a.description + a.system_prompt for a in agents.all()]
+    rev = agents.get("rev")
+    assert rev is not None
+    texts.append(memory_prompt(rev))
+    return "\n".join(texts), [*skills.problems, *commands.problems, *agents.problems]
+
+
+def test_project_files_linked_outside_are_not_read_untrusted(tmp_path: Path) -> None:
+    project, env, _ = _linked_project(tmp_path)
+    text, problems = _loaded(project, env)
+    assert "MARK_OUTSIDE_SECRET" not in text
+    skipped = "\n".join(problems)
+    for name in ("skills/a/SKILL.md", "skills/folder/SKILL.md", "commands/b.md", "commands/c.md"):
+        assert f"{name} skipped: it links to" in skipped, name
+    assert "agents/outsider.md skipped" in skipped
+    commands = load_commands(project, Path(env["LATHE_CONFIG_DIR"]), (), env)
+    assert commands.get("inside") is not None  # a link inside the project still loads
+
+
+def test_trusted_folder_and_users_own_folders_still_follow_links(tmp_path: Path) -> None:
+    """Control: in a trusted folder the linked skill and command load (the user trusted what
+    the repository ships); the user's own folders follow links in any folder."""
+    project, env, outside = _linked_project(tmp_path)
+    set_trusted(project, env=env)
+    text, _ = _loaded(project, env)
+    assert "MARK_OUTSIDE_SECRET" in text
+    other = tmp_path / "other"
+    other.mkdir()
+    project2, env2, _ = _linked_project(other)
+    user_skill = Path(env2["HOME"]) / ".claude" / "skills" / "mine"
+    user_skill.mkdir(parents=True)
+    os.symlink(outside, user_skill / "SKILL.md")
+    skills = load_skills(project2, Path(env2["LATHE_CONFIG_DIR"]), env2)
+    mine = skills.get("mine")
+    assert mine is not None and "MARK_OUTSIDE_SECRET" in mine.body
+
+
+def test_agent_memory_linked_outside_is_never_read(tmp_path: Path) -> None:
+    project, env, _ = _linked_project(tmp_path)
+    set_trusted(project, env=env)
+    rev = load_for_session(str(project), env).get("rev")
+    assert rev is not None
+    assert "MARK_OUTSIDE_SECRET" not in memory_prompt(rev)
+    link = project / ".claude" / "agent-memory" / "rev" / "MEMORY.md"
+    link.unlink()
+    link.write_text("my own notes\n")
+    assert "my own notes" in memory_prompt(rev)  # control: the project's own MEMORY.md
