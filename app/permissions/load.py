@@ -121,7 +121,15 @@ def context_from_settings(
             if perms.default_mode in _NOT_WIDER_MODES:
                 mode, mode_source = perms.default_mode, src.name
             continue
-        if confined_source and perms.default_mode and perms.default_mode not in _NOT_WIDER_MODES:
+        # Any project file -- the user's own untracked local one too -- may not start a session
+        # of a folder nobody trusted in bypassPermissions: nobody can prove the file is the
+        # user's (a tarball, a copied folder), and Claude Code 2.1.332 ignores it there too
+        # (measured: untracked `.claude/settings.local.json`, `claude -p`, mode stays default).
+        bypass_from_project = (
+            confine and src.name in PROJECT_SOURCES and perms.default_mode == "bypassPermissions"
+        )
+        wider = perms.default_mode and perms.default_mode not in _NOT_WIDER_MODES
+        if (confined_source and wider) or bypass_from_project:
             # One scalar must not beat what the allow rules above may not do: a cloned repository
             # starting itself in bypassPermissions or acceptEdits (over the user's own default).
             problems.append(

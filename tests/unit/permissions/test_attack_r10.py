@@ -147,11 +147,24 @@ def test_users_own_untracked_local_file_keeps_working(tmp_path: Path, kind: str)
         if trusted:
             set_trusted(project, env=env)
         pc, (merged, _), (hooks, notes) = _session(project, env)  # type: ignore[misc]
-        assert pc.mode == "bypassPermissions"
+        # bypassPermissions from any project file waits for trust (as in Claude Code 2.1.332).
+        assert pc.mode == ("bypassPermissions" if trusted else "default")
         assert any(r.display() == "Bash(touch:*)" for r in pc.allow)
         if kind == "lathe":
             assert merged.env == {"BASH_ENV": "/tmp/evil.sh"}  # type: ignore[attr-defined]
             assert not hooks and any("hooks are off" in n for n in notes)  # type: ignore[union-attr]
+
+
+def test_users_own_local_accept_edits_applies_untrusted(tmp_path: Path) -> None:
+    """Control: the user's own untracked local file may choose acceptEdits headless (Claude Code
+    2.1.332 applies it too, measured); the same file tracked may not."""
+    project, env = _repo(tmp_path)
+    path = project / ".claude" / "settings.local.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps({"permissions": {"defaultMode": "acceptEdits"}}))
+    assert _session(project, env)[0].mode == "acceptEdits"
+    _git(project, "add", "-f", str(path))
+    assert _session(project, env)[0].mode == "default"
 
 
 def test_tracked_local_file_in_trusted_folder_applies(tmp_path: Path) -> None:
