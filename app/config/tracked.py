@@ -20,7 +20,7 @@ def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess[bytes] | None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull, GIT_OPTIONAL_LOCKS="0",
                GIT_TERMINAL_PROMPT="0", GIT_PAGER="cat", PAGER="cat",
-               GIT_LITERAL_PATHSPECS="1")  # fmt: skip
+               GIT_LITERAL_PATHSPECS="1", LC_ALL="C", LANGUAGE="C")  # fmt: skip
     cmd = ["git", "--no-pager", "-c", "core.fsmonitor=false", *args]
     try:
         return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, timeout=3,
@@ -67,8 +67,10 @@ def git_tracks(project: Path, path: Path) -> bool:
     if names is None:
         return True  # not inside the project: nobody can say it is the user's
     index = _git(project, "ls-files", "-z", "--", *names)
+    if index is not None and index.returncode != 0 and b"not a git repository" in index.stderr:
+        return False  # a `.git` git does not take for a repository tracks nothing
     if index is None or index.returncode != 0:
-        return True  # e.g. a repository git refuses (safe.directory): fail closed
+        return True  # e.g. a broken index, a repository git refuses (safe.directory)
     if index.stdout.strip(b"\0"):
         return True
     head = _git(project, "ls-tree", "-z", "--name-only", "HEAD", "--", *names)
