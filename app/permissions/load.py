@@ -75,6 +75,7 @@ def context_from_settings(
     confine = confine_untrusted and not is_trusted(project, env)
     confined_source = False  # whether the source being read is one `confine` applies to
     ignored: dict[str, list[Rule]] = {}  # allow rules of a confined source, by file
+    ignored_from: dict[str, str] = {}  # the source of each such file (for the warning's label)
     home = str(home_dir(env))
 
     def add(text: object, behavior: RuleBehavior, source: str, origin: str, base: str) -> None:
@@ -91,6 +92,7 @@ def context_from_settings(
             # A checked-in file must not widen what runs before anyone trusted the folder (the
             # repository may be hostile): Claude Code ignores these too, saying how many.
             ignored.setdefault(origin, []).append(rule)
+            ignored_from[origin] = source
             return
         rules[behavior].append(rule)
 
@@ -171,7 +173,7 @@ def context_from_settings(
                 origin,
                 f"Ignoring {len(dropped)} permissions.allow {entries}: this workspace has not "
                 f"been trusted (trust it in the TUI, or pass --allowedTools){named}",
-                source="project",
+                source=ignored_from.get(origin, "project"),
                 severity="warning",
             )
         )
