@@ -37,6 +37,7 @@ from app.memory.frontmatter import (
     split_frontmatter,
 )
 from app.memory.markdown_walk import markdown_files
+from app.permissions.project_links import ProjectConfinement
 from tools.subagent import AgentSummary
 
 MAX_AGENT_BYTES = 256_000
@@ -139,6 +140,7 @@ def load_agents(
     project_root: Path, config_dir: Path | None, env: Mapping[str, str] | None = None
 ) -> AgentSet:
     out = AgentSet({a.name: a for a in BUILT_IN_AGENTS})
+    confinement = ProjectConfinement(project_root, env)
     for folder, source in agent_folders(project_root, config_dir, env):
         try:
             # Symlinked sub-folders are followed, never a link back up (as for commands).
@@ -147,6 +149,10 @@ def load_agents(
             out.problems.append(f"agents folder {folder} unreadable: {exc}")
             continue
         for path in files:
+            refused = confinement.refusal(path) if source == "project" else ""
+            if refused:
+                out.problems.append(f"agent {path} skipped: {refused}")
+                continue
             try:
                 definition = parse_agent(path, source)
             except (OSError, FrontmatterError) as exc:

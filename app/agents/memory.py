@@ -23,6 +23,7 @@ from pathlib import Path
 
 from app.agents.definitions import AgentDefinition
 from app.memory.files import claude_user_dir
+from app.permissions.project_links import linked_outside
 
 SCOPES = ("project", "user", "local")
 MAX_LINES = 200  # the index only: lines after these are cut, and the prompt says so
@@ -138,7 +139,12 @@ def memory_prompt(definition: AgentDefinition) -> str:
     note = _SCOPE_NOTES.get(definition.memory or "", "")
     section = ["# Persistent agent memory", ""]
     section.append(_GUIDE.format(folder=folder, max_lines=MAX_LINES, scope_note=note))
-    text = _read(Path(folder) / "MEMORY.md")
+    index = Path(folder) / "MEMORY.md"
+    # A project's agent memory is the repository's text: MEMORY.md (or the folder) linked to a
+    # file outside the project (`~/.netrc`) is not read into the prompt (perm-r10 F3).
+    project = definition.memory in ("project", "local")
+    outside = linked_outside(index, Path(folder).parents[2]) if project else ""
+    text = "" if outside else _read(index)
     section += ["", "## MEMORY.md", ""]
     section.append(text or "Your MEMORY.md is empty for now; memories you save appear here.")
     return definition.system_prompt.rstrip() + "\n\n" + "\n".join(section)

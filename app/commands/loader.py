@@ -27,6 +27,7 @@ from app.memory.frontmatter import (
     split_frontmatter,
 )
 from app.memory.markdown_walk import markdown_files
+from app.permissions.project_links import ProjectConfinement
 
 # Claude Code 2.1.332 lists a SKILL.md of 999,991 bytes, not one of 1,048,568 (measured, ext-r3
 # F12); it takes commands up to somewhere between 1.05 and 1.5 MB, lathe to the skills' limit.
@@ -186,6 +187,7 @@ def load_commands(
 ) -> CommandSet:
     out = CommandSet()
     folders = command_folders(project_root, config_dir, env)
+    confinement = ProjectConfinement(project_root, env)
     listed: list[tuple[Path, str, list[Path]]] = []
     for folder, source in folders:
         try:
@@ -204,6 +206,10 @@ def load_commands(
             if path.name == ".md":
                 continue  # no name (Claude Code lists nothing for it)
             if owner.get(os.path.realpath(path), folder) != folder:
+                continue
+            refused = confinement.refusal(path) if source == "project" else ""
+            if refused:
+                out.problems.append(f"custom command {path} skipped: {refused}")
                 continue
             rel = path.relative_to(folder).with_suffix("")
             name = ":".join(rel.parts)

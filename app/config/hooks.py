@@ -222,7 +222,7 @@ def drop_disabled_hooks(
         if settings is None or settings.disable_all_hooks is not True:
             continue
         where = src.path or src.name
-        if confined and src.name in _SHARED_PROJECT_SOURCES:
+        if confined and (src.name in _SHARED_PROJECT_SOURCES or getattr(src, "checked_in", False)):
             notices.append(f"{where}: disableAllHooks ignored: this workspace has not been trusted")
             continue
         if by is None or src.name == "policy":

@@ -25,6 +25,7 @@ from pydantic import ValidationError
 from app import jsonlimits
 from app.config.models import PermissionMode, Settings
 from app.config.paths import config_dir, home_dir, policy_file, project_dir
+from app.config.tracked import git_tracks
 from tools.process.child_env import is_secret
 
 # Lowest to highest precedence. The compat file of a level sits just below lathe's own file.
@@ -55,6 +56,7 @@ SOURCE_LABELS = {
 PROJECT_SOURCES = frozenset({"claude-project", "project", "claude-local", "local"})
 # The checked-in ones (what a cloned repository brings; the local files are the user's own).
 SHARED_PROJECT_SOURCES = frozenset({"claude-project", "project"})
+_LOCAL_SOURCES = frozenset({"claude-local", "local"})
 # What a checked-in file cannot set in a folder nobody trusted, headless too (settings.example.toml
 # "Untrusted project files cannot set this"; cleanup reaches other projects' transcripts).
 CONFINED_KEYS = {
@@ -107,6 +109,14 @@ class LoadedSource:
     broken: bool = False
     # The file's text, for finding the line of a problem found after loading (a rule, a hook).
     text: str = ""
+    # A "local" file git tracks (app/config/tracked.py): the repository ships it.
+    checked_in: bool = False
+
+    @property
+    def shared(self) -> bool:
+        """Whether a cloned repository brings this file: the checked-in project files, and a
+        local file git tracks (judged by what it is, not by its name)."""
+        return self.name in SHARED_PROJECT_SOURCES or self.checked_in
 
 
 @dataclass(frozen=True)
@@ -140,7 +150,7 @@ class LoadedSettings:
         found: list[SettingsProblem] = []
         for src in self.sources:
             s = src.settings
-            if s is None or src.name not in SHARED_PROJECT_SOURCES:
+            if s is None or not src.shared:
                 continue
             for attr, label in CONFINED_KEYS.items():
                 value = getattr(s, attr)
@@ -199,7 +209,7 @@ class LoadedSettings:
             if s is None:
                 continue
             untrusted = not trusted and src.name in PROJECT_SOURCES
-            checked_in = confined and src.name in SHARED_PROJECT_SOURCES
+            checked_in = confined and src.shared
             if trusted or src.name not in PROJECT_SOURCES:
                 for event, entries in s.hooks.items():
                     # Malformed entries are kept as they are: the hooks parser reports them.
@@ -302,8 +312,11 @@ def load_settings(
         problems.extend(read.problems)
         broken = any(p.severity == "error" for p in read.problems)
         anchor = _anchor_dir(path, project)
+        tracked = name in _LOCAL_SOURCES and read.exists and git_tracks(project, path)
         sources.append(
-            LoadedSource(name, str(path), read.settings, anchor, read.exists, broken, read.text)
+            LoadedSource(
+                name, str(path), read.settings, anchor, read.exists, broken, read.text, tracked
+            )
         )
     order = {n: i for i, n in enumerate(SOURCE_ORDER)}
     # The command line's own flags sit between a --settings file and the policy.

@@ -36,8 +36,6 @@ def working_dir_forms(folder: str) -> tuple[str, ...]:
     return (logical,) if real == logical else (logical, real)
 
 
-# The checked-in project files (what a cloned repository brings; the local files are the user's).
-_SHARED_PROJECT_SOURCES = frozenset({"claude-project", "project"})
 # Modes that ask for or deny at least what `default` does: a project may choose them untrusted.
 _NOT_WIDER_MODES = ("default", "plan", "dontAsk")
 
@@ -77,6 +75,7 @@ def context_from_settings(
     confine = confine_untrusted and not is_trusted(project, env)
     confined_source = False  # whether the source being read is one `confine` applies to
     ignored: dict[str, list[Rule]] = {}  # allow rules of a confined source, by file
+    ignored_from: dict[str, str] = {}  # the source of each such file (for the warning's label)
     home = str(home_dir(env))
 
     def add(text: object, behavior: RuleBehavior, source: str, origin: str, base: str) -> None:
@@ -93,6 +92,7 @@ def context_from_settings(
             # A checked-in file must not widen what runs before anyone trusted the folder (the
             # repository may be hostile): Claude Code ignores these too, saying how many.
             ignored.setdefault(origin, []).append(rule)
+            ignored_from[origin] = source
             return
         rules[behavior].append(rule)
 
@@ -111,7 +111,7 @@ def context_from_settings(
             continue
         perms = src.settings.permissions
         untrusted_project = src.name in PROJECT_SOURCES and not trusted
-        confined_source = confine and src.name in _SHARED_PROJECT_SOURCES
+        confined_source = confine and src.shared
         origin = src.path or src.name
         for behavior in ("deny", "ask", "allow"):
             if behavior == "allow" and untrusted_project:
@@ -123,7 +123,15 @@ def context_from_settings(
             if perms.default_mode in _NOT_WIDER_MODES:
                 mode, mode_source = perms.default_mode, src.name
             continue
-        if confined_source and perms.default_mode and perms.default_mode not in _NOT_WIDER_MODES:
+        # Any project file -- the user's own untracked local one too -- may not start a session
+        # of a folder nobody trusted in bypassPermissions: nobody can prove the file is the
+        # user's (a tarball, a copied folder), and Claude Code 2.1.332 ignores it there too
+        # (measured: untracked `.claude/settings.local.json`, `claude -p`, mode stays default).
+        bypass_from_project = (
+            confine and src.name in PROJECT_SOURCES and perms.default_mode == "bypassPermissions"
+        )
+        wider = perms.default_mode and perms.default_mode not in _NOT_WIDER_MODES
+        if (confined_source and wider) or bypass_from_project:
             # One scalar must not beat what the allow rules above may not do: a cloned repository
             # starting itself in bypassPermissions or acceptEdits (over the user's own default).
             problems.append(
@@ -165,7 +173,7 @@ def context_from_settings(
                 origin,
                 f"Ignoring {len(dropped)} permissions.allow {entries}: this workspace has not "
                 f"been trusted (trust it in the TUI, or pass --allowedTools){named}",
-                source="project",
+                source=ignored_from.get(origin, "project"),
                 severity="warning",
             )
         )

@@ -31,6 +31,7 @@ from app.commands.loader import (
 )
 from app.memory.frontmatter import FrontmatterError, FrontValue, as_list, as_text
 from app.memory.yaml_block import YamlBlockError, nested_block, parse_block
+from app.permissions.project_links import ProjectConfinement
 
 # Each description is cut here in the listing: the Agent Skills spec caps a description at 1024
 # characters, and the listing is sent with every request.
@@ -260,7 +261,14 @@ def load_skills(
         for p in plugins
         for folder in (p.root / "skills", *getattr(p, "skill_paths", ()))
     ]
+    # The session's own project is confined to itself until trusted; an `--add-dir` folder is
+    # the user's choice of folder, confined to itself the same way.
+    confinements = {Path(d): ProjectConfinement(Path(d), env) for d in extra_dirs}
+    confinements[project_root] = ProjectConfinement(project_root, env)
     for folder, source, prefix in [*((f, s, "") for f, s in folders), *plugged]:
+        confinement = next(
+            (c for root, c in confinements.items() if folder.parent.parent == root), None
+        )
         try:
             if source == "plugin" and (folder / "SKILL.md").is_file():
                 found = [folder / "SKILL.md"]
@@ -275,6 +283,10 @@ def load_skills(
                 out.problems.append(f"skill {path} skipped: {name!r} is not a skill name")
                 continue
             name = prefix + name
+            refused = confinement.refusal(path) if source == "project" and confinement else ""
+            if refused:
+                out.problems.append(f"skill {path} skipped: {refused}")
+                continue
             try:
                 out.skills[name] = parse_skill(path, name, source)
             except (OSError, FrontmatterError) as exc:
