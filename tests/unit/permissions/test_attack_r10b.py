@@ -105,9 +105,11 @@ def test_real_gnu_grep_r_does_not_follow_links_met_while_walking(tmp_path: Path)
     import subprocess
 
     pc = _linked(tmp_path)
-    run = lambda *a: subprocess.run(  # noqa: E731
-        ["grep", *a, "PRIVATE_KEY_MARK", "."], cwd=pc.project_dir, capture_output=True, text=True
-    ).stdout
+
+    def run(flag: str) -> str:
+        argv = ["grep", flag, "PRIVATE_KEY_MARK", "."]
+        return subprocess.run(argv, cwd=pc.project_dir, capture_output=True, text=True).stdout
+
     assert run("-r") == ""
     assert "PRIVATE_KEY_MARK" in run("-R")
 
