@@ -378,6 +378,8 @@ def _walk_roots(words: tuple[str, ...]) -> list[str]:
 def _glob_folders(word: str, cwds: list[str], home: str) -> list[str]:
     """The folders a glob's folder part matches (`*` of `*/*`), when that part has a glob: each
     is listed, and is checked as the folder it really is."""
+    while word.endswith(("/", "/.")) and len(word) > 1:
+        word = word[:-1] if word.endswith("/") else word[:-2]  # `*/` names `*`'s matches only
     if "/" not in word:
         return []
     parent = word.rsplit("/", 1)[0]

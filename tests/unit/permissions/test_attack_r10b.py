@@ -240,3 +240,29 @@ def test_a_glob_over_folders_inside_stays_allowed(tmp_path: Path) -> None:
     os.symlink("src", Path(pc.project_dir) / "alias")
     for command in ("echo */*", "echo */*/*", "printf '%s\\n' */*.py", "echo *"):
         assert bash(pc, command).behavior == "allow", command
+
+
+# Globs bash expands outside a simple command's words: a `for` loop's words, a glob assigned to a
+# variable that a later unquoted `$x` expands.
+LATER_GLOBS = ("for f in */*; do echo $f; done", "for f in vendor/*; do echo $f; done",
+               "for f in ~/.ssh/*; do echo $f; done", "for f in /etc/*; do echo $f; done",
+               "x=~/.ssh/*; echo $x", "x=*/*; echo $x")  # fmt: skip
+
+
+@pytest.mark.parametrize("mode", NOT_BYPASS)
+@pytest.mark.parametrize("command", LATER_GLOBS)
+def test_a_glob_expanded_later_lists_outside_names(tmp_path: Path, mode: str, command: str) -> None:
+    pc = _linked(tmp_path, mode)
+    d = bash(pc, command)
+    assert d.behavior != "allow", (command, d.reason)
+    assert "outside the working folders" in (d.reason.text if d.reason else ""), d.reason
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["for f in src/*; do echo $f; done", "for f in a b; do echo $f; done", "x=src/*; echo $x",
+     "echo */", "echo */."],
+)  # fmt: skip
+def test_globs_naming_only_inside_stay_allowed(tmp_path: Path, command: str) -> None:
+    pc = _linked(tmp_path)
+    assert bash(pc, command).behavior == "allow", command
