@@ -42,6 +42,7 @@ from app.permissions.pathprograms import renamed_denied
 from app.permissions.procpaths import bash_secret
 from app.permissions.relative_path import planted_decision
 from app.permissions.scriptfiles import runs_scripts, scripts_changed
+from app.permissions.shell_globs import later_globs
 from app.permissions.shell_state import state_change
 from app.permissions.shellpaths import has_glob
 from app.permissions.suggest import bash_suggestion, dedupe, runtime_words
@@ -562,6 +563,9 @@ def _verdicts(
                     bash_suggestion(words, bool(unsafe), runtime_words(part)),
                 )
             )
+    late = later_globs(analysis, cwds, cwd_known, dirs, pc)  # `for f in ~/.ssh/*; do`
+    if late:
+        out.append(_Verdict(late[0], "need", DecisionReason("check", late[1], part=late[0]), True))
     return out
 
 

@@ -11,6 +11,7 @@ from functools import lru_cache
 
 from app.permissions.context import PermissionContext
 from app.permissions.git_config_files import git_config_writes
+from app.permissions.linkwalk import follows_while_walking, link_escape
 from app.permissions.messages import rule_reason
 from app.permissions.pathcheck import allow_match, ask_for, deny_below, deny_for
 from app.permissions.pathprograms import path_write_reason
@@ -328,6 +329,10 @@ def _outside(
             if has_glob(w):
                 head = re.split(r"[*?\[]", w, maxsplit=1)[0]
                 args.append(head.rsplit("/", 1)[0] + "/" if "/" in head else ".")
+                # `echo */*` lists the folders `*` matches: one may be a link leading outside.
+                args.extend(_glob_folders(w, cwds, pc.home))
+    walks = follows_while_walking(words)
+    walked: set[str] = set()
     for arg in args:
         if not cwd_known and not arg.startswith(("/", "~")):
             return f"uses {arg} after a cd whose target is not known"
@@ -347,7 +352,43 @@ def _outside(
                 glob_may_be_protected(arg) or any(protected_reason(x) for x in cands)
             ):
                 return "touches a protected path"
+    if walks:
+        # `grep -R k .`: the links met below the folders are read too.
+        for root in _walk_roots(words):
+            for c in cwds:
+                for cand in _expand(root, c, pc.home):
+                    if cand not in walked:
+                        walked.add(cand)
+                        why = link_escape(cand, pc, dirs)
+                        if why:
+                            return why
     return ""
+
+
+def _walk_roots(words: tuple[str, ...]) -> list[str]:
+    """The folders a link-following walker walks: grep's and rg's operands are known exactly;
+    for the others an option may take the next word as its value (`ls -RL -I src`) and the
+    default folder is the working one, so that one is walked too."""
+    name = os.path.basename(words[0])
+    if name in _RECURSIVE_GREPS or name == "rgrep":
+        return _grep_operands(words) or ["."]
+    return [*(w for w in words[1:] if not w.startswith("-")), "."]
+
+
+def _glob_folders(word: str, cwds: list[str], home: str) -> list[str]:
+    """The folders a glob's folder part matches (`*` of `*/*`), when that part has a glob: each
+    is listed, and is checked as the folder it really is."""
+    while word.endswith(("/", "/.")) and len(word) > 1:
+        word = word[:-1] if word.endswith("/") else word[:-2]  # `*/` names `*`'s matches only
+    if "/" not in word:
+        return []
+    parent = word.rsplit("/", 1)[0]
+    if not has_glob(parent):
+        return []
+    out: list[str] = []
+    for c in cwds:
+        out.extend(x for x in _expand(parent, c, home) if os.path.isdir(x) and x not in out)
+    return out
 
 
 def _protected(

@@ -106,6 +106,7 @@ class ShellAnalysis:
     names: frozenset[str] = frozenset()
     assigned: frozenset[str] = frozenset()
     arith_names: frozenset[str] = frozenset()
+    loop_words: tuple[str, ...] = ()  # `for NAME in WORDS`'s words (scan.py)
 
     @property
     def analysable(self) -> bool:
@@ -163,6 +164,7 @@ def _parse_checked(command: str, has_subst_syntax: bool) -> ShellAnalysis:
         names=frozenset(lexed.names),
         assigned=frozenset(lexed.assigned),
         arith_names=frozenset(lexed.arith_names),
+        loop_words=tuple(lexed.loop_words),
     )
     if lexed.reason:
         return replace(parsed, opaque=True, error=parsed.error or lexed.reason)

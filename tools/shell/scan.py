@@ -65,6 +65,8 @@ class Scan:
     assigned: set[str] = field(default_factory=set)  # names it sets (assignments, `for NAME`)
     arith_names: set[str] = field(default_factory=set)  # names read inside `$((...))`
     arith_spans: list[tuple[int, int]] = field(default_factory=list)
+    # The words of `for NAME in WORDS`: bash expands their globs, which lists folders.
+    loop_words: list[str] = field(default_factory=list)
 
 
 def scan(text: str) -> Scan:
@@ -156,6 +158,7 @@ class _Lexer:
             if for_state == "words":
                 if word == "do":  # `for x in a b do` is not valid bash; be strict
                     raise Unmodelled("`for` without `;` before `do`")
+                self.out.loop_words.append(word)
                 continue  # the loop's words are data, not a command
             if at_start and not words and raw == word:
                 if word in _RESERVED:
@@ -430,6 +433,7 @@ class _Lexer:
         self.out.nested.extend(sub.commands + sub.nested)
         self.out.names |= sub.names
         self.out.assigned |= sub.assigned
+        self.out.loop_words += sub.loop_words
         self.out.arith_names |= sub.arith_names
         self.i = j + 1
         return t[start : self.i]
