@@ -284,12 +284,12 @@ def make_app(
         now = time.time()
         current = app.session.session_id if app.session is not None else None
         out: list[SessionSummary] = []
-        # Past sessions only: not this one (it is open here), not one nobody spoke in.
+        # Past sessions only: not this one (it is open here), not one nobody spoke in. This
+        # one's conversations that a /clear ended are listed (tui-r5 F3): Claude Code's /clear
+        # starts a new session, so its /resume lists the conversation just cleared.
         for s in list_sessions(project):
-            if s.session_id == current:
-                continue
             when = relative_time(s.modified, now)
-            if s.messages:
+            if s.messages and s.session_id != current:
                 out.append(
                     SessionSummary(
                         s.session_id, s.first_prompt or "(no prompt)", when, s.messages, s.branch

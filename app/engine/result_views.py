@@ -76,7 +76,9 @@ def result_view(
     denial = outcome.decision if outcome.permission_denial is not None else None
     if denial is not None and denial.reason is not None and denial.reason.kind == "user":
         said = denial.feedback.strip()
-        return ResultView("Denied by you" + (f" · you said: {said}" if said else ""))
+        # A rejected plan reads as Claude Code's "Rejected Claude's plan" (tui-r5 F10).
+        head = "Rejected the plan" if outcome.tool_name == "ExitPlanMode" else "Denied by you"
+        return ResultView(head + (f" · you said: {said}" if said else ""))
     text = content_text(outcome.result_block.get("content"))[:MAX_RESULT_CHARS]
     if outcome.is_error and denial is None:
         # A resumed conversation has only the texts the model read: say them in plain words.

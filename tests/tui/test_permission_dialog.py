@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -277,6 +278,40 @@ async def test_destructive_commands_are_flagged(command: str, warned: bool) -> N
     app = make_app()
     prompt = question(
         replace(scenes.bash_permission(), tool=BashTool(), input={"command": command})
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        app.enqueue_permission(prompt)
+        await pilot.pause()
+        assert isinstance(app.screen, PermissionScreen)
+        assert bool(app.screen.query("#destructive")) is warned
+
+
+@pytest.mark.parametrize(
+    ("command", "script", "warned"),
+    [
+        ("bash gen.sh", None, False),  # tui-r5 F11: no gen.sh, nothing runs
+        ("sh x.sh", "ls\ncat a.txt\n", False),  # a script that only reads
+        ("python3 x.py", None, False),
+        ("bash gen.sh", "rm -rf build\n", True),  # a script that deletes keeps the warning
+    ],
+)
+async def test_running_a_script_is_warned_by_what_it_does(
+    tmp_path: Path, command: str, script: str | None, warned: bool
+) -> None:
+    from tools.base import ToolContext
+    from tools.bash import BashTool
+
+    (tmp_path / "build").mkdir()
+    if script is not None:
+        (tmp_path / command.split()[-1]).write_text(script)
+    context = ToolContext(
+        cwd=str(tmp_path), project_dir=str(tmp_path), working_dirs=(str(tmp_path),)
+    )
+    app = make_app()
+    prompt = question(
+        replace(
+            scenes.bash_permission(), tool=BashTool(), input={"command": command}, context=context
+        )
     )
     async with app.run_test(size=SIZE) as pilot:
         app.enqueue_permission(prompt)

@@ -103,3 +103,32 @@ def test_each_cleared_conversation_is_a_part_and_the_current_one_stays_the_sessi
 
     (whole,) = list_sessions(project)
     assert (whole.first_prompt, whole.messages) == ("words after the clear", 2)
+
+
+async def test_resume_in_the_same_session_lists_what_its_clear_ended(
+    env: Any, project: Path
+) -> None:
+    """tui-r5 F3: `zebra`, /clear, `yak`, /clear, `koala`, then /resume in that same session
+    lists "yak" and "zebra" (as `lathe -r` does, as Claude Code does), never the open one."""
+    env.load([text_turn("Z."), text_turn("Y."), text_turn("K.")])
+    app = make_app(parse_args([]), project)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(lambda: app.session is not None)
+        for prompt in ("zebra one", "/clear", "yak two", "/clear", "koala three"):
+            app.submit_prompt(prompt)
+            await until(lambda: not app.turn_running)
+            await pilot.pause()
+        await until(lambda: len(env.requests) == 3)
+        app.submit_prompt("/resume")
+        await until(lambda: isinstance(app.screen, ResumeScreen))
+        screen = app.screen
+        assert isinstance(screen, ResumeScreen)
+        assert [(s.title, s.messages) for s in screen.shown] == [
+            ("yak two", 2),
+            ("zebra one", 2),
+        ]
+        await pilot.press(*"yak")
+        assert [s.title for s in screen.shown] == ["yak two"]
+        await pilot.press("enter")
+        await until(lambda: bool(app.main.conversation.query(AssistantBlock)))
+        assert [b.text for b in app.main.conversation.query(UserBlock)] == ["yak two"]

@@ -13,6 +13,13 @@ Replacing a file's content destroys it only when the file is there: `echo hi > o
 `mv a b` and `tee b` destroy data when the target exists in the folder the command runs in, and
 create a file otherwise (no warning). Where that cannot be known (no folder given, a target made at
 run time, a `cd` earlier in the command) the target counts as existing: fail closed.
+
+Running a script (`bash gen.sh`, `sh x.sh`, `. env.sh`) runs the code in its file (tui-r5 F11): a
+script that is not there runs nothing (the shell fails), and one that is there is judged by what
+it holds, as if typed (nested scripts two levels deep at most). Anything else is unknowable and
+counts as destructive: code given as words (`-c`), read from stdin, an option not known here, a
+script run with other commands around it (`cat > gen.sh <<EOF … && bash gen.sh`: they may write
+it first), a file that cannot be read or is too large to judge.
 """
 
 from __future__ import annotations
@@ -26,6 +33,13 @@ from tools.shell.parse import Redirect, SimpleCommand, analyze
 _ALWAYS = frozenset({"dd", "mkfs", "truncate", "wipefs"})
 # They run code given as words (or read from files): what that code does is not known here.
 _RUNS_CODE = frozenset({"eval", "sh", "bash", "zsh", "dash", "ksh", "source", ".", "xargs"})
+# Of those, the ones that run a script file named as their operand.
+_RUNS_SCRIPT = frozenset({"sh", "bash", "zsh", "dash", "ksh", "source", "."})
+# Shell options that change nothing about what the script does to files (-n does not even run it).
+_SCRIPT_FLAGS = frozenset("euxvnlh")
+# A script larger than this is not read to be judged: counts as destructive.
+_SCRIPT_MAX_BYTES = 256 * 1024
+_SCRIPT_MAX_DEPTH = 2
 _GIT_FLAGS = {
     "reset": ("--hard",),
     "clean": ("-f", "-fd", "-fdx", "-df", "-xdf", "--force"),
@@ -54,8 +68,12 @@ _REMOVERS = frozenset({"rm", "rmdir", "unlink", "shred"})
 class _Place:
     """Where the command's relative paths are, or None when that is not known."""
 
-    def __init__(self, cwd: str | None) -> None:
+    def __init__(self, cwd: str | None, depth: int = 0, alone: bool = False) -> None:
         self.cwd = cwd
+        self.depth = depth  # how many scripts deep this command runs
+        # The command is this one simple command: nothing else in it can write or replace the
+        # script before it runs (`cp other.sh gen.sh; bash gen.sh`).
+        self.alone = alone
 
     def exists(self, path: str) -> bool:
         """Whether `path` may name an existing file (True when unknowable)."""
@@ -131,6 +149,37 @@ def _removes(words: tuple[str, ...], place: _Place) -> bool:
     return not operands or any(place.any_exists(w) for w in operands)
 
 
+def _script_destroys(words: tuple[str, ...], place: _Place) -> bool:
+    """`bash gen.sh ARGS`: what the script file holds, judged as a command; a missing script
+    runs nothing. Everything not known here counts as destructive (fail closed)."""
+    name = words[0].rsplit("/", 1)[-1]
+    rest = list(words[1:])
+    while rest and rest[0].startswith("-") and rest[0] != "-" and name not in ("source", "."):
+        flag = rest.pop(0)
+        if flag == "--":
+            break
+        if not set(flag[1:]) <= _SCRIPT_FLAGS:
+            return True  # `-c CODE`, `-s` (stdin), `-o opt`, `--rcfile`: not judged here
+    if not rest or rest[0] == "-":
+        return True  # the code comes from stdin
+    script = rest[0]
+    if place.cwd is None or not place.alone or any(c in _EXPANDS for c in script):
+        return True  # a script only known at run time, or one this command may write first
+    path = os.path.join(place.cwd, script)
+    if not os.path.lexists(path):
+        return False  # "No such file or directory": nothing runs
+    if place.depth >= _SCRIPT_MAX_DEPTH:
+        return True
+    try:
+        if os.path.getsize(path) > _SCRIPT_MAX_BYTES:
+            return True
+        with open(path, encoding="utf-8") as f:
+            code = f.read()
+    except (OSError, UnicodeDecodeError):
+        return True
+    return _judge(code, place.cwd, place.depth + 1)
+
+
 def _redirect_destroys(r: Redirect, place: _Place) -> bool:
     if not (r.writes and r.op in (">", ">|", "&>")) or r.target in (None, "/dev/null"):
         return False
@@ -148,6 +197,10 @@ def _part_destroys(part: SimpleCommand, place: _Place) -> bool:
     name = words[0].rsplit("/", 1)[-1]
     if name in _REMOVERS:
         return _removes(words, place) or any(_redirect_destroys(r, place) for r in part.redirects)
+    if name in _RUNS_SCRIPT:
+        return _script_destroys(words, place) or any(
+            _redirect_destroys(r, place) for r in part.redirects
+        )
     if name in _ALWAYS or name in _RUNS_CODE or name.startswith("mkfs."):
         return True
     if name == "find" and ("-delete" in words or "-exec" in words):
@@ -166,6 +219,10 @@ def _part_destroys(part: SimpleCommand, place: _Place) -> bool:
 def is_destructive_command(command: str, cwd: str | None = None) -> bool:
     """Whether `command`, run in `cwd`, destroys data. Without `cwd` every file a command would
     replace counts as existing."""
+    return _judge(command, cwd, 0)
+
+
+def _judge(command: str, cwd: str | None, depth: int) -> bool:
     analysis = analyze(command)
     if not analysis.analysable:
         return True
@@ -174,5 +231,5 @@ def is_destructive_command(command: str, cwd: str | None = None) -> bool:
     moves = any(
         (strip_wrappers(p.words) or p.words or ("",))[0] in ("cd", "pushd", "popd") for p in parts
     )
-    place = _Place(None if moves else cwd)
+    place = _Place(None if moves else cwd, depth, alone=len(parts) == 1)
     return any(_part_destroys(p, place) for p in parts)

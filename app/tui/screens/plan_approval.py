@@ -177,11 +177,14 @@ class PlanApprovalScreen(GuardedQuestionScreen):
             self.set_focus(None)
             return
         if not self._guarded():
-            self._answer(answers.deny())
+            # tui-r5 F10: a plan rejected without a word ends the turn, as a deny does and as
+            # Claude Code does ("Rejected Claude's plan"): the model waits for the user's prompt.
+            self._answer(answers.deny(end_turn=True))
 
     @on(Input.Submitted, "#feedback")
     def _feedback_sent(self, event: Input.Submitted) -> None:
-        self._answer(answers.deny(event.value))
+        # Words for the model go to it at once; an empty field is a plain rejection (ends the turn).
+        self._answer(answers.deny(event.value, end_turn=True))
 
     @on(Button.Pressed)
     def _clicked(self, event: Button.Pressed) -> None:
