@@ -244,8 +244,9 @@ class ProgressPanel(Widget):
         """(label width, last-line width, whether the bar column is drawn), the same for every
         row so the columns line up. The label gets 2/5 of what the fixed columns leave; a label
         that needs more takes the bar's column when no row has a bar, and up to 3/4 of the rest,
-        so at 60 columns `Bash sleep 4` is not cut to `Bash sleep…` (tui-r4 F1). Only labels and
-        bars decide it: a call's output lines never move the columns."""
+        so at 60 columns `Bash sleep 4` is not cut to `Bash sleep…` (tui-r4 F1); all of the rest
+        while no call has an output line. Only labels, bars and whether any output line exists
+        decide it: the lines' lengths never move the columns."""
         flexible = width - FIXED_COLUMNS
         label_width = max(8, flexible * 2 // 5)
         rows = self.rows.values()
@@ -254,7 +255,12 @@ class ProgressPanel(Widget):
             return label_width, max(0, flexible - label_width), True
         has_bar = any(r.fraction is not None for r in rows)
         room = flexible + (0 if has_bar else BAR_WIDTH + 5)
-        label_width = max(label_width, min(need, room - max(8, room // 4)))
+        # The last-line column is kept only while some call has an output line to show in
+        # it; until then the labels take it all (tui-r5 F7: 17 columns sat empty at 80 while
+        # three subjects were cut).
+        has_line = any(r.last_line for r in rows)
+        reserve = max(8, room // 4) if has_line else 0
+        label_width = max(label_width, min(need, room - reserve))
         return label_width, max(0, room - label_width), has_bar
 
     def _row(self, row: ProgressRow, now: float, width: int) -> Text:

@@ -11,7 +11,10 @@ from dataclasses import dataclass, replace
 
 from rich.style import Style
 from rich.text import Text
+from textual.strip import Strip
 from textual.widget import Widget
+
+from widgets.legible_strip import legible_strip
 
 MODE_STYLES = {
     "default": "dim",
@@ -130,6 +133,11 @@ def _cut(text: Text, width: int | None) -> Text:
     return text
 
 
+# WCAG AA for normal text: the status line carries the context meter, the one warning that the
+# window fills (tui-r5 F8).
+STATUS_CONTRAST = 4.5
+
+
 class StatusBar(Widget):
     COMPONENT_CLASSES = {f"status-bar--context-{level}" for level in CONTEXT_LEVELS}
     DEFAULT_CSS = """
@@ -164,3 +172,7 @@ class StatusBar(Widget):
                 for level in CONTEXT_LEVELS
             }
         return render_status(self.info, styles, self.content_size.width or None)
+
+    def render_line(self, y: int) -> Strip:
+        # Every drawn colour, whatever its source, at STATUS_CONTRAST or better on the bar.
+        return legible_strip(super().render_line(y), STATUS_CONTRAST)

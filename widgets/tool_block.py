@@ -133,8 +133,12 @@ def render_tool(state: ToolCallState, expanded: bool) -> RenderableType:
         stat = state.label_stat  # queued or waiting: what the input says, before a diff
     if stat:
         head.append(f"  {stat}", style="dim")
+    aside = None
     if state.result_summary and state.status == "done" and not state.diff:
-        head.append(f"  {state.result_summary}", style="dim")
+        aside = Text(f"  {state.result_summary}", style="dim")
+        if expanded or _body(state, expanded) is not None:
+            head.append_text(aside)
+            aside = None
     word = Text(style="dim")
     if state.elapsed is not None and state.finished:
         word.append(f"  {format_elapsed(state.elapsed)}")
@@ -142,10 +146,15 @@ def render_tool(state: ToolCallState, expanded: bool) -> RenderableType:
         word.append(f"  {STATE_WORDS[state.status]}")
     parts: list[RenderableType] = []
     if expanded:
+        if aside is not None:
+            head.append_text(aside)
         head.append_text(word)
         parts.append(head)
     else:
-        parts.append(ToolHead(head, word))  # the state is the last thing cut
+        # The state is the last thing cut; a result summary with no body under it (a
+        # background Bash's "Running in the background (id)") goes to its own ⎿ row rather
+        # than be cut (tui-r5 F2).
+        parts.append(ToolHead(head, word, aside))
     body = _body(state, expanded)
     if body is not None:
         parts.append(body)

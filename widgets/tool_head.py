@@ -14,9 +14,23 @@ from rich.text import Text
 class ToolHead:
     """`body` then `state` on one row of the width given: `body` is cut (with …) before `state`."""
 
-    def __init__(self, body: Text, state: Text) -> None:
+    def __init__(self, body: Text, state: Text, aside: Text | None = None) -> None:
         self.body = body
         self.state = state
+        # Text after the body (a finished call's summary): on the row when all of it fits,
+        # else on a row of its own below ("⎿ Running in the background (…)", as Claude Code).
+        self.aside = aside
+
+    def rows(self, width: int) -> list[Text]:
+        if self.aside is None:
+            return [self.line(width)]
+        whole = self.body.cell_len + self.aside.cell_len + self.state.cell_len
+        if whole <= width:
+            return [ToolHead(self.body + self.aside, self.state).line(width)]
+        below = Text(no_wrap=True, overflow="ellipsis", style=self.aside.style)
+        below.append("⎿ " + self.aside.plain.strip())
+        below.truncate(width, overflow="ellipsis")
+        return [self.line(width), below]
 
     def line(self, width: int) -> Text:
         body = self.body.copy()
@@ -36,12 +50,15 @@ class ToolHead:
         return row
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        yield self.line(options.max_width)
+        yield from self.rows(options.max_width)
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         width = self.body.cell_len + self.state.cell_len
+        if self.aside is not None:
+            width += self.aside.cell_len
         return Measurement(min(width, options.max_width), min(width, options.max_width))
 
     @property
     def plain(self) -> str:
-        return self.body.plain + self.state.plain
+        aside = self.aside.plain if self.aside is not None else ""
+        return self.body.plain + aside + self.state.plain

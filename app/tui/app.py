@@ -158,6 +158,13 @@ class LatheApp(App[int]):
         self.theme = name
         return True
 
+    def get_css_variables(self) -> dict[str, str]:
+        # Light themes' footer keys raised to a legible contrast (legible_footer.py).
+        from app.tui.legible_footer import legible_footer_variables
+
+        variables = super().get_css_variables()
+        return legible_footer_variables(variables, dark=self.current_theme.dark)
+
     def watch_theme(self, name: str) -> None:
         self.theme_styles.repaint()
         if self.is_running:

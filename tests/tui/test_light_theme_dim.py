@@ -74,3 +74,44 @@ def test_the_dim_colour_is_mixed_only_as_far_as_contrast_holds(dark: bool) -> No
     dim = dim_colour(foreground, background)
     ratio = contrast(dim.hex, background.hex)
     assert 3.0 <= ratio < contrast(foreground.hex, background.hex)
+
+
+STATUS_LEGIBLE = 4.5
+
+
+def _cells(widget: Widget) -> list[tuple[float, str]]:
+    """(contrast, text) of every drawn cell run that has text and both colours."""
+    found = []
+    for y in range(widget.size.height):
+        for seg in widget.render_line(y):
+            style = seg.style
+            if not seg.text.strip() or style is None or style.color is None:
+                continue
+            if style.bgcolor is None:
+                continue
+            fg = style.color.get_truecolor().hex
+            bg = style.bgcolor.get_truecolor().hex
+            found.append((round(contrast(fg, bg), 2), seg.text.strip()))
+    return found
+
+
+@pytest.mark.parametrize("left", [0.95, 0.4, 0.1])
+@pytest.mark.parametrize("theme", _light_themes())
+async def test_status_bar_and_footer_are_legible(theme: str, left: float) -> None:
+    """tui-r5 F8: the status line (the context meter at each level included) at 4.5:1 or
+    better, the key footer at 3:1 or better, in every bundled light theme (atom-one-light's
+    "context 95% left" was 1.1:1, its footer keys 1.8:1)."""
+    app = make_app(theme=theme)
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.main.status_bar.set(context_left=left, input_tokens=1200, output_tokens=30)
+        await pilot.pause()
+        status = _cells(app.main.status_bar)
+        assert any("context" in text for _, text in status)
+        low = [(r, t) for r, t in status if r < STATUS_LEGIBLE]
+        assert low == [], (theme, "status", low)
+        footer: list[tuple[float, str]] = []
+        for key in app.main.query("FooterKey"):
+            footer.extend(_cells(key))
+        assert len(footer) >= 4
+        low = [(r, t) for r, t in footer if r < LEGIBLE and t != "▏"]
+        assert low == [], (theme, "footer", low)

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.widgets import Static
 
 from app.cli import parse_args
 from app.compose_tui import make_app
@@ -192,3 +193,38 @@ def test_first_prompt_is_what_was_typed() -> None:
     assert first_prompt_of(messages) == "/review app.py"
     assert first_prompt_of([{"role": "user", "content": "[Request interrupted by user]"}]) == ""
     assert first_prompt_of([{"role": "user", "content": " plain "}]) == "plain"
+
+
+MANY = [
+    SessionSummary(f"s-{n}", f"hello number {n}", f"{n} minutes ago", 2, "main") for n in range(12)
+]
+
+
+@pytest.mark.parametrize("size", [(60, 20), (80, 24)])
+async def test_hint_stays_on_screen_when_the_list_is_longer(size: tuple[int, int]) -> None:
+    """tui-r5 F9: with more sessions than fit, the key hint stays below the list (it was pushed
+    under the frame's bottom border), and the highlighted session stays in view as it moves."""
+    app = make_test_app()
+    async with app.run_test(size=size) as pilot:
+        app.push_screen(ResumeScreen(MANY), lambda _: None)
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ResumeScreen)
+
+        def hint_visible() -> bool:
+            hint = screen.query_one("#hint", Static)
+            dialog = screen.query_one("#dialog")
+            inner = dialog.content_region
+            return hint.region.height == 1 and inner.contains_region(hint.region)
+
+        assert hint_visible()
+        for _ in range(8):
+            await pilot.press("down")
+        await pilot.pause()
+        assert hint_visible()
+        options = screen.option_list
+        assert options.highlighted_option is not None
+        assert options.highlighted_option.id == "s-8"
+        # The list scrolled to keep it in view, inside the dialog above the hint.
+        assert options.scroll_y > 0
+        assert screen.query_one("#dialog").content_region.contains_region(options.region)

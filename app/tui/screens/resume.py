@@ -11,7 +11,7 @@ import time
 from collections.abc import Sequence
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -54,6 +54,11 @@ def _count(messages: int) -> str:
     return f"{messages} message{'s' if messages != 1 else ''}"
 
 
+# The dialog's rows other than the list (resume.tcss): its border (2), the title (1), the search
+# field and its margin (3 + 1), the list's margin (1), the hint and its margin (1 + 1).
+_DIALOG_ROWS = 10
+
+
 class ResumeScreen(ModalScreen[str | None]):
     CSS_PATH = "resume.tcss"
     BINDINGS = [
@@ -81,7 +86,17 @@ class ResumeScreen(ModalScreen[str | None]):
 
     def on_mount(self) -> None:
         self._fill()
+        self._fit_list(self.app.size.height)
         self.query_one("#search", Input).focus()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit_list(event.size.height)
+
+    def _fit_list(self, height: int) -> None:
+        """The list at most the rows left under the title and search and above the hint, so a
+        long list scrolls inside the dialog instead of pushing the key hint under its bottom
+        border (tui-r5 F9: `max-height: 1fr` does not bound a child of an auto-height box)."""
+        self.option_list.styles.max_height = max(2, height - _DIALOG_ROWS)
 
     @property
     def option_list(self) -> OptionList:
