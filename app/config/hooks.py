@@ -121,6 +121,15 @@ class HookHandler:
     # handler runs only for calls the rule matches, on any other event never (its docs, and
     # 2.1.332 measured: ext-r3 F6). "": no condition.
     condition: str = ""
+    # Claude Code's exec form (`"command": "bash", "args": [...]`): the program is started with
+    # these arguments as they are, no shell, the hook JSON on stdin (2.1.332 measured: `$HOME`
+    # and `~` in an argument stay literal). None: `command` is a shell command line.
+    args: tuple[str, ...] | None = None
+
+    @property
+    def shown(self) -> str:
+        """The command as Claude Code names it in a block reason: the program and its args."""
+        return " ".join((self.command, *self.args)) if self.args is not None else self.command
 
     @property
     def url(self) -> str:
@@ -129,7 +138,7 @@ class HookHandler:
     @property
     def label(self) -> str:
         """How notices and decision reasons name this hook."""
-        return f"{self.event} hook `{_short(self.command)}` ({source_label(self.source)})"
+        return f"{self.event} hook `{_short(self.shown)}` ({source_label(self.source)})"
 
 
 @dataclass(frozen=True)
@@ -352,6 +361,12 @@ def _parse_handler(
             # Claude Code 2.1.332 starts, and never runs such a handler (measured).
             problem(f"{where}.if is not a permission rule, the hook never runs: {exc}", "warning")
             return None
+    args = raw.get("args")
+    bad_args = not isinstance(args, list) or not all(isinstance(a, str) for a in args)
+    if args is not None and kind == "command" and bad_args:
+        # Run as a bare command it would read the hook JSON as a script (ext-r5 F12).
+        problem(f"{where}.args must be a list of strings, not {_kind(args)}")
+        return None
     handler = HookHandler(
         event,
         matcher,
@@ -362,6 +377,7 @@ def _parse_handler(
         kind,
         env=src.env,
         condition=condition.strip(),
+        args=tuple(args) if isinstance(args, list) and kind == "command" else None,
     )
     if kind == "prompt":
         model = raw.get("model", "")

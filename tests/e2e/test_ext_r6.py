@@ -1,0 +1,79 @@
+"""Issue 15, ext-fix7: the ext-r5 black-box findings, through the real `lathe -p`, the HTTP fake
+and real files. Claude Code 2.1.332's behaviour for each was measured against the same fake
+(CHANGELOG, Round 7).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from app.model.scenario import text_turn, tool_use_block, turn_of
+from tests.e2e.test_ext_r1_permissions import _tool_result
+from tests.e2e.test_ext_r4 import _ok, _run, _write
+
+
+def _home() -> Path:
+    return Path(os.environ["HOME"])
+
+
+def _user_hooks(event: str, matcher: str, hook: dict, **settings: object) -> None:
+    body = {**settings, "hooks": {event: [{"matcher": matcher, "hooks": [hook]}]}}
+    _write(_home() / ".claude" / "settings.json", json.dumps(body))
+
+
+def _content(block: dict) -> str:
+    content = block.get("content")
+    if isinstance(content, str):
+        return content
+    return "".join(b.get("text", "") for b in content or [])
+
+
+# -- F12: a hook's exec form (`command` + `args`) ------------------------------------------------
+
+
+def test_an_exec_form_hook_runs_the_program_with_its_args_and_the_json_on_stdin(
+    fake_api, project, tmp_path
+):
+    stdin_copy = tmp_path / "stdin.json"
+    script = f'cat > {stdin_copy}; echo "ARGV0=$0 ARGV1=$1" >&2; exit 2'
+    _user_hooks(
+        "PreToolUse",
+        "*",
+        {"type": "command", "command": "sh", "args": ["-c", script, "A1", "$HOME ~"]},
+    )
+    target = project / "n.txt"
+    fake_api.load(
+        [turn_of([tool_use_block("Read", {"file_path": str(target)}, "r1")]), text_turn("done")]
+    )
+    _ok(_run(fake_api, project, "hi"))
+    result = _tool_result(fake_api, "r1")
+    assert result.get("is_error") is True
+    # As Claude Code 2.1.332 words it: the argv joined, then stderr; `$HOME` and `~` stay literal.
+    assert f"[sh -c {script} A1 $HOME ~]: ARGV0=A1 ARGV1=$HOME ~" in _content(result)
+    sent = json.loads(stdin_copy.read_text())
+    assert sent["hook_event_name"] == "PreToolUse" and sent["tool_input"]["file_path"] == str(
+        target
+    )
+
+
+def test_a_model_written_substitution_never_runs_through_an_exec_form_hook(
+    fake_api, project, tmp_path
+):
+    pwned = tmp_path / "PWNED"
+    hook = _write(tmp_path / "hook.sh", "echo HOOKSCRIPT >&2; exit 0\n")
+    _user_hooks("PreToolUse", "*", {"type": "command", "command": "bash", "args": [str(hook)]})
+    path = f"/nonexistent/$(touch {pwned})"
+    fake_api.load([turn_of([tool_use_block("Read", {"file_path": path}, "r1")]), text_turn("done")])
+    _ok(_run(fake_api, project, "hi"))
+    assert not pwned.exists()
+    assert _tool_result(fake_api, "r1").get("is_error") is True  # denied outside the project
+
+
+def test_exec_form_args_that_are_not_a_list_of_strings_are_a_clear_error(fake_api, project):
+    _user_hooks("PreToolUse", "*", {"type": "command", "command": "bash", "args": "x.sh"})
+    fake_api.load([text_turn("ok")])
+    proc = _run(fake_api, project, "hi")
+    assert "args must be a list of strings" in proc.stderr
+    assert "Traceback" not in proc.stderr
