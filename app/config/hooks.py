@@ -72,13 +72,18 @@ MATCHED_EVENTS: frozenset[str] = frozenset(
     }
 )
 DEFAULT_TIMEOUT_S = 600.0
-_EXACT_NAMES = re.compile(r"[A-Za-z0-9_|\-]+")
+# Claude Code 2.1.332's test for a list of names on a tool event: name characters, `|`, `,`,
+# `-` and spaces; the list is split on `|` and `,` and each name trimmed (read from its source
+# and measured: `"Write,Edit,MultiEdit"` and `"Bash, Read"` fire, ext-r5 F15).
+_EXACT_NAMES = re.compile(r"[A-Za-z0-9_|, \-]+")
+_NAME_SEPARATORS = re.compile(r"[|,]")
 
 
 @dataclass(frozen=True)
 class Matcher:
-    """Empty or `*`: everything. Only name characters and `|`: exact names. Else a regex,
-    which must match the whole name (so `Edit` never matches `NotebookEdit` by accident)."""
+    """Empty or `*`: everything. Only name characters, `|` and `,`: a list of exact names (so
+    `Edit` never matches `NotebookEdit`). Else a regex found anywhere in the name, as Claude
+    Code's `new RegExp(m).test(name)`: `B*` matches every tool, `Ed.t` matches MultiEdit."""
 
     text: str
     names: frozenset[str] | None = None
@@ -91,14 +96,15 @@ class Matcher:
         if text in ("", "*"):
             return cls(text)
         if _EXACT_NAMES.fullmatch(text):
-            return cls(text, names=frozenset(p for p in text.split("|") if p))
+            names = (p.strip() for p in _NAME_SEPARATORS.split(text))
+            return cls(text, names=frozenset(p for p in names if p))
         return cls(text, pattern=re.compile(text))
 
     def matches(self, value: str) -> bool:
         if self.names is not None:
             return value in self.names
         if self.pattern is not None:
-            return self.pattern.fullmatch(value) is not None
+            return self.pattern.search(value) is not None
         return True
 
 

@@ -77,3 +77,33 @@ def test_exec_form_args_that_are_not_a_list_of_strings_are_a_clear_error(fake_ap
     proc = _run(fake_api, project, "hi")
     assert "args must be a list of strings" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+# -- F15: comma lists and regexes as Claude Code matches them ------------------------------------
+
+
+def test_a_comma_list_matcher_guards_a_write_as_in_claude_code(fake_api, project):
+    block = {"type": "command", "command": "echo PROTECTED >&2; exit 2"}
+    _user_hooks("PreToolUse", "Write,Edit,MultiEdit", block, permissions={"allow": ["Write"]})
+    target = project / "SENT_written.txt"
+    write = tool_use_block("Write", {"file_path": str(target), "content": "x\n"}, "w1")
+    fake_api.load([turn_of([write]), text_turn("done")])
+    _ok(_run(fake_api, project, "hi"))
+    assert not target.exists()
+    result = _tool_result(fake_api, "w1")
+    assert result.get("is_error") is True and "PROTECTED" in _content(result)
+
+
+def test_a_regex_matcher_is_searched_for_in_the_tool_name_as_in_claude_code(
+    fake_api, project, tmp_path
+):
+    fired = tmp_path / "fired"
+    # `B*` matches the empty string, so Claude Code 2.1.332 fires it for every tool (a Read too).
+    hook = {"type": "command", "command": f"echo x >> {fired}"}
+    _user_hooks("PreToolUse", "B*", hook)
+    _write(project / "n.txt", "hello\n")
+    read = tool_use_block("Read", {"file_path": str(project / "n.txt")}, "r1")
+    fake_api.load([turn_of([read]), text_turn("done")])
+    _ok(_run(fake_api, project, "hi"))
+    assert fired.exists()
+    assert _tool_result(fake_api, "r1").get("is_error") is not True
