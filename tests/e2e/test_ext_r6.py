@@ -12,6 +12,7 @@ from pathlib import Path
 from app.model.scenario import text_turn, tool_use_block, turn_of
 from tests.e2e.test_ext_r1_permissions import _tool_result
 from tests.e2e.test_ext_r4 import _ok, _run, _write
+from tests.e2e.test_headless_cli import env_for, lathe
 
 
 def _home() -> Path:
@@ -107,3 +108,31 @@ def test_a_regex_matcher_is_searched_for_in_the_tool_name_as_in_claude_code(
     _ok(_run(fake_api, project, "hi"))
     assert fired.exists()
     assert _tool_result(fake_api, "r1").get("is_error") is not True
+
+
+# -- F9: ANTHROPIC_AUTH_TOKEN beside ANTHROPIC_API_KEY ---------------------------------------------
+
+
+def test_an_auth_token_beside_the_api_key_runs_with_the_key_as_claude_code_does(fake_api, project):
+    # Claude Code 2.1.332 with both: a fake requiring the key's value answers, one requiring the
+    # token's refuses (401) -- it authenticates with the key.
+    fake_api.api_key = "k"  # env_for's ANTHROPIC_API_KEY
+    (project / ".git").mkdir(exist_ok=True)
+    cmd = ["-p", "hi", "--output-format", "json"]
+    fake_api.load([text_turn("ok")])
+    both = lathe(cmd, project, env_for(fake_api, ANTHROPIC_AUTH_TOKEN="dummy"))
+    assert "Traceback" not in both.stderr
+    assert _ok(both)["result"] == "ok"
+    # The same from a settings `env` (feiskyer/claude-code-settings' proxy setup).
+    _write(
+        _home() / ".claude" / "settings.json",
+        json.dumps({"env": {"ANTHROPIC_AUTH_TOKEN": "dummy"}}),
+    )
+    fake_api.load([text_turn("ok")])
+    assert _ok(lathe(cmd, project, env_for(fake_api)))["result"] == "ok"
+    # The token alone still authenticates.
+    fake_api.api_key = "dummy"
+    fake_api.load([text_turn("ok")])
+    alone = env_for(fake_api)
+    del alone["ANTHROPIC_API_KEY"]
+    assert _ok(lathe(cmd, project, alone))["result"] == "ok"
