@@ -136,3 +136,39 @@ def test_an_auth_token_beside_the_api_key_runs_with_the_key_as_claude_code_does(
     alone = env_for(fake_api)
     del alone["ANTHROPIC_API_KEY"]
     assert _ok(lathe(cmd, project, alone))["result"] == "ok"
+
+
+# -- F8: --setting-sources selects memory, commands and skills --------------------------------------
+
+
+def _sources_setup(project: Path) -> None:
+    claude = _home() / ".claude"
+    _write(claude / "CLAUDE.md", "USERMEM\n")
+    _write(project / "CLAUDE.md", "PROJMEM\n")
+    _write(project / "CLAUDE.local.md", "LOCALMEM\n")
+    _write(claude / "commands" / "uc.md", "---\ndescription: USERCMD\n---\nuser command\n")
+    _write(project / ".claude" / "commands" / "pc.md", "---\ndescription: PROJCMD\n---\npc\n")
+    skill = "---\nname: psk\ndescription: PROJSKILL\n---\nproject skill\n"
+    _write(project / ".claude" / "skills" / "psk" / "SKILL.md", skill)
+
+
+_MARKERS = ("USERMEM", "PROJMEM", "LOCALMEM", "USERCMD", "PROJCMD", "PROJSKILL")
+
+
+def test_setting_sources_choose_which_memory_commands_and_skills_load(fake_api, project):
+    _sources_setup(project)
+    # What reaches the first request, as Claude Code 2.1.332 sends it (ext-r5's table).
+    expected = {
+        None: set(_MARKERS),
+        "user": {"USERMEM", "USERCMD"},
+        "project": {"PROJMEM", "PROJCMD", "PROJSKILL"},
+        "local": {"LOCALMEM"},
+        "user,local": {"USERMEM", "LOCALMEM", "USERCMD"},
+        "": set(),
+    }
+    for flag, markers in expected.items():
+        fake_api.load([text_turn("ok")])
+        args = () if flag is None else ("--setting-sources", flag)
+        _ok(_run(fake_api, project, "hi", *args))
+        sent = json.dumps(fake_api.bodies()[-1])
+        assert {m for m in _MARKERS if m in sent} == markers, flag
