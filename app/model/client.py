@@ -51,6 +51,10 @@ def select_model(
     from app.config.model_aliases import resolve_alias
 
     e = _env(env)
+    if flag is not None and flag.strip().lower() == "default":
+        # `--model default` is the default model (Claude Code 2.1.332 sends its own, measured,
+        # ext-r5 F5); settings' `"model": "default"` goes through as written there and here.
+        return DEFAULT_MODEL
     named = _named_model(flag, settings_model, e)
     return resolve_alias(named, e) if named else DEFAULT_MODEL
 

@@ -172,3 +172,19 @@ def test_setting_sources_choose_which_memory_commands_and_skills_load(fake_api, 
         _ok(_run(fake_api, project, "hi", *args))
         sent = json.dumps(fake_api.bodies()[-1])
         assert {m for m in _MARKERS if m in sent} == markers, flag
+
+
+# -- F5: `opusplan` and `--model default` ---------------------------------------------------------
+
+
+def test_opusplan_and_model_default_reach_the_api_as_model_ids(fake_api, project):
+    from app.model.client import DEFAULT_MODEL
+
+    for flag, sent in (("opusplan", "claude-sonnet-5-5"), ("default", DEFAULT_MODEL)):
+        fake_api.load([text_turn("ok")])
+        _ok(_run(fake_api, project, "hi", "--model", flag))
+        assert fake_api.bodies()[-1]["model"] == sent, flag
+    _write(_home() / ".claude" / "settings.json", json.dumps({"model": "opusplan"}))
+    fake_api.load([text_turn("ok")])
+    _ok(_run(fake_api, project, "hi"))
+    assert fake_api.bodies()[-1]["model"] == "claude-sonnet-5-5"
