@@ -188,3 +188,34 @@ def test_opusplan_and_model_default_reach_the_api_as_model_ids(fake_api, project
     fake_api.load([text_turn("ok")])
     _ok(_run(fake_api, project, "hi"))
     assert fake_api.bodies()[-1]["model"] == "claude-sonnet-5-5"
+
+
+# -- F2: a `!` line's exit 1 from grep, diff, test ----------------------------------------------
+
+
+def _bang_command(name: str, tool: str, line: str) -> None:
+    text = f"---\nallowed-tools: Bash({tool}:*)\n---\nG: !`{line}` end\n"
+    _write(_home() / ".claude" / "commands" / f"{name}.md", text)
+
+
+def test_a_bang_line_whose_exit_1_is_an_answer_is_sent_as_claude_code_sends_it(fake_api, project):
+    _write(project / "a.txt", "hello\n")
+    _write(project / "b.txt", "bye\n")
+    _bang_command("g1", "grep", "grep zzz a.txt")
+    _bang_command("g3", "diff", "diff a.txt b.txt")
+    _bang_command("g4", "test", "test -f nofile.txt")
+    _bang_command("g5", "false", "false")
+    for name, sent in (
+        ("g1", "G: (Bash completed with no output) end"),
+        ("g3", "< hello"),
+        ("g4", "G: (Bash completed with no output) end"),
+    ):
+        fake_api.load([text_turn("ok")])
+        _ok(_run(fake_api, project, f"/{name}"))
+        assert sent in json.dumps(fake_api.bodies()[-1]), name
+    # Any other command's exit 1 still stops the command before the model (the same in both).
+    fake_api.load([text_turn("ok")])
+    before = len(fake_api.bodies())
+    out = _ok(_run(fake_api, project, "/g5"))
+    assert len(fake_api.bodies()) == before
+    assert out["result"].startswith('Shell command failed for pattern "!`false`"')
