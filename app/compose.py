@@ -144,7 +144,11 @@ def build_session(
 
     plugins = _plugins(options, project, environ, is_trusted_now, warnings)
     commands, skill_set = load_for_session(
-        str(project), env=environ, plugins=plugins, extra_dirs=cli.add_dirs
+        str(project),
+        env=environ,
+        plugins=plugins,
+        extra_dirs=cli.add_dirs,
+        sources=opts.setting_sources,
     )
     skills = SkillCatalog(skill_set)
     skills_text = skill_set.listing()
@@ -244,6 +248,7 @@ def build_session(
         memory_refuse=memory_refuse,
         extra_dirs=memory_dirs,
         memory_confine=memory_confined(),
+        memory_sources=opts.setting_sources,
     )
     from app.memory.files import load_memory
 
@@ -255,6 +260,7 @@ def build_session(
         refuse=memory_refuse,
         extra_dirs=memory_dirs,
         confine_to=project if memory_confined() else None,
+        sources=opts.setting_sources,
     )
     warnings.extend(loaded_memory.problems)
     warnings.extend(commands.problems)
@@ -327,7 +333,9 @@ def build_session(
         settings=merged,
         project_dir=str(project),
         commands=commands,
-        nested_memory=_nested_memory(start, loaded_memory, skill_set, skills_text),
+        nested_memory=_nested_memory(
+            start, loaded_memory, skill_set, skills_text, opts.setting_sources
+        ),
         memory_files=tuple(
             (str(f.path), _MEMORY_TYPES.get(f.kind, "Project")) for f in loaded_memory.files
         ),
@@ -341,6 +349,7 @@ def build_session(
             memory_refuse=memory_refuse,
             extra_dirs=memory_dirs,
             memory_confine=memory_confined(),
+            memory_sources=opts.setting_sources,
         ),
         include_partial_messages=opts.include_partial_messages,
         fallback_model=opts.fallback_model,
@@ -355,6 +364,7 @@ def build_session(
             memory_refuse=memory_refuse,
             extra_dirs=memory_dirs,
             memory_confine=memory_confined(),
+            memory_sources=opts.setting_sources,
         ),
     )
     session = Session(parts, sink)
@@ -430,12 +440,14 @@ def _plugins(
     return plugins
 
 
-def _nested_memory(start: Path, loaded: Any, skill_set: Any, skills_text: str) -> Any:
+def _nested_memory(
+    start: Path, loaded: Any, skill_set: Any, skills_text: str, sources: Any = None
+) -> Any:
     """Memory that loads as files are worked on, and the `paths:` skills announced the same way
     (where the Skill tool is offered: `skills_text` empty means it is not)."""
     from app.memory.nested import NestedMemory
 
-    nested = NestedMemory(start, loaded)
+    nested = NestedMemory(start, loaded, subfolders=sources is None or "project" in sources)
     if skills_text or skill_set.has_conditional():
         nested.watchers.append(skill_set.reveal_for)
     return nested

@@ -128,10 +128,13 @@ def command_folders(
     config_dir: Path | None,
     env: Mapping[str, str] | None = None,
     kind: str = "commands",
+    sources: Collection[str] | None = None,
 ) -> list[tuple[Path, str]]:
     """The folders of `kind` ("commands", or "skills" for app/skills), lowest precedence first.
     The user's come last: a command or skill in `~/.claude/...` wins over a project's of the same
-    name, as in Claude Code 2.1.332 (measured), so a cloned repository cannot shadow `/commit`."""
+    name, as in Claude Code 2.1.332 (measured), so a cloned repository cannot shadow `/commit`.
+    `sources` (--setting-sources): only these scopes' folders, as Claude Code loads only the
+    chosen sources' commands and skills (ext-r5 F8); None: all."""
     folders = [
         (project_root / ".claude" / kind, "project"),
         (project_root / ".lathe" / kind, "project"),
@@ -139,6 +142,8 @@ def command_folders(
     ]
     if config_dir is not None:
         folders.append((config_dir / kind, "user"))
+    if sources is not None:
+        folders = [(folder, scope) for folder, scope in folders if scope in sources]
     return folders
 
 
@@ -184,9 +189,10 @@ def load_commands(
     config_dir: Path | None,
     builtins: Collection[str] = (),
     env: Mapping[str, str] | None = None,
+    sources: Collection[str] | None = None,
 ) -> CommandSet:
     out = CommandSet()
-    folders = command_folders(project_root, config_dir, env)
+    folders = command_folders(project_root, config_dir, env, sources=sources)
     confinement = ProjectConfinement(project_root, env)
     listed: list[tuple[Path, str, list[Path]]] = []
     for folder, source in folders:

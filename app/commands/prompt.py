@@ -100,6 +100,11 @@ async def _run_bang(command: str, pattern: str, session: CommandSession) -> str:
     output = text
     if isinstance(outcome.data, HookShaped):
         output = str(outcome.data.hook_response().get("stdout", "")).strip()
+    from app.commands.exit_semantics import exit_is_an_answer
+
+    if exit_is_an_answer(command, getattr(outcome.data, "exit_code", None)):
+        # grep's no match, diff's difference: an answer the prompt gets (ext-r5 F2).
+        return output or "(Bash completed with no output)"
     shown = f"[stderr]\n{output}" if output else ""
     raise BangLineFailed(f'Shell command failed for pattern "{pattern}": {shown}')
 

@@ -72,13 +72,18 @@ MATCHED_EVENTS: frozenset[str] = frozenset(
     }
 )
 DEFAULT_TIMEOUT_S = 600.0
-_EXACT_NAMES = re.compile(r"[A-Za-z0-9_|\-]+")
+# Claude Code 2.1.332's test for a list of names on a tool event: name characters, `|`, `,`,
+# `-` and spaces; the list is split on `|` and `,` and each name trimmed (read from its source
+# and measured: `"Write,Edit,MultiEdit"` and `"Bash, Read"` fire, ext-r5 F15).
+_EXACT_NAMES = re.compile(r"[A-Za-z0-9_|, \-]+")
+_NAME_SEPARATORS = re.compile(r"[|,]")
 
 
 @dataclass(frozen=True)
 class Matcher:
-    """Empty or `*`: everything. Only name characters and `|`: exact names. Else a regex,
-    which must match the whole name (so `Edit` never matches `NotebookEdit` by accident)."""
+    """Empty or `*`: everything. Only name characters, `|` and `,`: a list of exact names (so
+    `Edit` never matches `NotebookEdit`). Else a regex found anywhere in the name, as Claude
+    Code's `new RegExp(m).test(name)`: `B*` matches every tool, `Ed.t` matches MultiEdit."""
 
     text: str
     names: frozenset[str] | None = None
@@ -91,14 +96,15 @@ class Matcher:
         if text in ("", "*"):
             return cls(text)
         if _EXACT_NAMES.fullmatch(text):
-            return cls(text, names=frozenset(p for p in text.split("|") if p))
+            names = (p.strip() for p in _NAME_SEPARATORS.split(text))
+            return cls(text, names=frozenset(p for p in names if p))
         return cls(text, pattern=re.compile(text))
 
     def matches(self, value: str) -> bool:
         if self.names is not None:
             return value in self.names
         if self.pattern is not None:
-            return self.pattern.fullmatch(value) is not None
+            return self.pattern.search(value) is not None
         return True
 
 
@@ -121,6 +127,15 @@ class HookHandler:
     # handler runs only for calls the rule matches, on any other event never (its docs, and
     # 2.1.332 measured: ext-r3 F6). "": no condition.
     condition: str = ""
+    # Claude Code's exec form (`"command": "bash", "args": [...]`): the program is started with
+    # these arguments as they are, no shell, the hook JSON on stdin (2.1.332 measured: `$HOME`
+    # and `~` in an argument stay literal). None: `command` is a shell command line.
+    args: tuple[str, ...] | None = None
+
+    @property
+    def shown(self) -> str:
+        """The command as Claude Code names it in a block reason: the program and its args."""
+        return " ".join((self.command, *self.args)) if self.args is not None else self.command
 
     @property
     def url(self) -> str:
@@ -129,7 +144,7 @@ class HookHandler:
     @property
     def label(self) -> str:
         """How notices and decision reasons name this hook."""
-        return f"{self.event} hook `{_short(self.command)}` ({source_label(self.source)})"
+        return f"{self.event} hook `{_short(self.shown)}` ({source_label(self.source)})"
 
 
 @dataclass(frozen=True)
@@ -352,6 +367,12 @@ def _parse_handler(
             # Claude Code 2.1.332 starts, and never runs such a handler (measured).
             problem(f"{where}.if is not a permission rule, the hook never runs: {exc}", "warning")
             return None
+    args = raw.get("args")
+    bad_args = not isinstance(args, list) or not all(isinstance(a, str) for a in args)
+    if args is not None and kind == "command" and bad_args:
+        # Run as a bare command it would read the hook JSON as a script (ext-r5 F12).
+        problem(f"{where}.args must be a list of strings, not {_kind(args)}")
+        return None
     handler = HookHandler(
         event,
         matcher,
@@ -362,6 +383,7 @@ def _parse_handler(
         kind,
         env=src.env,
         condition=condition.strip(),
+        args=tuple(args) if isinstance(args, list) and kind == "command" else None,
     )
     if kind == "prompt":
         model = raw.get("model", "")

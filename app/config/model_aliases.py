@@ -19,6 +19,9 @@ MODEL_ALIASES = {
     "opus": "claude-opus-5-5",
     "haiku": "claude-haiku-5-5",
 }
+# `opusplan`: Claude Code 2.1.332 sends its sonnet id for it outside plan mode (measured, ext-r5
+# F5; in plan mode it sends opus, which lathe does not switch to yet).
+_PLAN_ALIASES = {"opusplan": "sonnet"}
 
 
 EXTENDED_SUFFIX = "[1m]"
@@ -36,7 +39,7 @@ def resolve_alias(name: str, env: Mapping[str, str] | None = None) -> str:
     name = name.strip()
     if asks_extended_window(name):
         name = name[: -len(EXTENDED_SUFFIX)].strip()
-    alias = name.lower()
+    alias = _PLAN_ALIASES.get(name.lower(), name.lower())
     if alias in MODEL_ALIASES:
         return e.get(f"ANTHROPIC_DEFAULT_{alias.upper()}_MODEL") or MODEL_ALIASES[alias]
     return name

@@ -74,7 +74,7 @@ def read_output(handler: HookHandler, run: RawHookRun) -> HookOutput:
         out.succeeded = True
         _read_stdout(out, run.stdout)
     elif code == 2:
-        out.block = stderr or f"{handler.event} hook `{handler.command}` blocked (no message)"
+        out.block = stderr or f"{handler.event} hook `{handler.shown}` blocked (no message)"
     elif code is not None and code < 0:
         out.notice(f"crashed (killed by signal {-code}){_tail(stderr)}")
     elif code is not None and 128 < code < 128 + 65:

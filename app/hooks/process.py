@@ -12,7 +12,7 @@ import contextlib
 import os
 import signal
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from app import debuglog
@@ -80,15 +80,16 @@ async def run_command(
     abort: AbortSignal | None = None,
     cap: int = OUTPUT_CAP_BYTES,
     pipe_grace_s: float = _PIPE_GRACE_S,
+    args: Sequence[str] | None = None,
 ) -> RawHookRun:
+    """`command` is a shell command line, or with `args` the program to exec with them."""
     started = time.monotonic()
     if abort is not None and abort.aborted:
         return RawHookRun(None, "", "", cancelled=True)
     try:
+        argv = (command, *args) if args is not None else ("/bin/sh", "-c", command)
         proc = await asyncio.create_subprocess_exec(
-            "/bin/sh",
-            "-c",
-            command,
+            *argv,
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,

@@ -341,7 +341,7 @@ class CommandHookRunner:
                 continue
             if handler.condition and not self._condition_holds(handler.condition, call):
                 continue
-            key = f"{handler.kind}:{handler.command}"
+            key = f"{handler.kind}:{handler.command}:{handler.args!r}"
             if key in seen:
                 continue
             seen.add(key)
@@ -402,6 +402,7 @@ class CommandHookRunner:
                     timeout_s=handler.timeout,
                     abort=abort,
                     cap=self.output_cap,
+                    args=handler.args,
                 )
             if self.observer is not None and token is not None:
                 self.observer.finished(token, handler, run)

@@ -46,7 +46,7 @@ def _cap(text: str) -> str:
 
 
 def _blocking_text(out: HookOutput) -> str:
-    return f"[{out.handler.command}]: {out.block}"
+    return f"[{out.handler.shown}]: {out.block}"
 
 
 def _messages(outputs: Sequence[HookOutput]) -> list[HookMessage]:

@@ -14,7 +14,7 @@ conditional: they are attached with a tool result when the model works on a matc
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -286,33 +286,40 @@ def load_memory(
     refuse: Callable[[Path], str] | None = None,
     extra_dirs: Sequence[Path] = (),
     confine_to: Path | None = None,
+    sources: Collection[str] | None = None,
 ) -> LoadedMemory:
     """`extra_dirs`: `--add-dir` folders whose CLAUDE.md, .claude/CLAUDE.md and rules load after
     the project's (app/compose.py passes them only under
-    CLAUDE_CODE_ADDITIONAL_DIRECTORIES_CLAUDE_MD, as Claude Code does)."""
+    CLAUDE_CODE_ADDITIONAL_DIRECTORIES_CLAUDE_MD, as Claude Code does). `sources`
+    (--setting-sources): only these of user, project and local files, as Claude Code 2.1.332
+    loads only the chosen sources' memory (ext-r5 F8); None: all."""
     e = os.environ if env is None else env
     home = Path(e["HOME"]) if e.get("HOME") else Path.home()
     out = LoadedMemory(refuse=refuse, confine_to=confine_to)
+    if sources is not None and "user" not in sources:
+        config_dir = None
     if config_dir is not None:
         for name in LATHE_NAMES:
             add_file(out, config_dir / name, "user", home)
     user_dir = claude_user_dir(env)
-    add_file(out, user_dir / "CLAUDE.md", "user", home)
-    # User rules (`~/.claude/rules/*.md`), after the user's CLAUDE.md, as Claude Code loads them.
-    _rules(out, home, home, user_dir / "rules", "user")
+    if sources is None or "user" in sources:
+        add_file(out, user_dir / "CLAUDE.md", "user", home)
+        # User rules (`~/.claude/rules/*.md`), after the user's CLAUDE.md, as Claude Code does.
+        _rules(out, home, home, user_dir / "rules", "user")
     # The folders above the project too (Claude Code reads CLAUDE.md files up to the root, so a
     # folder of repositories can share one), outermost first.
     folders = [*_ancestors(project_root), *_folders(project_root, cwd)]
-    for folder in folders:
+    project = [] if sources is not None and "project" not in sources else folders
+    for folder in project:
         for name in LATHE_NAMES:
             add_file(out, folder / name, "project", home)
         add_file(out, folder / ".claude" / "CLAUDE.md", "project", home)
         _rules(out, folder, home)
-    for folder in extra_dirs:
+    for folder in extra_dirs if project else ():
         add_file(out, folder / "CLAUDE.md", "project", home)
         add_file(out, folder / ".claude" / "CLAUDE.md", "project", home)
         _rules(out, folder, home)
-    for folder in folders:
+    for folder in [] if sources is not None and "local" not in sources else folders:
         add_file(out, folder / "CLAUDE.local.md", "local", home)
     return out
 

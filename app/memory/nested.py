@@ -48,8 +48,17 @@ def glob_matches(pattern: str, rel: str) -> bool:
 
 
 class NestedMemory:
-    def __init__(self, start: Path, loaded: LoadedMemory, home: Path | None = None) -> None:
+    def __init__(
+        self,
+        start: Path,
+        loaded: LoadedMemory,
+        home: Path | None = None,
+        subfolders: bool = True,
+    ) -> None:
         self.start = start.resolve()
+        # Subfolders' CLAUDE.md files are project memory: off when --setting-sources leaves the
+        # project out (ext-r5 F8).
+        self.subfolders = subfolders
         self.seen: set[Path] = set(loaded.seen)
         self.rules: list[ConditionalRule] = list(loaded.conditional)
         self.home = home or Path.home()
@@ -69,7 +78,7 @@ class NestedMemory:
         except (OSError, ValueError, RuntimeError):
             rel_dir = None
         out = LoadedMemory(seen=self.seen, refuse=self.refuse, confine_to=self.confine_to)
-        if rel_dir is not None:
+        if rel_dir is not None and self.subfolders:
             folder = self.start
             for part in rel_dir.parts:
                 folder = folder / part

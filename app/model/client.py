@@ -51,6 +51,10 @@ def select_model(
     from app.config.model_aliases import resolve_alias
 
     e = _env(env)
+    if flag is not None and flag.strip().lower() == "default":
+        # `--model default` is the default model (Claude Code 2.1.332 sends its own, measured,
+        # ext-r5 F5); settings' `"model": "default"` goes through as written there and here.
+        return DEFAULT_MODEL
     named = _named_model(flag, settings_model, e)
     return resolve_alias(named, e) if named else DEFAULT_MODEL
 
@@ -95,9 +99,13 @@ def make_api_client(
     # `timeout` bounds the non-streaming requests (side queries); a streaming request carries its
     # own, LATHE_STREAM_IDLE_TIMEOUT_MS (app/engine/stream_guard.py). Connecting keeps the SDK's
     # short limit: a plain float would let an unreachable host hold a request for `timeout`.
+    # Both set (a proxy's settings `env` beside the shell's key): the SDK takes only one, and
+    # Claude Code 2.1.332 authenticates with the API key (measured against a fake that accepts
+    # one value: it requires the key's, ext-r5 F9), so the token is used only alone.
+    api_key = e.get("ANTHROPIC_API_KEY", "").strip() or None
     return AsyncAnthropic(
-        api_key=e.get("ANTHROPIC_API_KEY", "").strip() or None,
-        auth_token=e.get("ANTHROPIC_AUTH_TOKEN", "").strip() or None,
+        api_key=api_key,
+        auth_token=None if api_key else (e.get("ANTHROPIC_AUTH_TOKEN", "").strip() or None),
         base_url=e.get("ANTHROPIC_BASE_URL", "").strip() or None,
         max_retries=max_retries,
         timeout=httpx2.Timeout(timeout, connect=min(timeout, CONNECT_TIMEOUT_S)),

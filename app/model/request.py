@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import platform as _platform
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +69,7 @@ def build_system(
     memory_refuse: Callable[[Path], str] | None = None,
     extra_dirs: Sequence[Path] = (),
     memory_confine: bool = False,
+    memory_sources: Collection[str] | None = None,
 ) -> list[dict[str, Any]]:
     """System prompt blocks; the last one carries the system breakpoint. `memory_refuse` says
     why a memory file may not be read (the session's Read deny rules), or "". `memory_confine`
@@ -82,7 +83,13 @@ def build_system(
     # rebuilt from disk on compaction, so edits to memory files take effect there.
     confine = root if memory_confine else None
     memories = load_memory(
-        cwd, root, config_dir, refuse=memory_refuse, extra_dirs=extra_dirs, confine_to=confine
+        cwd,
+        root,
+        config_dir,
+        refuse=memory_refuse,
+        extra_dirs=extra_dirs,
+        confine_to=confine,
+        sources=memory_sources,
     ).files
     if memories:
         blocks.append({"type": "text", "text": memory_block_text(memories)})

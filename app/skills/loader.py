@@ -248,9 +248,10 @@ def load_skills(
     env: Mapping[str, str] | None = None,
     plugins: Sequence[Any] = (),
     extra_dirs: Sequence[str] = (),
+    sources: Collection[str] | None = None,
 ) -> SkillSet:
     out = SkillSet()
-    folders = command_folders(project_root, config_dir, env, "skills")
+    folders = command_folders(project_root, config_dir, env, "skills", sources)
     # `--add-dir` folders' skills first: the session's own folders win a name clash.
     added = [(Path(d) / ".claude" / "skills", "project") for d in extra_dirs]
     folders = [*added, *(f for f in folders if f not in added)]

@@ -30,13 +30,14 @@ def load_for_session(
     env: Mapping[str, str] | None = None,
     plugins: Sequence[Any] = (),
     extra_dirs: Sequence[str] = (),
+    sources: Collection[str] | None = None,
 ) -> tuple[CommandSet, SkillSet]:
     """`extra_dirs`: `--add-dir` folders; their `.claude/skills` load (Claude Code loads an added
     folder's skills, not its commands or agents)."""
     e = os.environ if env is None else env
-    commands = load_commands(Path(project_root), config_dir(e), builtins, e)
+    commands = load_commands(Path(project_root), config_dir(e), builtins, e, sources)
     add_plugin_commands(commands, plugins)
-    skills = load_skills(Path(project_root), config_dir(e), e, plugins, extra_dirs)
+    skills = load_skills(Path(project_root), config_dir(e), e, plugins, extra_dirs, sources)
     commands.skills = skills
     _fill_plugin_bodies(commands, skills, plugins)
     add_skill_commands(commands, builtins)

@@ -191,10 +191,22 @@ def test_untrusted_project_and_local_sources_are_ignored_but_listed() -> None:
         ("Edit|Write", "Write", True),
         ("Edit|Write", "NotebookEdit", False),
         ("mcp__memory__.*", "mcp__memory__create", True),
-        ("mcp__memory__.*", "xmcp__memory__create", False),
+        # A regex is searched for, as Claude Code 2.1.332's `RegExp.test` (ext-r5 F15).
+        ("mcp__memory__.*", "xmcp__memory__create", True),
+        ("^mcp__memory__.*", "xmcp__memory__create", False),
         ("Notebook.*", "NotebookEdit", True),
         (".*Edit", "Edit", True),
-        ("Ed.t", "MultiEdit", False),
+        ("Ed.t", "MultiEdit", True),
+        ("^Ed.t$", "MultiEdit", False),
+        ("B*", "Read", True),
+        ("Bash(touch*)", "Bash", False),
+        ("bash", "Bash", False),
+        # Comma lists, spaces trimmed.
+        ("Write,Edit,MultiEdit", "Edit", True),
+        ("Write,Bash", "Bash", True),
+        ("Bash, Read", "Read", True),
+        ("Bash,Write", "Read", False),
+        ("Bash ", "Bash", True),
     ],
 )
 def test_matcher_semantics(matcher: str, name: str, expected: bool) -> None:
