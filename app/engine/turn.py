@@ -54,6 +54,7 @@ from tools.abort import AbortController
 
 if TYPE_CHECKING:
     from app.engine.session import Session
+    from app.hooks.results import PromptHookResult
 
 
 @dataclass
@@ -73,7 +74,9 @@ class _StreamCancelled(Exception):
     pass
 
 
-async def prompt_verdict(session: Session, prompt: str, abort: AbortController) -> Any:
+async def prompt_verdict(
+    session: Session, prompt: str, abort: AbortController
+) -> PromptHookResult | None:
     """What the UserPromptSubmit hooks say of `prompt` (None: no hooks, or interrupted already
     during the SessionStart hooks: no prompt hook for a prompt not sent)."""
     hooks = session.parts.session_hooks
@@ -87,7 +90,7 @@ async def run_turn(
     prompt: str,
     abort: AbortController,
     content: list[dict[str, Any]] | None = None,
-    verdict: Any = None,
+    verdict: PromptHookResult | None = None,
 ) -> TurnEnded:
     """`content`: the prompt's blocks when it was expanded (a custom command, `@file`s);
     `verdict`: the UserPromptSubmit hooks' answer when the caller already asked them (before a
@@ -109,8 +112,8 @@ async def run_turn(
             session.emit(Notice(f"Prompt blocked: {reason}", "warning"))
             # Not an error: Claude Code 2.1.332 ends `-p` with exit 0, subtype success and its
             # block text as the result (measured, ext-r3 F5); the prompt never reaches the model.
-            text = getattr(verdict, "result_text", "") or reason
-            return _end(session, None, text, False, "success", 0, [], started, {"blocked": reason})
+            said = verdict.result_text or reason
+            return _end(session, None, said, False, "success", 0, [], started, {"blocked": reason})
         for extra in verdict.additional_context:
             content.append(
                 {"type": "text", "text": f"<system-reminder>\n{extra}\n</system-reminder>"}
