@@ -25,7 +25,7 @@ def _session(fake_api: FakeAPI, project: Path, *, trusted: bool):
     settings.write_text('[permissions]\ndeny = ["Agent(Explore)"]\n')
     setup = build_session(
         CliOptions(),
-        interactive=False,
+        interactive=True,  # the TUI's composition: `trusted` is the folder's trust as given
         cwd=project,
         env=fake_env(fake_api),
         sink=Collector(),
@@ -39,6 +39,7 @@ def test_an_agent_type_deny_rule_holds_trusted_or_not(
     fake_api: FakeAPI, project: Path, trusted: bool
 ) -> None:
     session = _session(fake_api, project, trusted=trusted)
+    assert session.parts.rules is not None and session.parts.rules.context.trusted is trusted
     subagents = session.context.subagents
     assert subagents is not None
     with pytest.raises(UnknownAgentType, match="denied"):
