@@ -100,11 +100,10 @@ class EditTool(PathArgument, Tool[EditInput]):
                 return diff_preview(current.text, new, path, created=created)
             except ReplaceError:
                 pass
-        # Not the whole file (too large to read for a preview, or the string is not in it):
-        # the strings alone, and no whole-text change (a front end must not show them as the file).
-        return dataclasses.replace(
-            diff_preview(input.old_string, input.new_string, path), change=None
-        )
+        # Not the whole file (too large to read for a preview, or the string is not on disk, as
+        # when an editor's unsaved buffer holds it): the strings alone, as Claude Code's ACP
+        # adapter sends them.
+        return diff_preview(input.old_string, input.new_string, path)
 
     def recorded_view(self, input: EditInput, applied: bool, cwd: str) -> ResultView | None:
         """The diff as the live call showed it (tools/files/recorded.py): made, or denied."""

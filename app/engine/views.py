@@ -88,9 +88,10 @@ class ToolCallView:
     def change(self) -> FileDiff | None:
         """The file change as whole texts: what the call made once it finished (Write's and
         Edit's result), else what its question's preview proposed (the file on disk, read off
-        the loop; NotebookEdit's notebook with the cell changed); None when neither is known
-        as whole texts (an Edit of a file too large to preview, or whose string is not in it,
-        previews its strings alone and has no change)."""
+        the loop; NotebookEdit's notebook with the cell changed); None when neither is known.
+        An Edit of a file too large to preview, or whose string is not on disk (an editor's
+        unsaved buffer holds it), proposes its strings alone, as Claude Code's ACP adapter
+        sends them."""
         if self.result is not None and self.result.change is not None:
             return self.result.change
         return self.preview.change if self.preview is not None else None

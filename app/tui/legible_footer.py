@@ -21,7 +21,7 @@ def legible_footer_variables(variables: dict[str, str], *, dark: bool) -> dict[s
         return variables
     try:
         background = Color.parse(variables.get("footer-background", variables["panel"]))
-        base = Color.parse(variables.get("background", "#ffffff"))
+        base = Color.parse(variables["background"])
         key = Color.parse(variables["footer-key-foreground"])
     except (KeyError, ColorParseError):
         return variables  # an ansi or unusual theme: the terminal's palette decides

@@ -47,14 +47,15 @@ def test_an_edit_creating_a_file_previews_no_old_text(tmp_path: Path) -> None:
     assert preview.change.old_text is None and preview.change.new_text == "hello\n"
 
 
-def test_an_edit_whose_string_is_missing_has_no_whole_text_change(tmp_path: Path) -> None:
+def test_an_edit_whose_string_is_not_on_disk_proposes_its_strings(tmp_path: Path) -> None:
+    # An editor's unsaved buffer may hold it (ACP): the strings, as Claude Code's adapter sends.
     target = tmp_path / "a.txt"
     target.write_text("one\ntwo\n")
     preview = EditTool().preview(
         EditInput(file_path=str(target), old_string="absent", new_string="x"), _ctx(tmp_path)
     )
-    assert preview is not None and preview.change is None
-    assert "absent" in preview.text  # the strings are still shown in the dialog's diff
+    assert preview is not None and preview.change is not None
+    assert (preview.change.old_text, preview.change.new_text) == ("absent", "x")
 
 
 def test_an_edit_of_a_file_previews_the_whole_file(tmp_path: Path) -> None:
