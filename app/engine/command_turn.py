@@ -67,7 +67,7 @@ async def run_expanded_turn(
         # The UserPromptSubmit hooks judge the prompt as typed before anything of it runs: a
         # blocking hook keeps a command's `!` lines from running (Claude Code 2.1.332 runs the
         # hook first, measured, ext-r4 F9).
-        from app.engine.turn import prompt_verdict
+        from app.engine.prompt_verdict import prompt_verdict
 
         verdict = await prompt_verdict(session, prompt, abort)
         if verdict is not None and verdict.blocked:

@@ -41,6 +41,7 @@ from app.engine.events import (
 from app.engine.long_session import TurnGuard
 from app.engine.normalize import normalize_for_api
 from app.engine.partial import BrokenStream, continuing_reason, kept_message, kept_notice
+from app.engine.prompt_verdict import prompt_verdict
 from app.engine.result_views import denied_label
 from app.engine.retry import ErrorInfo, backoff_delay, classify, max_retries
 from app.engine.stream import StreamAccumulator
@@ -72,17 +73,6 @@ class ResponseOutcome:
 
 class _StreamCancelled(Exception):
     pass
-
-
-async def prompt_verdict(
-    session: Session, prompt: str, abort: AbortController
-) -> PromptHookResult | None:
-    """What the UserPromptSubmit hooks say of `prompt` (None: no hooks, or interrupted already
-    during the SessionStart hooks: no prompt hook for a prompt not sent)."""
-    hooks = session.parts.session_hooks
-    if hooks is None or abort.signal.aborted:
-        return None
-    return await hooks.user_prompt_submit(prompt, session.context)
 
 
 async def run_turn(
